@@ -1,0 +1,234 @@
+package sello
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Status is a document's fiscal status (DESIGN §3).
+type Status string
+
+// The fiscal statuses. queued_for_signing → signed → submitted → accepted |
+// accepted_conditional | rejected; or failed.
+const (
+	StatusQueuedForSigning    Status = "queued_for_signing"
+	StatusSigned              Status = "signed"
+	StatusSubmitted           Status = "submitted"
+	StatusAccepted            Status = "accepted"
+	StatusAcceptedConditional Status = "accepted_conditional"
+	StatusRejected            Status = "rejected"
+	StatusFailed              Status = "failed"
+)
+
+// Statuses lists every status in lifecycle order.
+var Statuses = []Status{
+	StatusQueuedForSigning, StatusSigned, StatusSubmitted, StatusAccepted,
+	StatusAcceptedConditional, StatusRejected, StatusFailed,
+}
+
+// ParseStatus returns the status named s. Returns INVALID_REQUEST.
+func ParseStatus(s string) (Status, error) {
+	if st := Status(s); slices.Contains(Statuses, st) {
+		return st, nil
+	}
+	return "", Errorf(CodeInvalidRequest, "Unknown status %q.", s)
+}
+
+// Final reports whether no further fiscal transition can happen.
+func (s Status) Final() bool {
+	switch s {
+	case StatusAccepted, StatusAcceptedConditional, StatusRejected, StatusFailed:
+		return true
+	}
+	return false
+}
+
+// Delivery statuses: the document's delivery to the buyer's receiver.
+const (
+	DeliveryNotApplicable = "not_applicable"
+	DeliveryPending       = "pending"
+	DeliveryDelivered     = "delivered"
+	DeliveryNotReceived   = "not_received"
+	DeliveryFailed        = "failed"
+)
+
+// Commercial approval statuses.
+const (
+	ApprovalPending  = "pending"
+	ApprovalApproved = "approved"
+	ApprovalRejected = "rejected"
+)
+
+// Document is an e-CF a tenant issued through Sello.
+type Document struct {
+	ID          string       `json:"id"`
+	TenantID    string       `json:"tenantId"`
+	Environment Environment  `json:"environment"`
+	Type        DocumentType `json:"type"`
+	ENCF        string       `json:"encf"`
+	Status      Status       `json:"status"`
+	// TrackID is DGII's tracking id, "" until DGII gives one.
+	TrackID      string     `json:"trackId,omitempty"`
+	SecurityCode string     `json:"securityCode,omitempty"`
+	SignedAt     *time.Time `json:"signedAt,omitempty"`
+	QRURL        string     `json:"qrUrl,omitempty"`
+	// Total is MontoTotal, exact, with two decimals ("1180.00").
+	Total              string              `json:"total"`
+	BuyerRNC           string              `json:"buyerRnc,omitempty"`
+	IssueDate          Date                `json:"issueDate"`
+	DGII               *DGIIResult         `json:"dgii,omitempty"`
+	Delivery           Delivery            `json:"delivery"`
+	CommercialApproval *CommercialApproval `json:"commercialApproval,omitempty"`
+	// FailureReason says why a failed document cannot proceed.
+	FailureReason string    `json:"failureReason,omitempty"`
+	CreatedAt     time.Time `json:"createdAt"`
+	UpdatedAt     time.Time `json:"updatedAt"`
+	// Payload is the normalized e-CF as JSON ({"ECF":{…}}), with the e-NCF
+	// and the computed totals filled in. It is what gets signed.
+	Payload json.RawMessage `json:"-"`
+}
+
+// DGIIResult is DGII's verdict on a document.
+type DGIIResult struct {
+	Codigo             int           `json:"codigo"`
+	Estado             string        `json:"estado"`
+	Mensajes           []DGIIMessage `json:"mensajes"`
+	SecuenciaUtilizada *bool         `json:"secuenciaUtilizada"`
+}
+
+// DGIIMessage is one of DGII's validation messages.
+type DGIIMessage struct {
+	Codigo int    `json:"codigo"`
+	Valor  string `json:"valor"`
+}
+
+// Delivery is the state of a document's delivery to the buyer's receiver.
+type Delivery struct {
+	Status string `json:"status"`
+	// Code is the ARECF CodigoMotivoNoRecibido when Status is not_received.
+	Code string `json:"code,omitempty"`
+}
+
+// CommercialApproval is the buyer's commercial verdict on a document.
+type CommercialApproval struct {
+	Status string `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// B2B reports whether documents of type t travel to an electronic buyer
+// (DGII: types 31, 33, 34 and 44) and so get a delivery and a commercial
+// approval.
+func (t DocumentType) B2B() bool {
+	switch t {
+	case TypeCreditoFiscal, TypeNotaDebito, TypeNotaCredito, TypeRegimenesEspeciales:
+		return true
+	}
+	return false
+}
+
+// NewDocumentID returns a new document id: a UUIDv7, so ids sort by time.
+func NewDocumentID() string { return NewID() }
+
+// NewID returns a new time-ordered unique id (UUIDv7).
+func NewID() string { return uuid.Must(uuid.NewV7()).String() }
+
+// DocumentResource is the public form of a document in API responses and
+// webhook events (DESIGN §3): times in UTC ISO 8601 with milliseconds, null
+// where nothing is known yet.
+type DocumentResource struct {
+	ID                 string              `json:"id"`
+	Type               string              `json:"type"`
+	ENCF               string              `json:"encf"`
+	Status             Status              `json:"status"`
+	TrackID            *string             `json:"trackId"`
+	SecurityCode       *string             `json:"securityCode"`
+	SignedAt           *string             `json:"signedAt"`
+	QRURL              *string             `json:"qrUrl"`
+	Total              string              `json:"total"`
+	DGII               *DGIIResult         `json:"dgii"`
+	Delivery           Delivery            `json:"delivery"`
+	CommercialApproval *CommercialApproval `json:"commercialApproval"`
+	FailureReason      *string             `json:"failureReason,omitempty"`
+	CreatedAt          string              `json:"createdAt"`
+	UpdatedAt          string              `json:"updatedAt"`
+}
+
+// Resource returns the public form of d.
+func (d *Document) Resource() DocumentResource {
+	r := DocumentResource{
+		ID:                 d.ID,
+		Type:               d.Type.Code(),
+		ENCF:               d.ENCF,
+		Status:             d.Status,
+		TrackID:            nullable(d.TrackID),
+		SecurityCode:       nullable(d.SecurityCode),
+		QRURL:              nullable(d.QRURL),
+		Total:              d.Total,
+		DGII:               d.DGII,
+		Delivery:           d.Delivery,
+		CommercialApproval: d.CommercialApproval,
+		FailureReason:      nullable(d.FailureReason),
+		CreatedAt:          FormatTime(d.CreatedAt),
+		UpdatedAt:          FormatTime(d.UpdatedAt),
+	}
+	if d.SignedAt != nil {
+		s := FormatTime(*d.SignedAt)
+		r.SignedAt = &s
+	}
+	return r
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// NewDocument is what DocumentStore.CreateDocument needs to create a document.
+type NewDocument struct {
+	TenantID    string
+	Environment Environment
+	Type        DocumentType
+	// ENCF is the e-NCF the client chose, or "" to take the next number of
+	// the tenant's sequence for Type.
+	ENCF string
+	// IdempotencyKey, when set, makes the create idempotent: RequestHash
+	// identifies the request it was first used with.
+	IdempotencyKey string
+	RequestHash    []byte
+	// Prepare completes the document once its e-NCF is known. The store
+	// calls it inside the creating transaction, with the sequence the number
+	// belongs to; it must do no I/O. An error from it aborts the create.
+	Prepare func(encf ENCF, seq *Sequence) (*PreparedDocument, error)
+}
+
+// PreparedDocument is the content of a document about to be stored.
+type PreparedDocument struct {
+	Payload   json.RawMessage
+	Total     string
+	BuyerRNC  string
+	IssueDate Date
+}
+
+// DocumentFilter selects documents in ListDocuments.
+type DocumentFilter struct {
+	Status Status       // "" for any
+	Type   DocumentType // "" for any
+	// CreatedFrom and CreatedTo bound createdAt, inclusive and exclusive.
+	CreatedFrom *time.Time
+	CreatedTo   *time.Time
+	// Cursor is the NextCursor of the previous page, "" for the first.
+	Cursor string
+	// Limit is the page size, 1 to MaxPageSize.
+	Limit int
+}
+
+// Page sizes of list endpoints.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 200
+)

@@ -1,0 +1,105 @@
+package sello
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrorCode is a machine-readable error code. The set is closed: every error
+// a client can see carries one of the codes below (DESIGN §2).
+type ErrorCode string
+
+// The closed set of error codes. api.HTTPStatus maps each to its HTTP status.
+const (
+	CodeInvalidJSON          ErrorCode = "INVALID_JSON"
+	CodeInvalidRequest       ErrorCode = "INVALID_REQUEST"
+	CodeUnauthenticated      ErrorCode = "UNAUTHENTICATED"
+	CodeInsufficientScope    ErrorCode = "INSUFFICIENT_SCOPE"
+	CodeEnvironmentMismatch  ErrorCode = "ENVIRONMENT_MISMATCH"
+	CodeNotFound             ErrorCode = "NOT_FOUND"
+	CodeConflict             ErrorCode = "CONFLICT"
+	CodeIdempotencyKeyReused ErrorCode = "IDEMPOTENCY_KEY_REUSED"
+	CodePayloadTooLarge      ErrorCode = "PAYLOAD_TOO_LARGE"
+	CodeUnsupportedMediaType ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
+	CodeValidationFailed     ErrorCode = "VALIDATION_FAILED"
+	CodeSequenceExhausted    ErrorCode = "SEQUENCE_EXHAUSTED"
+	CodeRateLimited          ErrorCode = "RATE_LIMITED"
+	CodeInternal             ErrorCode = "INTERNAL"
+	CodeUnavailable          ErrorCode = "UNAVAILABLE"
+)
+
+// ErrorCodes lists the closed set, in the order of DESIGN §2.
+var ErrorCodes = []ErrorCode{
+	CodeInvalidJSON, CodeInvalidRequest, CodeUnauthenticated, CodeInsufficientScope,
+	CodeEnvironmentMismatch, CodeNotFound, CodeConflict, CodeIdempotencyKeyReused,
+	CodePayloadTooLarge, CodeUnsupportedMediaType, CodeValidationFailed,
+	CodeSequenceExhausted, CodeRateLimited, CodeInternal, CodeUnavailable,
+}
+
+// ErrorDetail points at one problem inside a request body. Path is a dotted
+// JSON path with zero-based indexes, e.g. "ECF.DetallesItems.Item[0].MontoItem".
+type ErrorDetail struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Error is the one error type of the domain. Its Code and Message reach the
+// client; anything else wrapped in Err stays in the logs.
+type Error struct {
+	Code    ErrorCode
+	Message string
+	Details []ErrorDetail
+	// RetryAfterSeconds is set on RATE_LIMITED errors.
+	RetryAfterSeconds int
+	// Err is an underlying cause, logged but never shown to a client.
+	Err error
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an *Error with the code and a formatted message.
+func Errorf(code ErrorCode, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ValidationError returns a VALIDATION_FAILED error carrying every detail.
+func ValidationError(details []ErrorDetail) *Error {
+	msg := "The document is not valid: 1 problem."
+	if len(details) != 1 {
+		msg = fmt.Sprintf("The document is not valid: %d problems.", len(details))
+	}
+	return &Error{Code: CodeValidationFailed, Message: msg, Details: details}
+}
+
+// ErrorCodeOf returns the code of err, or INTERNAL for errors that are not
+// *Error (and "" for nil).
+func ErrorCodeOf(err error) ErrorCode {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// ErrorMessageOf returns the client-facing message of err. Errors that are not
+// *Error get a generic message, so internals never leak.
+func ErrorMessageOf(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Message
+	}
+	return "An internal error occurred."
+}

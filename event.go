@@ -1,0 +1,113 @@
+package sello
+
+import (
+	"time"
+)
+
+// EventType names an event (DESIGN §5).
+type EventType string
+
+// Event types.
+const (
+	EventECFQueued               EventType = "ecf.queued"
+	EventECFSigned               EventType = "ecf.signed"
+	EventECFSubmitted            EventType = "ecf.submitted"
+	EventECFAccepted             EventType = "ecf.accepted"
+	EventECFAcceptedConditional  EventType = "ecf.accepted_conditional"
+	EventECFRejected             EventType = "ecf.rejected"
+	EventECFFailed               EventType = "ecf.failed"
+	EventECFDelivered            EventType = "ecf.delivered"
+	EventECFDeliveryFailed       EventType = "ecf.delivery_failed"
+	EventECFCommercialApproval   EventType = "ecf.commercial_approval.received"
+	EventInboundReceived         EventType = "tax.public.receiver.ecf.received"
+	EventSequenceLow             EventType = "sequence.low"
+	EventSequenceExpiring        EventType = "sequence.expiring"
+	EventCertificateExpiring     EventType = "certificate.expiring"
+	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
+)
+
+// Event is something that happened to a tenant's resources in one
+// environment. Events are written in the same transaction as the change they
+// describe (the outbox) and delivered later.
+type Event struct {
+	ID          string
+	Type        EventType
+	CreatedAt   time.Time
+	TenantID    string
+	Environment Environment
+	Document    *EventDocument
+	Data        EventData
+	// Seq orders a tenant's events; it is the events API's cursor.
+	Seq int64
+}
+
+// EventDocument is the document snapshot inside an event (spec §2.4).
+type EventDocument struct {
+	ID      string  `json:"id"`
+	Type    string  `json:"type"`
+	ENCF    string  `json:"encf"`
+	Status  Status  `json:"status"`
+	TrackID *string `json:"trackId"`
+}
+
+// EventData is the data of an event (spec §2.5).
+type EventData struct {
+	Severity string         `json:"severity"`
+	Message  string         `json:"message"`
+	Payload  map[string]any `json:"payload"`
+}
+
+// NewDocumentEvent returns an event of type typ about d, as d is now.
+func NewDocumentEvent(typ EventType, d *Document, severity, message string, now time.Time) *Event {
+	return &Event{
+		ID:          NewID(),
+		Type:        typ,
+		CreatedAt:   now,
+		TenantID:    d.TenantID,
+		Environment: d.Environment,
+		Document: &EventDocument{
+			ID:      d.ID,
+			Type:    d.Type.Code(),
+			ENCF:    d.ENCF,
+			Status:  d.Status,
+			TrackID: nullable(d.TrackID),
+		},
+		Data: EventData{Severity: severity, Message: message, Payload: map[string]any{}},
+	}
+}
+
+// EventResource is the JSON body of a webhook delivery and of the events API
+// (spec §2.3).
+type EventResource struct {
+	ID          string         `json:"id"`
+	Type        EventType      `json:"type"`
+	CreatedAt   string         `json:"createdAt"`
+	TenantID    string         `json:"tenantId"`
+	Environment string         `json:"environment"`
+	Document    *EventDocument `json:"document"`
+	Data        EventData      `json:"data"`
+}
+
+// Resource returns the public form of e.
+func (e *Event) Resource() EventResource {
+	data := e.Data
+	if data.Payload == nil {
+		data.Payload = map[string]any{}
+	}
+	return EventResource{
+		ID:          e.ID,
+		Type:        e.Type,
+		CreatedAt:   FormatTime(e.CreatedAt),
+		TenantID:    e.TenantID,
+		Environment: e.Environment.Slug(),
+		Document:    e.Document,
+		Data:        data,
+	}
+}
+
+// EventFilter selects events in ListEvents.
+type EventFilter struct {
+	AfterSeq int64     // 0 for the oldest kept
+	Type     EventType // "" for any
+	Limit    int
+}

@@ -1,0 +1,118 @@
+package sello
+
+import (
+	"fmt"
+	"time"
+)
+
+// Sequence is a range of e-NCF numbers DGII authorized a tenant for one type
+// in one environment. Sello consumes it in order: Next is the next number it
+// will assign.
+type Sequence struct {
+	ID          string       `json:"id"`
+	TenantID    string       `json:"tenantId"`
+	Environment Environment  `json:"environment"`
+	Type        DocumentType `json:"type"`
+	From        int64        `json:"from"`
+	To          int64        `json:"to"`
+	Next        int64        `json:"next"`
+	// ExpiresOn is the authorization's expiry (FechaVencimientoSecuencia);
+	// nil for ranges without one (DGII's types 32 and 34).
+	ExpiresOn *Date     `json:"expiresOn"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Remaining is how many numbers the range has left.
+func (s *Sequence) Remaining() int64 { return max(0, s.To-s.Next+1) }
+
+// Contains reports whether number n lies in the range.
+func (s *Sequence) Contains(n int64) bool { return n >= s.From && n <= s.To }
+
+// Expired reports whether the range can no longer be used at now: a range is
+// usable through the whole of its expiry day in the Dominican Republic.
+func (s *Sequence) Expired(now time.Time) bool {
+	return s.ExpiresOn != nil && TodayInDR(now).After(*s.ExpiresOn)
+}
+
+// Validate checks a new range. Returns INVALID_REQUEST.
+func (s *Sequence) Validate() error {
+	if _, err := ParseEnvironment(string(s.Environment)); err != nil {
+		return err
+	} else if _, err := ParseDocumentType(string(s.Type)); err != nil {
+		return err
+	} else if s.From < 1 || s.To > MaxSequenceNumber || s.From > s.To {
+		return Errorf(CodeInvalidRequest, "Range %d–%d is not valid: it needs 1 ≤ from ≤ to ≤ %d.", s.From, s.To, int64(MaxSequenceNumber))
+	}
+	return nil
+}
+
+// Date is a calendar date without a time or zone, as DGII uses for
+// FechaVencimientoSecuencia and FechaEmision.
+type Date struct {
+	Year  int
+	Month time.Month
+	Day   int
+}
+
+// DateOf returns the date of t in t's location.
+func DateOf(t time.Time) Date {
+	y, m, d := t.Date()
+	return Date{y, m, d}
+}
+
+// TodayInDR returns the current date in the Dominican Republic.
+func TodayInDR(now time.Time) Date { return DateOf(now.In(DRZone)) }
+
+// ParseDate accepts DGII's dd-MM-yyyy or ISO 8601 yyyy-MM-dd. Returns
+// INVALID_REQUEST.
+func ParseDate(s string) (Date, error) {
+	for _, layout := range []string{"02-01-2006", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return DateOf(t), nil
+		}
+	}
+	return Date{}, Errorf(CodeInvalidRequest, "Date %q must be dd-MM-yyyy or yyyy-MM-dd.", s)
+}
+
+// After reports whether d is after o.
+func (d Date) After(o Date) bool { return d.Compare(o) > 0 }
+
+// Compare returns -1, 0 or +1.
+func (d Date) Compare(o Date) int {
+	switch {
+	case d.Year != o.Year:
+		return cmpInt(d.Year, o.Year)
+	case d.Month != o.Month:
+		return cmpInt(int(d.Month), int(o.Month))
+	}
+	return cmpInt(d.Day, o.Day)
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// String formats the date as ISO 8601 (yyyy-MM-dd), Sello's API form.
+func (d Date) String() string { return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day) }
+
+// DGII formats the date as dd-MM-yyyy, DGII's form.
+func (d Date) DGII() string { return fmt.Sprintf("%02d-%02d-%04d", d.Day, d.Month, d.Year) }
+
+// MarshalText implements encoding.TextMarshaler (ISO form).
+func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler (either form).
+func (d *Date) UnmarshalText(b []byte) error {
+	v, err := ParseDate(string(b))
+	if err != nil {
+		return err
+	}
+	*d = v
+	return nil
+}
