@@ -116,3 +116,50 @@ func (d *Date) UnmarshalText(b []byte) error {
 	*d = v
 	return nil
 }
+
+// NextSequence returns the range the next number of type t comes from: the
+// oldest unexpired range of t with numbers left. Returns SEQUENCE_EXHAUSTED,
+// saying whether the tenant has no range, only used-up ones or only expired
+// ones.
+func NextSequence(seqs []*Sequence, env Environment, t DocumentType, now time.Time) (*Sequence, error) {
+	var any, expired bool
+	for _, s := range seqs {
+		if s.Environment != env || s.Type != t {
+			continue
+		}
+		any = true
+		if s.Expired(now) {
+			expired = true
+			continue
+		}
+		if s.Remaining() > 0 {
+			return s, nil
+		}
+	}
+	switch {
+	case !any:
+		return nil, Errorf(CodeSequenceExhausted, "No e-NCF range is registered for type %s in %s: register the range DGII authorized.", t, env)
+	case expired:
+		return nil, Errorf(CodeSequenceExhausted, "Every e-NCF range of type %s in %s is used up or expired: register a new range.", t, env)
+	}
+	return nil, Errorf(CodeSequenceExhausted, "Every e-NCF range of type %s in %s is used up: register a new range.", t, env)
+}
+
+// SequenceOf returns the registered range an explicit e-NCF belongs to.
+// Returns VALIDATION_FAILED at the e-NCF's path when it lies in no range
+// or its range expired.
+func SequenceOf(seqs []*Sequence, env Environment, encf ENCF, now time.Time) (*Sequence, error) {
+	for _, s := range seqs {
+		if s.Environment != env || s.Type != encf.Type || !s.Contains(encf.Number) {
+			continue
+		}
+		if s.Expired(now) {
+			return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s belongs to a range that expired on %s", encf, s.ExpiresOn.DGII())}})
+		}
+		return s, nil
+	}
+	return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s lies in no registered range of type %s in %s", encf, encf.Type, env)}})
+}
+
+// ENCFPath is the JSON path of the e-NCF in a document.
+const ENCFPath = "ECF.Encabezado.IdDoc.eNCF"

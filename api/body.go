@@ -1,0 +1,95 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/sello-do/sello"
+)
+
+// readBody checks the Content-Type and reads the whole body, at most
+// MaxBodyBytes. Returns UNSUPPORTED_MEDIA_TYPE or PAYLOAD_TOO_LARGE.
+func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if err := requireJSON(r); err != nil {
+		return nil, err
+	}
+	if r.ContentLength > MaxBodyBytes {
+		return nil, tooLarge()
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBodyBytes))
+	var maxErr *http.MaxBytesError
+	if errors.As(err, &maxErr) {
+		return nil, tooLarge()
+	} else if err != nil {
+		return nil, sello.Errorf(sello.CodeInvalidRequest, "Could not read the request body: %v.", err)
+	}
+	return body, nil
+}
+
+func tooLarge() error {
+	return sello.Errorf(sello.CodePayloadTooLarge, "The request body exceeds the limit of %d bytes (2 MiB).", MaxBodyBytes)
+}
+
+// decodeStrict decodes a small JSON request object into v, refusing unknown
+// fields and trailing data. Malformed JSON gives INVALID_JSON; JSON of the
+// wrong shape gives VALIDATION_FAILED with the offending path.
+func decodeStrict(body []byte, v any) error {
+	if !json.Valid(body) {
+		return invalidJSON(body)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typeErr):
+			return sello.ValidationError([]sello.ErrorDetail{{
+				Path:    typeErr.Field,
+				Message: fmt.Sprintf("must be %s, not a JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value),
+			}})
+		case bytes.HasPrefix([]byte(err.Error()), []byte("json: unknown field ")):
+			field := err.Error()[len("json: unknown field "):]
+			return sello.ValidationError([]sello.ErrorDetail{{Path: trimQuotes(field), Message: "unknown field"}})
+		}
+		return sello.Errorf(sello.CodeInvalidJSON, "The body is not a JSON object of the expected shape: %v.", err)
+	}
+	return nil
+}
+
+// invalidJSON describes where body stops being JSON.
+func invalidJSON(body []byte) error {
+	var v any
+	err := json.Unmarshal(body, &v)
+	var syn *json.SyntaxError
+	if len(bytes.TrimSpace(body)) == 0 {
+		return sello.Errorf(sello.CodeInvalidJSON, "The request body is empty; a JSON object is required.")
+	} else if errors.As(err, &syn) {
+		return sello.Errorf(sello.CodeInvalidJSON, "Malformed JSON at byte %d: %v.", syn.Offset, err)
+	}
+	return sello.Errorf(sello.CodeInvalidJSON, "Malformed JSON: %v.", err)
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "slice", "array":
+		return "an array"
+	case "string":
+		return "a string"
+	case "struct", "map":
+		return "an object"
+	case "bool":
+		return "a boolean"
+	}
+	return "a number"
+}
+
+func trimQuotes(s string) string {
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}

@@ -1,0 +1,334 @@
+package api
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/ecf"
+)
+
+// documentBody is the success body carrying one document.
+type documentBody struct {
+	OK            bool                   `json:"ok"`
+	Document      sello.DocumentResource `json:"document"`
+	CorrelationID string                 `json:"correlationId"`
+}
+
+// MaxIdempotencyKeyLen is the longest Idempotency-Key accepted.
+const MaxIdempotencyKeyLen = 255
+
+// createScope is the scope a create request needs: ecf:validate with
+// ?validate=true, else ecf:create.
+func createScope(r *http.Request) sello.Scope {
+	if r.URL.Query().Get("validate") == "true" {
+		return sello.ScopeValidate
+	}
+	return sello.ScopeCreate
+}
+
+// handleCreateDocument creates a document (202), or with ?validate=true
+// checks one without writing anything or consuming a number (200 or 422).
+func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	validate, err := parseValidate(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	idemKey, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	doc, err := s.checkDocument(body, p)
+	if err != nil {
+		return err
+	}
+	if validate {
+		return s.validateDocument(w, r, p, body, doc)
+	}
+
+	hash := sha256.Sum256(body)
+	d, replayed, err := s.Store.CreateDocument(r.Context(), sello.NewDocument{
+		TenantID:       p.Tenant.ID,
+		Environment:    p.Env,
+		Type:           doc.Type(),
+		ENCF:           doc.ENCF(),
+		IdempotencyKey: idemKey,
+		RequestHash:    hash[:],
+		Prepare: func(encf sello.ENCF, seq *sello.Sequence) (*sello.PreparedDocument, error) {
+			if err := doc.Number(encf, seq); err != nil {
+				return nil, err
+			}
+			payload, err := json.Marshal(doc)
+			if err != nil {
+				return nil, fmt.Errorf("marshal document: %w", err)
+			}
+			return &sello.PreparedDocument{
+				Payload:   payload,
+				Total:     doc.Total(),
+				BuyerRNC:  doc.BuyerRNC(),
+				IssueDate: doc.IssueDate(),
+			}, nil
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	writeJSON(w, http.StatusAccepted, documentBody{OK: true, Document: d.Resource(), CorrelationID: correlationID(r.Context())})
+	return nil
+}
+
+// checkDocument decodes a document and checks it against DGII's rules.
+func (s *Server) checkDocument(body []byte, p *principal) (*ecf.Document, error) {
+	doc, err := ecf.Decode(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := ecf.Check(doc, ecf.Context{TenantRNC: p.Tenant.RNC, Now: s.now()}); err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// validateDocument answers a pre-flight: the document is checked as a create
+// would check it, including its number's range, but nothing is written.
+func (s *Server) validateDocument(w http.ResponseWriter, r *http.Request, p *principal, body []byte, doc *ecf.Document) error {
+	seqs, err := s.Store.FindSequences(r.Context(), p.Tenant.ID, p.Env)
+	if err != nil {
+		return err
+	}
+	var seq *sello.Sequence
+	var number sello.ENCF
+	if doc.ENCF() != "" {
+		number, _ = sello.ParseENCF(doc.ENCF()) // Check validated it.
+		if seq, err = sello.SequenceOf(seqs, p.Env, number, s.now()); err != nil {
+			return err
+		}
+	} else {
+		if seq, err = sello.NextSequence(seqs, p.Env, doc.Type(), s.now()); err != nil {
+			return err
+		}
+		number = sello.ENCF{Type: doc.Type(), Number: seq.Next}
+	}
+	// Number the check on a copy: the answer must not show a number that
+	// was not reserved.
+	probe, err := s.checkDocument(body, p)
+	if err != nil {
+		return err
+	}
+	if err := probe.Number(number, seq); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct {
+		OK            bool          `json:"ok"`
+		Valid         bool          `json:"valid"`
+		Document      *ecf.Document `json:"document"`
+		CorrelationID string        `json:"correlationId"`
+	}{true, true, doc, correlationID(r.Context())})
+	return nil
+}
+
+func parseValidate(q url.Values) (bool, error) {
+	switch v := q.Get("validate"); v {
+	case "true":
+		return true, nil
+	case "", "false":
+		return false, nil
+	default:
+		return false, &sello.Error{Code: sello.CodeInvalidRequest, Message: fmt.Sprintf("Query parameter validate must be true or false, not %q.", v),
+			Details: []sello.ErrorDetail{{Path: "validate", Message: "must be true or false"}}}
+	}
+}
+
+// idempotencyKey returns the request's Idempotency-Key ("" when absent).
+// Returns INVALID_REQUEST when it is empty, too long or not printable ASCII.
+func idempotencyKey(r *http.Request) (string, error) {
+	vals, ok := r.Header["Idempotency-Key"]
+	if !ok {
+		return "", nil
+	}
+	key := vals[0]
+	if len(vals) > 1 || key == "" || len(key) > MaxIdempotencyKeyLen {
+		return "", sello.Errorf(sello.CodeInvalidRequest, "Idempotency-Key must be one value of 1 to %d characters.", MaxIdempotencyKeyLen)
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] > 0x7e {
+			return "", sello.Errorf(sello.CodeInvalidRequest, "Idempotency-Key must be printable ASCII.")
+		}
+	}
+	return key, nil
+}
+
+// batchResult is one entry of a status/batch answer.
+type batchResult struct {
+	ENCF     string                  `json:"encf"`
+	Found    bool                    `json:"found"`
+	Document *sello.DocumentResource `json:"document,omitempty"`
+}
+
+// handleStatusBatch answers the status of up to MaxBatchENCFs documents, in
+// request order: the reconciliation source for webhook events (spec §4.1).
+func (s *Server) handleStatusBatch(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	body, err := readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		ENCFs *[]string `json:"encfs"`
+	}
+	if err := decodeStrict(body, &req); err != nil {
+		return err
+	}
+	if req.ENCFs == nil {
+		return sello.ValidationError([]sello.ErrorDetail{{Path: "encfs", Message: "required: an array of e-NCFs"}})
+	}
+	encfs := *req.ENCFs
+	if len(encfs) == 0 || len(encfs) > MaxBatchENCFs {
+		return sello.ValidationError([]sello.ErrorDetail{{Path: "encfs", Message: fmt.Sprintf("must list 1 to %d e-NCFs, not %d", MaxBatchENCFs, len(encfs))}})
+	}
+	var details []sello.ErrorDetail
+	for i, e := range encfs {
+		if _, err := sello.ParseENCF(e); err != nil {
+			details = append(details, sello.ErrorDetail{Path: fmt.Sprintf("encfs[%d]", i), Message: sello.ErrorMessageOf(err)})
+		}
+	}
+	if len(details) > 0 {
+		return sello.ValidationError(details)
+	}
+	docs, err := s.Store.FindDocumentsByENCF(r.Context(), p.Tenant.ID, p.Env, uniq(encfs))
+	if err != nil {
+		return err
+	}
+	byENCF := make(map[string]*sello.Document, len(docs))
+	for _, d := range docs {
+		byENCF[d.ENCF] = d
+	}
+	results := make([]batchResult, len(encfs))
+	for i, e := range encfs {
+		results[i] = batchResult{ENCF: e}
+		if d, ok := byENCF[e]; ok {
+			res := d.Resource()
+			results[i].Found, results[i].Document = true, &res
+		}
+	}
+	writeJSON(w, http.StatusOK, struct {
+		OK            bool          `json:"ok"`
+		Results       []batchResult `json:"results"`
+		CorrelationID string        `json:"correlationId"`
+	}{true, results, correlationID(r.Context())})
+	return nil
+}
+
+func uniq(ss []string) []string {
+	out := slices.Clone(ss)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// handleGetDocument returns one document by e-NCF.
+func (s *Server) handleGetDocument(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	encf := r.PathValue("encf")
+	if _, err := sello.ParseENCF(encf); err != nil {
+		return err
+	}
+	d, err := s.Store.FindDocument(r.Context(), p.Tenant.ID, p.Env, encf)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, documentBody{OK: true, Document: d.Resource(), CorrelationID: correlationID(r.Context())})
+	return nil
+}
+
+// handleListDocuments returns a page of documents, newest first.
+func (s *Server) handleListDocuments(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	f, err := parseDocumentFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	docs, next, err := s.Store.ListDocuments(r.Context(), p.Tenant.ID, p.Env, f)
+	if err != nil {
+		return err
+	}
+	res := make([]sello.DocumentResource, len(docs))
+	for i, d := range docs {
+		res[i] = d.Resource()
+	}
+	var nextCursor *string
+	if next != "" {
+		nextCursor = &next
+	}
+	writeJSON(w, http.StatusOK, struct {
+		OK            bool                     `json:"ok"`
+		Documents     []sello.DocumentResource `json:"documents"`
+		NextCursor    *string                  `json:"nextCursor"`
+		CorrelationID string                   `json:"correlationId"`
+	}{true, res, nextCursor, correlationID(r.Context())})
+	return nil
+}
+
+// parseDocumentFilter reads the list's query parameters, reporting every bad
+// one. Returns INVALID_REQUEST.
+func parseDocumentFilter(q url.Values) (sello.DocumentFilter, error) {
+	f := sello.DocumentFilter{Limit: sello.DefaultPageSize, Cursor: q.Get("cursor")}
+	var details []sello.ErrorDetail
+	bad := func(param, msg string) { details = append(details, sello.ErrorDetail{Path: param, Message: msg}) }
+	for param := range q {
+		if !slices.Contains([]string{"status", "type", "from", "to", "cursor", "limit"}, param) {
+			bad(param, "unknown query parameter; use status, type, from, to, cursor or limit")
+		}
+	}
+	if v := q.Get("status"); v != "" {
+		st, err := sello.ParseStatus(v)
+		if err != nil {
+			bad("status", sello.ErrorMessageOf(err))
+		}
+		f.Status = st
+	}
+	if v := q.Get("type"); v != "" {
+		t, err := sello.ParseDocumentType(v)
+		if err != nil {
+			bad("type", sello.ErrorMessageOf(err))
+		}
+		f.Type = t
+	}
+	for _, b := range []struct {
+		param string
+		dst   **time.Time
+	}{{"from", &f.CreatedFrom}, {"to", &f.CreatedTo}} {
+		if v := q.Get(b.param); v != "" {
+			t, err := time.Parse(time.RFC3339Nano, v)
+			if err != nil {
+				bad(b.param, "must be an ISO 8601 date-time, e.g. 2026-11-22T00:00:00.000Z")
+				continue
+			}
+			*b.dst = &t
+		}
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > sello.MaxPageSize {
+			bad("limit", fmt.Sprintf("must be a whole number from 1 to %d", sello.MaxPageSize))
+		}
+		f.Limit = n
+	}
+	if len(details) > 0 {
+		return f, &sello.Error{Code: sello.CodeInvalidRequest, Message: "The query parameters are not valid.", Details: details}
+	}
+	return f, nil
+}

@@ -1,0 +1,222 @@
+package api
+
+import (
+	"context"
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+	"math"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/sello-do/sello"
+)
+
+type contextKey int
+
+const (
+	correlationKey contextKey = iota
+	principalKey
+)
+
+// principal is the authenticated caller of a request.
+type principal struct {
+	Key    *sello.APIKey
+	Tenant *sello.Tenant
+	Env    sello.Environment
+}
+
+func correlationID(ctx context.Context) string {
+	id, _ := ctx.Value(correlationKey).(string)
+	return id
+}
+
+func principalFrom(ctx context.Context) *principal {
+	p, _ := ctx.Value(principalKey).(*principal)
+	return p
+}
+
+// withCorrelation gives every request a correlation id, returned in the
+// X-Correlation-Id header of every response and in every body.
+func (s *Server) withCorrelation(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := uuid.NewString()
+		w.Header().Set("X-Correlation-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), correlationKey, id)))
+	})
+}
+
+// withRecover turns a panic into an INTERNAL error body and a log line.
+func (s *Server) withRecover(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.writeError(w, r, fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+	r.ResponseWriter.WriteHeader(status)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+// withAccessLog logs one line per request: never the API key, only its id.
+func (s *Server) withAccessLog(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w}
+		next.ServeHTTP(rec, r)
+		s.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("correlation_id", correlationID(r.Context())),
+			slog.String("method", r.Method),
+			slog.String("path", r.URL.Path),
+			slog.Int("status", rec.status),
+			slog.Duration("duration", time.Since(start)))
+	})
+}
+
+// withNotFound answers requests no route matches with the error body.
+func (s *Server) withNotFound(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "" {
+			s.writeError(w, r, sello.Errorf(sello.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path))
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// scopeFunc says which scope a request needs.
+type scopeFunc func(r *http.Request) sello.Scope
+
+// fixedScope is the scopeFunc of routes that always need scope.
+func fixedScope(scope sello.Scope) scopeFunc {
+	return func(*http.Request) sello.Scope { return scope }
+}
+
+// authenticated runs h for callers with a valid key of the path's
+// environment, carrying the scope the request needs, within their rate
+// limit. The order of checks is DESIGN §2's: 401 UNAUTHENTICATED, then 403
+// ENVIRONMENT_MISMATCH, then 403 INSUFFICIENT_SCOPE, then 429.
+func (s *Server) authenticated(scope scopeFunc, h handlerFunc) http.Handler {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		p, err := s.authenticate(r)
+		if err != nil {
+			return err
+		}
+		ctx := context.WithValue(r.Context(), principalKey, p)
+		r = r.WithContext(ctx)
+		if err := requireScope(p, scope(r)); err != nil {
+			return err
+		}
+		if err := s.limit(w, r, p); err != nil {
+			return err
+		}
+		return h(w, r)
+	})
+}
+
+// authenticate finds the caller's key and checks its environment.
+func (s *Server) authenticate(r *http.Request) (*principal, error) {
+	plaintext := r.Header.Get("X-API-KEY")
+	if plaintext == "" {
+		return nil, sello.Errorf(sello.CodeUnauthenticated, "Missing X-API-KEY header.")
+	}
+	hash := sello.HashAPIKey(plaintext)
+	key, tenant, err := s.Store.FindAPIKeyByHash(r.Context(), hash)
+	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
+		return nil, sello.Errorf(sello.CodeUnauthenticated, "Invalid API key.")
+	} else if err != nil {
+		return nil, err
+	}
+	// The lookup is by hash; compare again in constant time so the
+	// decision never depends on how the store matched.
+	if subtle.ConstantTimeCompare(key.Hash, hash) != 1 {
+		return nil, sello.Errorf(sello.CodeUnauthenticated, "Invalid API key.")
+	}
+	now := s.now()
+	if key.RevokedAt != nil {
+		return nil, sello.Errorf(sello.CodeUnauthenticated, "This API key was revoked.")
+	} else if !key.Active(now) {
+		return nil, sello.Errorf(sello.CodeUnauthenticated, "This API key expired.")
+	}
+	env, err := sello.ParseEnvironment(r.PathValue("env"))
+	if err != nil {
+		return nil, sello.Errorf(sello.CodeNotFound, "Unknown environment %q: use TesteCF, CerteCF or eCF.", r.PathValue("env"))
+	}
+	if key.Environment != env {
+		return nil, sello.Errorf(sello.CodeEnvironmentMismatch, "This key belongs to %s and cannot be used in %s.", key.Environment, env)
+	}
+	return &principal{Key: key, Tenant: tenant, Env: env}, nil
+}
+
+// requireScope returns INSUFFICIENT_SCOPE unless the key carries scope.
+func requireScope(p *principal, scope sello.Scope) error {
+	if !p.Key.HasScope(scope) {
+		return sello.Errorf(sello.CodeInsufficientScope, "This key lacks the scope %s required here.", scope)
+	}
+	return nil
+}
+
+// limit applies the tenant's plan to the key and writes the RateLimit
+// headers (draft-ietf-httpapi-ratelimit-headers) on every answer.
+func (s *Server) limit(w http.ResponseWriter, r *http.Request, p *principal) error {
+	plan := p.Tenant.Plan
+	d, err := s.RateLimiter.Allow(r.Context(), "key:"+p.Key.ID, plan)
+	if err != nil {
+		return fmt.Errorf("rate limit: %w", err)
+	}
+	h := w.Header()
+	h.Set("RateLimit-Policy", fmt.Sprintf("%q;q=%d;w=%d", plan.Name, plan.Burst, ceilSeconds(time.Duration(plan.Window()*float64(time.Second)))))
+	h.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", plan.Name, d.Remaining, ceilSeconds(d.Reset)))
+	if !d.Allowed {
+		retry := max(1, ceilSeconds(d.RetryAfter))
+		return &sello.Error{
+			Code:              sello.CodeRateLimited,
+			Message:           fmt.Sprintf("Rate limit of plan %q exceeded (%g requests/s, burst %d). Retry after %d s.", plan.Name, plan.Rate, plan.Burst, retry),
+			RetryAfterSeconds: retry,
+		}
+	}
+	return nil
+}
+
+func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
+
+// requireJSON checks the request's Content-Type: application/json, with
+// an optional charset that must be UTF-8. Returns UNSUPPORTED_MEDIA_TYPE.
+func requireJSON(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	mt, params, err := mime.ParseMediaType(ct)
+	if ct == "" || err != nil || mt != "application/json" {
+		return sello.Errorf(sello.CodeUnsupportedMediaType, "Content-Type must be application/json, not %s.", strconv.Quote(ct))
+	}
+	if cs, ok := params["charset"]; ok && cs != "utf-8" && cs != "UTF-8" {
+		return sello.Errorf(sello.CodeUnsupportedMediaType, "Only the utf-8 charset is accepted, not %q.", cs)
+	}
+	return nil
+}

@@ -1,0 +1,23 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/sello-do/sello"
+)
+
+// routes registers every route of the API: this is the one place to read
+// what the service answers.
+func (s *Server) routes(mux *http.ServeMux) {
+	// Public.
+	mux.Handle("GET /healthz", s.handle(s.handleHealthz))
+	mux.Handle("GET /readyz", s.handle(s.handleReadyz))
+	mux.Handle("GET /openapi.json", s.handle(s.handleOpenAPI))
+
+	// Documents (spec §4; DESIGN §3). A create needs ecf:create, or
+	// ecf:validate with ?validate=true.
+	mux.Handle("POST /{env}/documentos-ecf", s.authenticated(createScope, s.handleCreateDocument))
+	mux.Handle("POST /{env}/documentos-ecf/status/batch", s.authenticated(fixedScope(sello.ScopeStatusRead), s.handleStatusBatch))
+	mux.Handle("GET /{env}/documentos-ecf/{encf}", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetDocument))
+	mux.Handle("GET /{env}/documentos-ecf", s.authenticated(fixedScope(sello.ScopeRead), s.handleListDocuments))
+}

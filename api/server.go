@@ -1,0 +1,60 @@
+package api
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/sello-do/sello"
+)
+
+// MaxBodyBytes is the largest request body accepted (DESIGN §2).
+const MaxBodyBytes = 2 << 20
+
+// MaxBatchENCFs is the most e-NCFs one status/batch request may ask for.
+const MaxBatchENCFs = 1000
+
+// Server is Sello's public API. Set the fields, then serve Handler().
+type Server struct {
+	Store       sello.Store
+	RateLimiter sello.RateLimiter
+	Logger      *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// Ready reports whether the service can take traffic (GET /readyz);
+	// nil means always ready.
+	Ready func(ctx context.Context) error
+}
+
+func (s *Server) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// Handler returns the HTTP handler of the whole API.
+func (s *Server) Handler() http.Handler {
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.RateLimiter == nil {
+		s.RateLimiter = sello.NewMemoryRateLimiter()
+	}
+	mux := http.NewServeMux()
+	s.routes(mux)
+	return s.withCorrelation(s.withRecover(s.withAccessLog(s.withNotFound(mux))))
+}
+
+// handlerFunc is a handler that returns its error to one adapter.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// handle adapts h to http.Handler, writing any error as the error body.
+func (s *Server) handle(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/sello-do/sello"
+)
+
+// The demo tenant of `sello serve --demo`.
+const (
+	demoRNC  = "130000001"
+	demoName = "Sello Demo SRL"
+)
+
+// demoPlan is generous, so that trying the demo never trips the limit.
+var demoPlan = sello.RatePlan{Name: "demo", Rate: 1000, Burst: 2000}
+
+// seedDemo creates, on first start, the demo tenant, a sequence for every
+// type in every environment (DGII's test ranges: 1 to 10,000,000; 50,000,000
+// for type 32) and one key per environment with every scope, printed once.
+func seedDemo(ctx context.Context, st *storage, now time.Time, stdout, stderr io.Writer) error {
+	if _, err := st.FindTenantByRNC(ctx, demoRNC); err == nil {
+		fmt.Fprintf(stderr, "demo: tenant %s exists already; its keys were printed when it was created (sello keys create makes more)\n", demoRNC)
+		return nil
+	} else if sello.ErrorCodeOf(err) != sello.CodeNotFound {
+		return err
+	}
+	t := &sello.Tenant{RNC: demoRNC, Name: demoName, Plan: demoPlan}
+	if err := st.CreateTenant(ctx, t); err != nil {
+		return err
+	}
+	expires := sello.Date{Year: sello.TodayInDR(now).Year + 1, Month: time.December, Day: 31}
+	for _, env := range sello.Environments {
+		for _, typ := range sello.DocumentTypes {
+			seq := &sello.Sequence{TenantID: t.ID, Environment: env, Type: typ, From: 1, To: 10_000_000, ExpiresOn: &expires}
+			if typ == sello.TypeConsumo {
+				seq.To = 50_000_000
+			}
+			if typ == sello.TypeConsumo || typ == sello.TypeNotaCredito {
+				seq.ExpiresOn = nil // DGII: types 32 and 34 carry no expiry.
+			}
+			if err := st.AddSequence(ctx, seq); err != nil {
+				return err
+			}
+		}
+	}
+	for _, env := range sello.Environments {
+		k, plaintext := sello.NewAPIKey(t.ID, env, "demo", sello.Scopes, nil)
+		if err := st.CreateAPIKey(ctx, k); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "demo key %s %s\n", env, plaintext)
+	}
+	return nil
+}

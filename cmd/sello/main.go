@@ -1,0 +1,117 @@
+// Command sello runs Sello's service and its operator commands.
+//
+//	sello serve [--addr 127.0.0.1:8080] [--data DIR] [--database-url URL] [--demo]
+//	sello tenants create|list|set-plan …
+//	sello keys create|list|revoke …
+//	sello sequences add|list …
+//
+// Every command takes --data DIR (SQLite, default ./sello-data) or
+// --database-url postgres://… and works while a server runs on the same
+// storage. Results go to stdout, errors to stderr with a non-zero exit code.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/sello-do/sello"
+)
+
+// version is the build's version, set with -ldflags "-X main.version=…".
+var version = "0.1.0-dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		var usage usageError
+		if errors.As(err, &usage) {
+			if usage.msg != "" {
+				fmt.Fprintln(os.Stderr, "sello:", usage.msg)
+			}
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "sello:", describe(err))
+		os.Exit(1)
+	}
+}
+
+// describe renders an error for an operator: the client-facing message of a
+// domain error (with its details), or the error itself.
+func describe(err error) string {
+	var e *sello.Error
+	if errors.As(err, &e) && e.Code != sello.CodeInternal {
+		msg := e.Message
+		for _, d := range e.Details {
+			msg += fmt.Sprintf("\n  %s: %s", d.Path, d.Message)
+		}
+		return msg
+	}
+	return err.Error()
+}
+
+// usageError is a mistake in the command line; main exits with code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+const usage = `Usage: sello <command> [flags]
+
+Commands:
+  serve        run the API (and, in later versions, the workers and portal)
+  tenants      create, list or set the plan of tenants
+  keys         create, list or revoke API keys
+  sequences    add or list authorized e-NCF ranges
+  version      print the version
+
+Run 'sello <command> -h' for a command's flags.
+`
+
+// run is the whole program: main only wires the process to it, so tests can
+// call it with their own arguments, environment and output.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return usageError{}
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "serve":
+		return runServe(ctx, rest, getenv, stdout, stderr)
+	case "tenants":
+		return runTenants(ctx, rest, getenv, stdout, stderr)
+	case "keys":
+		return runKeys(ctx, rest, getenv, stdout, stderr)
+	case "sequences":
+		return runSequences(ctx, rest, getenv, stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, version)
+		return nil
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return usageError{fmt.Sprintf("unknown command %q", cmd)}
+}
+
+// parseFlags parses fs, turning flag errors into usage errors.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return usageError{}
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}

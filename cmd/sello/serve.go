@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/sello-do/sello/api"
+)
+
+// shutdownTimeout bounds how long in-flight requests may take to finish
+// after SIGINT/SIGTERM.
+const shutdownTimeout = 30 * time.Second
+
+// runServe runs the API until ctx ends, then shuts down cleanly: it stops
+// accepting connections and lets in-flight requests finish.
+func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sello serve", flag.ContinueOnError)
+	var sf storageFlags
+	sf.register(fs, getenv)
+	addr := fs.String("addr", envOr(getenv, "SELLO_ADDR", "127.0.0.1:8080"), "address to listen on (env SELLO_ADDR)")
+	demo := fs.Bool("demo", false, "create a demo tenant with sequences and keys on first start")
+	logFormat := fs.String("log-format", envOr(getenv, "SELLO_LOG_FORMAT", "text"), "log format on stderr: text or json (env SELLO_LOG_FORMAT)")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	logger, err := newLogger(*logFormat, stderr)
+	if err != nil {
+		return err
+	}
+
+	st, err := sf.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if *demo {
+		if err := seedDemo(ctx, st, time.Now(), stdout, stderr); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+
+	srv := &api.Server{Store: st, RateLimiter: st.limiter, Logger: logger, Ready: st.ready}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("serving", "addr", ln.Addr().String(), "storage", st.desc, "version", version)
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: finishing in-flight requests")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, usageError{fmt.Sprintf("--log-format must be text or json, not %q", format)}
+}
