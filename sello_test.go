@@ -1,0 +1,220 @@
+package sello_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sello-do/sello"
+)
+
+func TestErrorCodeOf(t *testing.T) {
+	if got := sello.ErrorCodeOf(nil); got != "" {
+		t.Fatalf("nil: %q", got)
+	}
+	if got, want := sello.ErrorCodeOf(errors.New("boom")), sello.CodeInternal; got != want {
+		t.Fatalf("plain error: %v, want %v", got, want)
+	}
+	wrapped := fmt.Errorf("create: %w", sello.Errorf(sello.CodeConflict, "Taken."))
+	if got, want := sello.ErrorCodeOf(wrapped), sello.CodeConflict; got != want {
+		t.Fatalf("wrapped: %v, want %v", got, want)
+	}
+	if got, want := sello.ErrorMessageOf(wrapped), "Taken."; got != want {
+		t.Fatalf("message %q, want %q", got, want)
+	}
+	if got := sello.ErrorMessageOf(errors.New("secret detail")); strings.Contains(got, "secret") {
+		t.Fatalf("internal error leaked: %q", got)
+	}
+}
+
+func TestValidationErrorMessage(t *testing.T) {
+	one := sello.ValidationError([]sello.ErrorDetail{{Path: "a", Message: "b"}})
+	two := sello.ValidationError([]sello.ErrorDetail{{Path: "a"}, {Path: "b"}})
+	if !strings.Contains(one.Message, "1 problem.") || !strings.Contains(two.Message, "2 problems.") {
+		t.Fatalf("messages: %q, %q", one.Message, two.Message)
+	}
+}
+
+func TestParseEnvironment(t *testing.T) {
+	for _, env := range sello.Environments {
+		if got, err := sello.ParseEnvironment(string(env)); err != nil || got != env {
+			t.Fatalf("ParseEnvironment(%q)=%v, %v", env, got, err)
+		}
+	}
+	for _, in := range []string{"", "testecf", "ECF", "Prod"} {
+		if _, err := sello.ParseEnvironment(in); sello.ErrorCodeOf(err) != sello.CodeInvalidRequest {
+			t.Fatalf("ParseEnvironment(%q) err=%v", in, err)
+		}
+	}
+	if got, want := sello.EnvProd.Slug(), "ecf"; got != want {
+		t.Fatalf("slug %q, want %q", got, want)
+	}
+}
+
+func TestParseScopes(t *testing.T) {
+	got, err := sello.ParseScopes("ecf:create, status:read,ecf:create")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "ecf:create,status:read"; sello.JoinScopes(got) != want {
+		t.Fatalf("got %q, want %q", sello.JoinScopes(got), want)
+	}
+	for _, in := range []string{"", "ecf:create,", "admin", "ecf:*"} {
+		if _, err := sello.ParseScopes(in); sello.ErrorCodeOf(err) != sello.CodeInvalidRequest {
+			t.Fatalf("ParseScopes(%q) err=%v", in, err)
+		}
+	}
+}
+
+func TestAPIKey(t *testing.T) {
+	seen := map[string]bool{}
+	for _, env := range sello.Environments {
+		for range 100 {
+			k, plain := sello.NewAPIKey("t1", env, "n", sello.Scopes, nil)
+			if !strings.HasPrefix(plain, sello.APIKeyPrefix(env)) || len(plain) != len(sello.APIKeyPrefix(env))+32 {
+				t.Fatalf("key %q has the wrong shape", plain)
+			}
+			for _, c := range plain[len(sello.APIKeyPrefix(env)):] {
+				if !strings.ContainsRune("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", c) {
+					t.Fatalf("key %q has a non-base62 character", plain)
+				}
+			}
+			if seen[plain] {
+				t.Fatalf("duplicate key %q", plain)
+			}
+			seen[plain] = true
+			if string(k.Hash) != string(sello.HashAPIKey(plain)) || k.Last4 != plain[len(plain)-4:] {
+				t.Fatalf("record does not match key")
+			}
+			if got := sello.APIKeyEnvironment(plain); got != env {
+				t.Fatalf("APIKeyEnvironment=%v, want %v", got, env)
+			}
+		}
+	}
+	now := time.Now()
+	past, future := now.Add(-time.Second), now.Add(time.Hour)
+	for _, tt := range []struct {
+		name string
+		k    sello.APIKey
+		want bool
+	}{
+		{"Active", sello.APIKey{}, true},
+		{"NotYetExpired", sello.APIKey{ExpiresAt: &future}, true},
+		{"Expired", sello.APIKey{ExpiresAt: &past}, false},
+		{"Revoked", sello.APIKey{RevokedAt: &past}, false},
+	} {
+		if got := tt.k.Active(now); got != tt.want {
+			t.Errorf("%s: Active=%v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestDate(t *testing.T) {
+	d, err := sello.ParseDate("31-12-2027")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.String(), "2027-12-31"; got != want {
+		t.Fatalf("String %q, want %q", got, want)
+	}
+	if got, want := d.DGII(), "31-12-2027"; got != want {
+		t.Fatalf("DGII %q, want %q", got, want)
+	}
+	if d2, _ := sello.ParseDate("2027-12-31"); d2 != d {
+		t.Fatalf("ISO form parsed to %v", d2)
+	}
+	for _, in := range []string{"31-02-2027", "2027/12/31", "", "1-1-2027"} {
+		if _, err := sello.ParseDate(in); err == nil {
+			t.Fatalf("ParseDate(%q) accepted", in)
+		}
+	}
+}
+
+func TestSequenceExpired(t *testing.T) {
+	exp := sello.Date{Year: 2026, Month: time.November, Day: 22}
+	s := &sello.Sequence{ExpiresOn: &exp}
+	// 23:59 on the expiry day in the DR is 03:59 UTC the next day: still valid.
+	if s.Expired(time.Date(2026, 11, 23, 3, 59, 0, 0, time.UTC)) {
+		t.Fatal("expired during its last day in the DR")
+	}
+	if !s.Expired(time.Date(2026, 11, 23, 4, 0, 0, 0, time.UTC)) {
+		t.Fatal("not expired the day after, in the DR")
+	}
+	if (&sello.Sequence{}).Expired(time.Now()) {
+		t.Fatal("a range without expiry expired")
+	}
+}
+
+func TestNextSequence(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	old := sello.Date{Year: 2025, Month: 12, Day: 31}
+	seqs := []*sello.Sequence{
+		{ID: "expired", Environment: sello.EnvTest, Type: "31", From: 1, To: 10, Next: 1, ExpiresOn: &old},
+		{ID: "full", Environment: sello.EnvTest, Type: "31", From: 11, To: 20, Next: 21},
+		{ID: "ok", Environment: sello.EnvTest, Type: "31", From: 21, To: 30, Next: 25},
+		{ID: "other-env", Environment: sello.EnvCert, Type: "32", From: 1, To: 10, Next: 1},
+	}
+	if s, err := sello.NextSequence(seqs, sello.EnvTest, "31", now); err != nil || s.ID != "ok" {
+		t.Fatalf("got %v, %v", s, err)
+	}
+	for _, tt := range []struct {
+		name string
+		env  sello.Environment
+		typ  sello.DocumentType
+		seqs []*sello.Sequence
+		msg  string
+	}{
+		{"ErrNone", sello.EnvTest, "32", seqs, "No e-NCF range is registered"},
+		{"ErrUsedUp", sello.EnvTest, "31", seqs[1:2], "is used up:"},
+		{"ErrExpired", sello.EnvTest, "31", seqs[:2], "used up or expired"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := sello.NextSequence(tt.seqs, tt.env, tt.typ, now)
+			if sello.ErrorCodeOf(err) != sello.CodeSequenceExhausted || !strings.Contains(sello.ErrorMessageOf(err), tt.msg) {
+				t.Fatalf("err %v, want SEQUENCE_EXHAUSTED %q", err, tt.msg)
+			}
+		})
+	}
+	if s, err := sello.SequenceOf(seqs, sello.EnvTest, sello.ENCF{Type: "31", Number: 22}, now); err != nil || s.ID != "ok" {
+		t.Fatalf("SequenceOf: %v, %v", s, err)
+	}
+	_, err := sello.SequenceOf(seqs, sello.EnvTest, sello.ENCF{Type: "31", Number: 5}, now)
+	var e *sello.Error
+	if !errors.As(err, &e) || e.Code != sello.CodeValidationFailed || e.Details[0].Path != sello.ENCFPath || !strings.Contains(e.Details[0].Message, "expired on 31-12-2025") {
+		t.Fatalf("expired range: %v", err)
+	}
+	_, err = sello.SequenceOf(seqs, sello.EnvTest, sello.ENCF{Type: "31", Number: 99}, now)
+	if !errors.As(err, &e) || e.Code != sello.CodeValidationFailed || !strings.Contains(e.Details[0].Message, "lies in no registered range") {
+		t.Fatalf("no range: %v", err)
+	}
+}
+
+func TestGCRA(t *testing.T) {
+	plan := sello.RatePlan{Name: "p", Rate: 10, Burst: 5}
+	l := sello.NewMemoryRateLimiter()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	l.Now = func() time.Time { return now }
+	for i := range 5 {
+		d, _ := l.Allow(t.Context(), "k", plan)
+		if !d.Allowed || d.Remaining != 4-i {
+			t.Fatalf("request %d: %+v, want allowed with %d remaining", i, d, 4-i)
+		}
+	}
+	d, _ := l.Allow(t.Context(), "k", plan)
+	if d.Allowed || d.RetryAfter <= 0 || d.RetryAfter > 100*time.Millisecond {
+		t.Fatalf("6th request: %+v, want refused with a retry ≤ 100ms", d)
+	}
+	if d2, _ := l.Allow(t.Context(), "other", plan); !d2.Allowed {
+		t.Fatal("keys are not independent")
+	}
+	now = now.Add(d.RetryAfter)
+	if d, _ := l.Allow(t.Context(), "k", plan); !d.Allowed {
+		t.Fatalf("after RetryAfter: %+v", d)
+	}
+	now = now.Add(time.Second)
+	if d, _ := l.Allow(t.Context(), "k", plan); !d.Allowed || d.Remaining != 4 {
+		t.Fatalf("after refill: %+v, want 4 remaining", d)
+	}
+}
