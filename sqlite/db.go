@@ -1,0 +1,127 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/sello-do/sello"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// pragmas configure every connection: WAL so readers never block the writer,
+// a busy timeout so two processes can share the file, and IMMEDIATE
+// transactions so a writer takes the write lock at BEGIN and never fails on
+// a lock upgrade halfway through.
+const pragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+
+// DB is a Sello store in an SQLite file. It implements sello.Store.
+type DB struct {
+	// Now returns the current time; tests replace it to move the clock.
+	Now func() time.Time
+
+	db *sql.DB
+}
+
+var _ sello.Store = (*DB)(nil)
+
+// Open opens the SQLite file at path, creating it if needed, and applies
+// the embedded migrations. The path must not contain '?'.
+func Open(ctx context.Context, path string) (*DB, error) {
+	sqlDB, err := sql.Open("sqlite", "file:"+path+"?"+pragmas)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	sqlDB.SetMaxIdleConns(4)
+	if err := sqlDB.PingContext(ctx); err != nil {
+		sqlDB.Close()
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	if err := migrate(ctx, sqlDB); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	return &DB{Now: time.Now, db: sqlDB}, nil
+}
+
+// SQL returns the underlying database, for work that must share a
+// transaction with the store's rows (River jobs).
+func (db *DB) SQL() *sql.DB { return db.db }
+
+// Close implements sello.Store.
+func (db *DB) Close() error { return db.db.Close() }
+
+// now returns the store's clock in UTC at the precision it stores.
+func (db *DB) now() time.Time { return db.Now().UTC().Truncate(time.Microsecond) }
+
+// inTx runs fn in an IMMEDIATE transaction and commits it if fn succeeds.
+func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.db.BeginTx(ctx, nil)
+	if err != nil {
+		return dbError(err, "begin")
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return dbError(err, "commit")
+	}
+	return nil
+}
+
+// querier is what *sql.DB and *sql.Tx share.
+type querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// timeFormat stores times in UTC with microseconds; fixed width, so text
+// order is time order.
+const timeFormat = "2006-01-02T15:04:05.000000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
+
+// storedTime returns t as it reads back: UTC, microseconds.
+func storedTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC().Truncate(time.Microsecond)
+	return &u
+}
+
+func formatTimePtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return formatTime(*t)
+}
+
+func parseTime(s string) (time.Time, error) {
+	t, err := time.Parse(timeFormat, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("parse stored time %q: %w", s, err)
+	}
+	return t, nil
+}
+
+func parseTimePtr(s sql.NullString) (*time.Time, error) {
+	if !s.Valid {
+		return nil, nil
+	}
+	t, err := parseTime(s.String)
+	return &t, err
+}
+
+func formatDate(d sello.Date) string { return d.String() }
+
+func parseDate(s string) (sello.Date, error) {
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return sello.Date{}, fmt.Errorf("parse stored date %q: %w", s, err)
+	}
+	return sello.DateOf(t), nil
+}

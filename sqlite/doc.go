@@ -1,0 +1,13 @@
+// Package sqlite implements sello.Store on an SQLite file through the pure-Go
+// modernc.org/sqlite driver. It is Sello's embedded default: nothing to
+// install, one file in the data folder.
+//
+// The file is opened in WAL mode with a busy timeout, and every transaction
+// begins IMMEDIATE, so the server and the operator CLI can use the same file
+// at once: writers queue on SQLite's write lock instead of failing on a lock
+// upgrade. Transactions are kept short and never span network calls.
+//
+// Times are stored as UTC text with microseconds (2006-01-02T15:04:05.000000Z),
+// which sorts as it reads; dates as yyyy-MM-dd; amounts as exact decimal
+// text. The schema lives in migrations/ and is applied by Open.
+package sqlite
