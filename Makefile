@@ -1,0 +1,32 @@
+# Sello — make help lists the targets.
+GO ?= go
+PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
+
+.PHONY: help run test test-postgres bench fuzz lint generate
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+
+run: ## run the service on the embedded default with demo data
+	$(GO) run ./cmd/sello serve --demo
+
+test: ## vet and run every test (the PostgreSQL suite too when SELLO_TEST_DATABASE_URL is set)
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+
+test-postgres: ## run the storage and API suites against the local PostgreSQL
+	SELLO_TEST_DATABASE_URL='$(PG_URL)' $(GO) test -count=1 ./postgres/ ./storetest/ ./cmd/sello/
+
+bench: ## run the benchmarks (figures go to docs/benchmarks.md)
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+fuzz: ## run each fuzz target for 30 s
+	$(GO) test -run='^$$' -fuzz=FuzzParseENCF -fuzztime=30s .
+	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=30s ./ecf/
+
+lint: ## gofmt and go vet
+	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
+	$(GO) vet ./...
+
+generate: ## regenerate generated code and golden files
+	$(GO) generate ./...

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCLI(t *testing.T) {
+	dir := t.TempDir()
+	sh := func(args ...string) (string, string, error) { return runCLI(append(args, "--data", dir)...) }
+
+	out, _, err := sh("tenants", "create", "--rnc", "130000002", "--name", "Prueba SRL")
+	if err != nil || out != "130000002\n" {
+		t.Fatalf("tenants create: %q, %v", out, err)
+	}
+	out, _, err = sh("keys", "create", "--tenant", "130000002", "--env", "TesteCF", "--scopes", "ecf:create,status:read", "--name", "erp", "--expires", "2099-01-01")
+	if err != nil || !strings.HasPrefix(out, "sk_testecf_") || strings.Count(out, "\n") != 1 || len(strings.TrimSpace(out)) != len("sk_testecf_")+32 {
+		t.Fatalf("keys create printed %q, %v; want the key alone", out, err)
+	}
+	key := strings.TrimSpace(out)
+	out, _, err = sh("keys", "list", "--tenant", "130000002")
+	if err != nil || !strings.Contains(out, "erp") || !strings.Contains(out, "…"+key[len(key)-4:]) || strings.Contains(out, key) {
+		t.Fatalf("keys list: %q, %v (must show last 4, never the key)", out, err)
+	}
+	out, _, err = sh("sequences", "add", "--tenant", "130000002", "--env", "TesteCF", "--type", "31", "--from", "1", "--to", "1000", "--expires", "31-12-2027")
+	if err != nil || !strings.Contains(out, "E310000000001–E310000001000") {
+		t.Fatalf("sequences add: %q, %v", out, err)
+	}
+	out, _, err = sh("sequences", "list", "--tenant", "130000002", "--env", "TesteCF")
+	if err != nil || !strings.Contains(out, "E31") || !strings.Contains(out, "31-12-2027") || !strings.Contains(out, "1000") {
+		t.Fatalf("sequences list: %q, %v", out, err)
+	}
+
+	for _, tt := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"ErrDuplicateTenant", []string{"tenants", "create", "--rnc", "130000002", "--name", "Otra"}, ""},
+		{"ErrBadRNC", []string{"tenants", "create", "--rnc", "12", "--name", "X"}, "9 or 11 digits"},
+		{"ErrUnknownTenant", []string{"keys", "create", "--tenant", "999999999", "--env", "TesteCF", "--scopes", "ecf:create"}, "No tenant has RNC 999999999"},
+		{"ErrBadScope", []string{"keys", "create", "--tenant", "130000002", "--env", "TesteCF", "--scopes", "ecf:everything"}, "Unknown scope"},
+		{"ErrBadEnv", []string{"keys", "create", "--tenant", "130000002", "--env", "Prod", "--scopes", "ecf:create"}, "Unknown environment"},
+		{"ErrPastExpiry", []string{"keys", "create", "--tenant", "130000002", "--env", "TesteCF", "--scopes", "ecf:create", "--expires", "2001-01-01"}, "in the past"},
+		{"ErrOverlap", []string{"sequences", "add", "--tenant", "130000002", "--env", "TesteCF", "--type", "31", "--from", "500", "--to", "1500"}, ""},
+		{"ErrBadRange", []string{"sequences", "add", "--tenant", "130000002", "--env", "TesteCF", "--type", "31", "--from", "10", "--to", "5"}, "not valid"},
+		{"ErrRevokeUnknown", []string{"keys", "revoke", "--tenant", "130000002", "--id", "nope"}, ""},
+		{"ErrMissingFlag", []string{"keys", "create", "--tenant", "130000002"}, "--env is required"},
+		{"ErrUnknownCommand", []string{"keys", "rotate"}, "unknown command"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := sh(tt.args...)
+			if err == nil {
+				t.Fatalf("succeeded with %q", out)
+			}
+			if out != "" {
+				t.Fatalf("printed %q on stdout on failure", out)
+			}
+			if !strings.Contains(describe(err), tt.msg) {
+				t.Fatalf("error %q does not contain %q", describe(err), tt.msg)
+			}
+		})
+	}
+}
