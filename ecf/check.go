@@ -1,0 +1,90 @@
+package ecf
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sello-do/sello"
+)
+
+// Context is what Check needs besides the document.
+type Context struct {
+	TenantRNC string    // RNCEmisor must equal this
+	Now       time.Time // for date rules (FechaEmision not in the future in DR time, etc.)
+}
+
+// Check validates the document against DGII's rules for its TipoeCF and fills
+// in the computed totals: Totales fields omitted are computed from the items
+// by DGII's rules; fields given are checked against the computed values with
+// DGII's tolerances. It returns nil, or VALIDATION_FAILED whose details list
+// every violation. It checks the e-NCF's format and type when present, not
+// its sequence.
+func Check(d *Document, c Context) error {
+	if d == nil {
+		return sello.ValidationError([]sello.ErrorDetail{{Path: "ECF", Message: "Required."}})
+	}
+	ch := &checker{doc: d, ctx: c, col: -1}
+	ch.typ = sello.DocumentType(ch.idDoc().TipoeCF)
+	ch.col = typeIndex(ch.typ)
+	ch.checkStructure()
+	ch.checkRules()
+	if len(ch.details) > 0 {
+		return sello.ValidationError(ch.details)
+	}
+	return nil
+}
+
+// checker collects every violation of one document.
+type checker struct {
+	doc     *Document
+	ctx     Context
+	typ     sello.DocumentType
+	col     int // typ's column in the obligation table, -1 when unknown
+	details []sello.ErrorDetail
+	// totals computed from the items (totals.go), valid when computed.
+	sum      *sums
+	computed bool
+}
+
+func (c *checker) add(path, msg string) {
+	c.details = append(c.details, sello.ErrorDetail{Path: path, Message: msg})
+}
+
+func (c *checker) addf(path, format string, args ...any) { c.add(path, fmt.Sprintf(format, args...)) }
+
+// Nil-safe accessors: an absent section reads as an empty one.
+
+func (c *checker) enc() *Encabezado {
+	if c.doc.ECF.Encabezado == nil {
+		return &Encabezado{}
+	}
+	return c.doc.ECF.Encabezado
+}
+
+func (c *checker) idDoc() *IdDoc {
+	if e := c.enc(); e.IdDoc != nil {
+		return e.IdDoc
+	}
+	return &IdDoc{}
+}
+
+func (c *checker) emisor() *Emisor {
+	if e := c.enc(); e.Emisor != nil {
+		return e.Emisor
+	}
+	return &Emisor{}
+}
+
+func (c *checker) items() []Item {
+	if c.doc.ECF.DetallesItems == nil {
+		return nil
+	}
+	return c.doc.ECF.DetallesItems.Item
+}
+
+// allowed reports whether the element at generic path may appear in this type.
+func (c *checker) allowed(path string) bool { return c.col < 0 || code(path, c.col) != '0' }
+
+// conditional reports whether the element at generic path has DGII code 2
+// (conditional) for this type.
+func (c *checker) conditional(path string) bool { return c.col >= 0 && code(path, c.col) == '2' }

@@ -1,0 +1,254 @@
+package ecf
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sello-do/sello"
+)
+
+// Document is a decoded e-CF request: the JSON {"ECF": {...}}.
+type Document struct {
+	ECF ECF `json:"ECF"`
+}
+
+// Decode parses a request body. Malformed JSON (a syntax error, trailing data,
+// an empty body, a value that is not an object) returns INVALID_JSON with the
+// byte offset in the message. Well-formed JSON that does not fit the model
+// (unknown field, wrong JSON type, missing root "ECF", empty string…) returns
+// VALIDATION_FAILED listing every problem with its JSON path. Amounts and
+// quantities are accepted as JSON numbers or strings and parsed exactly.
+func Decode(body []byte) (*Document, error) {
+	root, err := parseJSON(body)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := root.(map[string]any)
+	if !ok {
+		return nil, sello.Errorf(sello.CodeInvalidJSON, "The body must be a JSON object {\"ECF\":{…}}, not %s (at offset 0).", jsonKind(root))
+	}
+	d := &Document{}
+	dec := decoder{}
+	ecf, ok := obj["ECF"]
+	if !ok || ecf == nil {
+		dec.add("ECF", "Required: the body must be {\"ECF\":{…}}.")
+	}
+	for _, k := range sortedKeys(obj) {
+		if k != "ECF" {
+			dec.add(k, "Unknown field: the body must be {\"ECF\":{…}} with nothing beside ECF.")
+		}
+	}
+	if ecf != nil {
+		dec.value("ECF", ecf, reflect.ValueOf(&d.ECF).Elem())
+	}
+	if len(dec.details) > 0 {
+		return nil, sello.ValidationError(dec.details)
+	}
+	return d, nil
+}
+
+// parseJSON decodes body into generic values, numbers kept as json.Number.
+func parseJSON(body []byte) (any, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return nil, sello.Errorf(sello.CodeInvalidJSON, "The body is empty (offset 0): send a JSON object {\"ECF\":{…}}.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, syntaxError(err, dec.InputOffset(), len(body))
+	}
+	// Anything but whitespace after the value is trailing data.
+	off := dec.InputOffset()
+	if rest := bytes.TrimLeft(body[off:], " \t\r\n"); len(rest) > 0 {
+		return nil, sello.Errorf(sello.CodeInvalidJSON, "Invalid JSON: unexpected data after the top-level value at offset %d.", int(off)+len(body[off:])-len(rest))
+	}
+	return v, nil
+}
+
+func syntaxError(err error, off int64, n int) error {
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &se):
+		return sello.Errorf(sello.CodeInvalidJSON, "Invalid JSON at offset %d: %s.", se.Offset, se.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return sello.Errorf(sello.CodeInvalidJSON, "Invalid JSON: unexpected end of input at offset %d.", n)
+	}
+	return sello.Errorf(sello.CodeInvalidJSON, "Invalid JSON at offset %d: %s.", off, err.Error())
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case json.Number:
+		return "a number"
+	case bool:
+		return "a boolean"
+	}
+	return "an unknown value"
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// decoder maps generic JSON values onto the model, collecting every problem.
+type decoder struct {
+	details []sello.ErrorDetail
+}
+
+func (d *decoder) add(path, msg string) {
+	d.details = append(d.details, sello.ErrorDetail{Path: path, Message: msg})
+}
+
+var (
+	decimalType = reflect.TypeOf(Decimal{})
+	codeType    = reflect.TypeOf(Code(""))
+	rawType     = reflect.TypeOf(json.RawMessage(nil))
+)
+
+// value decodes v into dst (settable), reporting problems under path.
+func (d *decoder) value(path string, v any, dst reflect.Value) {
+	if v == nil { // null is the same as absent
+		return
+	}
+	t := dst.Type()
+	switch {
+	case t == rawType:
+		b, _ := json.Marshal(v)
+		dst.SetBytes(b)
+	case t.Kind() == reflect.Pointer && t.Elem() == decimalType:
+		var s string
+		switch x := v.(type) {
+		case json.Number:
+			s = string(x)
+		case string:
+			s = x
+			if s == "" {
+				d.add(path, "Must not be empty: DGII rejects empty elements; omit the field instead.")
+				return
+			}
+		default:
+			d.add(path, fmt.Sprintf("Must be a number or a string holding a number, not %s.", jsonKind(v)))
+			return
+		}
+		dec, err := ParseDecimal(s)
+		if err != nil {
+			d.add(path, "Invalid number: "+err.Error()+".")
+			return
+		}
+		dst.Set(reflect.ValueOf(dec))
+	case t == codeType:
+		switch x := v.(type) {
+		case json.Number:
+			dst.SetString(string(x))
+		case string:
+			if x == "" {
+				d.add(path, "Must not be empty: DGII rejects empty elements; omit the field instead.")
+				return
+			}
+			dst.SetString(x)
+		default:
+			d.add(path, fmt.Sprintf("Must be a string or a number, not %s.", jsonKind(v)))
+		}
+	case t.Kind() == reflect.String:
+		s, ok := v.(string)
+		if !ok {
+			d.add(path, fmt.Sprintf("Must be a string, not %s.", jsonKind(v)))
+			return
+		}
+		if s == "" {
+			d.add(path, "Must not be empty: DGII rejects empty elements; omit the field instead.")
+			return
+		}
+		dst.SetString(s)
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
+		if _, ok := v.(map[string]any); !ok {
+			d.add(path, fmt.Sprintf("Must be an object, not %s.", jsonKind(v)))
+			return
+		}
+		p := reflect.New(t.Elem())
+		d.object(path, v.(map[string]any), p.Elem())
+		dst.Set(p)
+	case t.Kind() == reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			d.add(path, fmt.Sprintf("Must be an object, not %s.", jsonKind(v)))
+			return
+		}
+		d.object(path, m, dst)
+	case t.Kind() == reflect.Slice:
+		arr, ok := v.([]any)
+		if !ok {
+			d.add(path, fmt.Sprintf("Must be an array, not %s.", jsonKind(v)))
+			return
+		}
+		s := reflect.MakeSlice(t, len(arr), len(arr))
+		for i, e := range arr {
+			ip := path + "[" + strconv.Itoa(i) + "]"
+			if e == nil {
+				d.add(ip, "Must not be null.")
+				continue
+			}
+			d.value(ip, e, s.Index(i))
+		}
+		dst.Set(s)
+	default:
+		d.add(path, "Unsupported field.")
+	}
+}
+
+// object decodes the members of m into the struct dst.
+func (d *decoder) object(path string, m map[string]any, dst reflect.Value) {
+	fields := jsonFields(dst.Type())
+	for _, k := range sortedKeys(m) {
+		i, ok := fields[k]
+		if !ok {
+			msg := "Unknown field."
+			for name := range fields {
+				if strings.EqualFold(name, k) {
+					msg = fmt.Sprintf("Unknown field: did you mean %q? Names are case-sensitive, as in DGII's XML.", name)
+				}
+			}
+			d.add(path+"."+k, msg)
+			continue
+		}
+		d.value(path+"."+k, m[k], dst.Field(i))
+	}
+}
+
+// jsonFields maps the JSON names of struct t's fields to their indexes.
+func jsonFields(t reflect.Type) map[string]int {
+	m := make(map[string]int, t.NumField())
+	for i := range t.NumField() {
+		m[jsonName(t.Field(i))] = i
+	}
+	return m
+}
+
+func jsonName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}

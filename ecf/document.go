@@ -1,0 +1,107 @@
+package ecf
+
+import (
+	"github.com/sello-do/sello"
+)
+
+// Type is the document's TipoeCF ("" when absent).
+func (d *Document) Type() sello.DocumentType {
+	if e := d.ECF.Encabezado; e != nil && e.IdDoc != nil {
+		return sello.DocumentType(e.IdDoc.TipoeCF)
+	}
+	return ""
+}
+
+// ENCF is IdDoc.eNCF ("" when absent).
+func (d *Document) ENCF() string {
+	if e := d.ECF.Encabezado; e != nil && e.IdDoc != nil {
+		return e.IdDoc.ENCF
+	}
+	return ""
+}
+
+// Total is Totales.MontoTotal with exactly two decimals ("1180.00"), or ""
+// before Check has computed it.
+func (d *Document) Total() string {
+	if e := d.ECF.Encabezado; e != nil && e.Totales != nil && e.Totales.MontoTotal != nil {
+		return e.Totales.MontoTotal.Value().StringFixed(2)
+	}
+	return ""
+}
+
+// BuyerRNC is Comprador.RNCComprador, or "".
+func (d *Document) BuyerRNC() string {
+	if e := d.ECF.Encabezado; e != nil && e.Comprador != nil {
+		return e.Comprador.RNCComprador
+	}
+	return ""
+}
+
+// IssueDate is Emisor.FechaEmision (the zero Date when absent or invalid).
+func (d *Document) IssueDate() sello.Date {
+	if e := d.ECF.Encabezado; e != nil && e.Emisor != nil {
+		if t, ok := parseDGIIDate(e.Emisor.FechaEmision); ok {
+			return sello.DateOf(t)
+		}
+	}
+	return sello.Date{}
+}
+
+// carriesExpiry reports whether documents of type t carry
+// FechaVencimientoSecuencia (all but 32 and 34).
+func carriesExpiry(t sello.DocumentType) bool {
+	return t != sello.TypeConsumo && t != sello.TypeNotaCredito
+}
+
+// Number sets IdDoc.eNCF to encf when absent, or checks that it equals encf.
+// For the types that carry FechaVencimientoSecuencia (all but 32 and 34) it
+// sets that field from seq.ExpiresOn (dd-MM-yyyy) when absent, or checks
+// that it equals seq.ExpiresOn; with a sequence without expiry the client
+// must give the field. Returns VALIDATION_FAILED with details, or nil.
+func (d *Document) Number(encf sello.ENCF, seq *sello.Sequence) error {
+	var details []sello.ErrorDetail
+	add := func(path, msg string) { details = append(details, sello.ErrorDetail{Path: path, Message: msg}) }
+	if d.ECF.Encabezado == nil {
+		d.ECF.Encabezado = &Encabezado{}
+	}
+	if d.ECF.Encabezado.IdDoc == nil {
+		d.ECF.Encabezado.IdDoc = &IdDoc{}
+	}
+	id := d.ECF.Encabezado.IdDoc
+	want := encf.String()
+	switch {
+	case id.ENCF == "":
+		id.ENCF = want
+	case id.ENCF != want:
+		add(pIdDoc+"eNCF", "Must be "+want+", the number assigned to this document; got "+truncate(id.ENCF, 40)+".")
+	}
+	t := d.Type()
+	if t == "" {
+		t = encf.Type
+	}
+	if carriesExpiry(t) {
+		var expiry string
+		if seq != nil && seq.ExpiresOn != nil {
+			expiry = seq.ExpiresOn.DGII()
+		}
+		switch {
+		case id.FechaVencimientoSecuencia == "" && expiry == "":
+			add(pIdDoc+"FechaVencimientoSecuencia", "Required for type "+string(t)+": the sequence has no registered expiry, so give the date DGII authorized (dd-MM-yyyy).")
+		case id.FechaVencimientoSecuencia == "":
+			id.FechaVencimientoSecuencia = expiry
+		case expiry != "" && !sameDate(id.FechaVencimientoSecuencia, *seq.ExpiresOn):
+			add(pIdDoc+"FechaVencimientoSecuencia", "Must be "+expiry+", the expiry of the sequence of "+want+"; got "+truncate(id.FechaVencimientoSecuencia, 40)+".")
+		}
+	} else if id.FechaVencimientoSecuencia != "" {
+		add(pIdDoc+"FechaVencimientoSecuencia", "Not allowed for type "+string(t)+": DGII's format says FechaVencimientoSecuencia must not appear in this type.")
+	}
+	if len(details) > 0 {
+		return sello.ValidationError(details)
+	}
+	return nil
+}
+
+func sameDate(s string, d sello.Date) bool {
+	t, ok := parseDGIIDate(s)
+	return ok && sello.DateOf(t) == d
+}

@@ -1,0 +1,225 @@
+package ecf
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+)
+
+// field is one row of the obligation table: an element, its format, and its
+// DGII obligation code per type.
+type field struct {
+	path   string // generic path without indexes: "ECF.DetallesItems.Item.MontoItem"
+	format format
+	codes  string // ten codes '0'–'3' in sello.DocumentTypes order
+}
+
+type formatKind int
+
+const (
+	kGroup formatKind = iota
+	kList
+	kText
+	kAlfa
+	kPattern
+	kDate
+	kDateTime
+	kEnum
+	kDigits
+	kDecimal
+)
+
+type sign int
+
+const (
+	nonNegative sign = iota
+	positive
+	signed
+)
+
+// format is what DGII's XSD says an element looks like.
+type format struct {
+	kind      formatKind
+	min, max  int            // text length in characters; list max occurs; integer range
+	digits    int            // max integer digits (kDigits, kDecimal)
+	decimals  int32          // max decimals (kDecimal)
+	sign      sign           // kDecimal
+	re        *regexp.Regexp // kPattern
+	what      string         // kPattern: what the pattern means
+	enum      []string       // kEnum
+	enumLabel string         // kEnum: short description of a long list
+}
+
+var (
+	group = format{kind: kGroup}
+
+	rnc         = pattern(`^([0-9]{9}|[0-9]{11})$`, "an RNC or cédula: 9 or 11 digits")
+	phone       = pattern(`^[0-9]{3}-[0-9]{3}-[0-9]{4}$`, "a phone number 999-999-9999")
+	email       = patternMax(`^\w+([-+.]\w+)*@\w+([-.]\w+)*\.\w+([-.]\w+)*$`, "an e-mail address", 80)
+	terminoPago = patternMax(`^[\s\p{L}\p{N}_]{1,15}$`, "up to 15 letters, digits or spaces", 15)
+	encf        = pattern(`^[a-zA-Z0-9]{13}$`, "an e-NCF: 13 letters and digits, like E310000000001")
+	date        = format{kind: kDate}
+	dateTime    = format{kind: kDateTime}
+
+	amount         = dec(16, 2, nonNegative)
+	positiveAmount = dec(16, 2, positive)
+	signedAmount   = dec(16, 2, signed)
+	quantity3      = dec(16, 3, nonNegative)
+	price4         = dec(16, 4, nonNegative)
+	percent        = dec(3, 2, positive)
+	exchangeRate   = dec(3, 4, positive)
+
+	provinciaMunicipio = format{kind: kEnum, enum: provinciaMunicipioCodes(), enumLabel: "a province or municipality code of DGII's Tabla III (6 digits, like 010100)"}
+	unidadMedida       = format{kind: kEnum, enum: numberRange(1, 62, 1), enumLabel: "a unit of DGII's Tabla IV: 1 to 62"}
+	tipoImpuesto       = format{kind: kEnum, enum: numberRange(1, 39, 3), enumLabel: "a tax code of DGII's Tabla I: 001 to 039"}
+)
+
+func pattern(expr, what string) format { return patternMax(expr, what, 0) }
+
+func patternMax(expr, what string, max int) format {
+	return format{kind: kPattern, re: regexp.MustCompile(expr), what: what, max: max}
+}
+
+func text(max int) format             { return format{kind: kText, min: 1, max: max} }
+func textRange(min, max int) format   { return format{kind: kText, min: min, max: max} }
+func alfa(max int) format             { return format{kind: kAlfa, max: max} }
+func enum(values ...string) format    { return format{kind: kEnum, enum: values} }
+func digits(n int) format             { return format{kind: kDigits, digits: n, min: 0, max: -1} }
+func intRange(n, min, max int) format { return format{kind: kDigits, digits: n, min: min, max: max} }
+func list(max int) format             { return format{kind: kList, max: max} }
+
+func dec(digits int, decimals int32, s sign) format {
+	return format{kind: kDecimal, digits: digits, decimals: decimals, sign: s}
+}
+
+// numberRange returns from…to as strings zero-padded to width.
+func numberRange(from, to, width int) []string {
+	out := make([]string, 0, to-from+1)
+	for i := from; i <= to; i++ {
+		out = append(out, fmt.Sprintf("%0*d", width, i))
+	}
+	return out
+}
+
+// checkString returns a problem with the text s in format f, or "".
+func (f format) checkString(s string) string {
+	if s == "" {
+		return "Must not be empty: DGII rejects empty elements; omit the field instead."
+	}
+	if !utf8.ValidString(s) {
+		return "Must be valid UTF-8 text."
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF {
+			return "Must not contain control characters."
+		}
+	}
+	n := utf8.RuneCountInString(s)
+	switch f.kind {
+	case kText:
+		if n < f.min || n > f.max {
+			if f.min > 1 {
+				return fmt.Sprintf("Must have %d to %d characters; it has %d.", f.min, f.max, n)
+			}
+			return fmt.Sprintf("Must have at most %d characters; it has %d.", f.max, n)
+		}
+		if strings.TrimSpace(s) == "" {
+			return "Must not be blank."
+		}
+	case kAlfa:
+		if n > f.max {
+			return fmt.Sprintf("Must have at most %d characters; it has %d.", f.max, n)
+		}
+		for _, r := range s {
+			if !unicode.IsLetter(r) && r != ' ' && r != ',' {
+				return "Must contain only letters, spaces and commas."
+			}
+		}
+	case kPattern:
+		if f.max > 0 && n > f.max {
+			return fmt.Sprintf("Must have at most %d characters; it has %d.", f.max, n)
+		}
+		if !f.re.MatchString(s) {
+			return fmt.Sprintf("Must be %s; got %q.", f.what, truncate(s, 40))
+		}
+	case kDate:
+		if _, ok := parseDGIIDate(s); !ok {
+			return fmt.Sprintf("Must be a valid date dd-MM-yyyy (like 31-12-2025); got %q.", truncate(s, 40))
+		}
+	case kDateTime:
+		if _, err := time.Parse("02-01-2006 15:04:05", s); err != nil || !yearOK(s[6:10]) {
+			return fmt.Sprintf("Must be a valid date and time dd-MM-yyyy HH:mm:ss; got %q.", truncate(s, 40))
+		}
+	case kEnum:
+		for _, v := range f.enum {
+			if v == s {
+				return ""
+			}
+		}
+		if f.enumLabel != "" {
+			return fmt.Sprintf("Must be %s; got %q.", f.enumLabel, truncate(s, 40))
+		}
+		return fmt.Sprintf("Must be one of %s; got %q.", strings.Join(f.enum, ", "), truncate(s, 40))
+	case kDigits:
+		if n == 0 || n > f.digits || strings.Trim(s, "0123456789") != "" {
+			return fmt.Sprintf("Must be a whole number of at most %d digits; got %q.", f.digits, truncate(s, 40))
+		}
+		if f.max >= 0 {
+			v := 0
+			for _, c := range s {
+				v = v*10 + int(c-'0')
+			}
+			if v < f.min || v > f.max {
+				return fmt.Sprintf("Must be between %d and %d; got %s.", f.min, f.max, s)
+			}
+		}
+	}
+	return ""
+}
+
+// checkDecimal returns a problem with the value d in format f, or "".
+func (f format) checkDecimal(d *Decimal) string {
+	v := d.Value()
+	switch {
+	case f.sign == positive && !v.IsPositive():
+		return fmt.Sprintf("Must be greater than zero; got %s.", d)
+	case f.sign == nonNegative && v.IsNegative():
+		return fmt.Sprintf("Must not be negative; got %s.", d)
+	}
+	if s := significantDecimals(v); s > f.decimals {
+		return fmt.Sprintf("Must have at most %d decimals; got %s.", f.decimals, d)
+	}
+	limit := decimal.New(1, int32(f.digits))
+	if v.Abs().GreaterThanOrEqual(limit) {
+		return fmt.Sprintf("Must have at most %d digits before the decimal point; got %s.", f.digits, d)
+	}
+	return ""
+}
+
+// significantDecimals is the number of decimals of v without trailing zeros.
+func significantDecimals(v decimal.Decimal) int32 {
+	s := v.String()
+	if i := strings.IndexByte(s, '.'); i >= 0 {
+		return int32(len(s) - i - 1)
+	}
+	return 0
+}
+
+// parseDGIIDate parses DGII's dd-MM-yyyy (years 1900–2099, as the XSD).
+func parseDGIIDate(s string) (time.Time, bool) {
+	if len(s) != 10 {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("02-01-2006", s)
+	if err != nil || !yearOK(s[6:10]) {
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+func yearOK(y string) bool { return y >= "1900" && y <= "2099" }

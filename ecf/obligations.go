@@ -1,0 +1,143 @@
+package ecf
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+
+	"github.com/sello-do/sello"
+)
+
+// fieldsByPath indexes the obligation table by generic path.
+var fieldsByPath = func() map[string]*field {
+	m := make(map[string]*field, len(obligations))
+	for i := range obligations {
+		m[obligations[i].path] = &obligations[i]
+	}
+	return m
+}()
+
+// setBySello lists the elements Sello fills in itself, which a client may
+// therefore omit even where DGII requires them: the totals (Check computes
+// them), the e-NCF and its expiry (Number sets them) and the signature time.
+var setBySello = map[string]bool{
+	"ECF.Encabezado.Totales":                         true,
+	"ECF.Encabezado.Totales.MontoTotal":              true,
+	"ECF.DetallesItems.Item.MontoItem":               true,
+	"ECF.Encabezado.IdDoc.eNCF":                      true,
+	"ECF.Encabezado.IdDoc.FechaVencimientoSecuencia": true,
+	"ECF.FechaHoraFirma":                             true,
+}
+
+// typeIndex is t's column in the table, or -1.
+func typeIndex(t sello.DocumentType) int { return slices.Index(sello.DocumentTypes, t) }
+
+// code returns the obligation code of the element at generic path for the
+// type in column col ('3' for elements outside the table).
+func code(path string, col int) byte {
+	f, ok := fieldsByPath[path]
+	if !ok || col < 0 {
+		return '3'
+	}
+	return f.codes[col]
+}
+
+// checkStructure walks the document and reports, for every element, a
+// forbidden presence (code 0), a missing required element (code 1), too
+// many repetitions, and any departure from its XSD format.
+func (c *checker) checkStructure() {
+	c.walkStruct(reflect.ValueOf(&c.doc.ECF).Elem(), "ECF", "ECF")
+}
+
+func (c *checker) walkStruct(v reflect.Value, path, generic string) {
+	t := v.Type()
+	for i := range t.NumField() {
+		name := jsonName(t.Field(i))
+		if name == "Signature" {
+			continue // checked in rules
+		}
+		fv := v.Field(i)
+		fp, fg := path+"."+name, generic+"."+name
+		f := fieldsByPath[fg]
+		if f == nil {
+			continue
+		}
+		present := !fv.IsZero()
+		if c.col >= 0 {
+			switch f.codes[c.col] {
+			case '0':
+				if present {
+					c.add(fp, fmt.Sprintf("Not allowed for type %s: DGII's format says %s must not appear in this type.", c.typ, name))
+					continue
+				}
+			case '1':
+				if !present && !setBySello[fg] {
+					c.add(fp, fmt.Sprintf("Required for type %s.", c.typ))
+					continue
+				}
+			}
+		}
+		if present {
+			c.walkValue(fv, fp, fg, f)
+		}
+	}
+}
+
+func (c *checker) walkValue(v reflect.Value, path, generic string, f *field) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.Type().Elem() == decimalType {
+			if f.format.kind != kDecimal {
+				return
+			}
+			if msg := f.format.checkDecimal(v.Interface().(*Decimal)); msg != "" {
+				c.add(path, msg)
+			}
+			return
+		}
+		c.walkStruct(v.Elem(), path, generic)
+	case reflect.Slice:
+		n := v.Len()
+		if n == 0 {
+			c.add(path, "Must not be an empty list: omit it instead (DGII rejects empty elements).")
+			return
+		}
+		if max := maxOccurs(f); max > 0 && n > max {
+			c.add(path, fmt.Sprintf("At most %d repetitions are allowed; got %d.", max, n))
+		}
+		for i := range n {
+			ip := path + "[" + strconv.Itoa(i) + "]"
+			if v.Index(i).Kind() == reflect.String {
+				if msg := f.format.checkString(v.Index(i).String()); msg != "" {
+					c.add(ip, msg)
+				}
+				continue
+			}
+			c.walkStruct(v.Index(i), ip, generic)
+		}
+	case reflect.String:
+		if f.format.kind == kGroup || f.format.kind == kList {
+			return
+		}
+		if msg := f.format.checkString(v.String()); msg != "" {
+			c.add(path, msg)
+		}
+	case reflect.Struct:
+		c.walkStruct(v, path, generic)
+	}
+}
+
+// maxOccurs is how many times a repeated element may appear (0: unbounded
+// here; the item limit depends on the type and total, see rules.go).
+func maxOccurs(f *field) int {
+	switch {
+	case f.path == "ECF.Encabezado.Emisor.TablaTelefonoEmisor.TelefonoEmisor":
+		return 3
+	case f.path == "ECF.DetallesItems.Item":
+		return 0
+	case f.format.kind == kList:
+		return f.format.max
+	}
+	return 0
+}
