@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/apitest"
 	"github.com/sello-do/sello/sqlite"
 )
 
@@ -500,7 +501,7 @@ func TestSequenceExhaustedAndRateLimited(t *testing.T) {
 	s.cli(t, "sequences", "add", "--tenant", "101010101", "--env", "TesteCF", "--type", "31", "--from", "1", "--to", "2", "--expires", "31-12-2030")
 	key := strings.TrimSpace(s.cli(t, "keys", "create", "--tenant", "101010101", "--env", "TesteCF", "--scopes", "ecf:create,ecf:read"))
 	body := invoice(func(ecf map[string]any) {
-		ecf["Encabezado"].(map[string]any)["Emisor"].(map[string]any)["RNCEmisor"] = "101010101"
+		apitest.Section(ecf, "Emisor")["RNCEmisor"] = "101010101"
 	})
 
 	for i := range 2 {
@@ -553,7 +554,7 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	// The other tenant numbers its own range from 1, and cannot issue as us.
 	body := invoice(func(ecf map[string]any) {
-		ecf["Encabezado"].(map[string]any)["Emisor"].(map[string]any)["RNCEmisor"] = "202020202"
+		apitest.Section(ecf, "Emisor")["RNCEmisor"] = "202020202"
 	})
 	if got := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: other, Body: body}))["encf"]; got != "E310000000001" {
 		t.Fatalf("other tenant's first number %v", got)

@@ -202,63 +202,13 @@ func runCLI(args ...string) (stdout, stderr string, err error) {
 	return out.String(), errOut.String(), err
 }
 
-// today is today's date in the Dominican Republic, as DGII writes it.
-func today() string { return sello.TodayInDR(time.Now()).DGII() }
+// invoice is a valid type-31 invoice of the demo tenant.
+func invoice(mods ...func(ecf map[string]any)) []byte { return apitest.Invoice(demoRNC, mods...) }
 
-// invoice returns a valid type-31 invoice of the demo tenant: two units at
-// 500.00 with 18% ITBIS, totals left for Sello to compute.
-func invoice(mods ...func(ecf map[string]any)) []byte {
-	doc := map[string]any{
-		"ECF": map[string]any{
-			"Encabezado": map[string]any{
-				"Version": "1.0",
-				"IdDoc": map[string]any{
-					"TipoeCF":      "31",
-					"TipoIngresos": "01",
-					"TipoPago":     "1",
-				},
-				"Emisor": map[string]any{
-					"RNCEmisor":         "130000001",
-					"RazonSocialEmisor": "Sello Demo SRL",
-					"DireccionEmisor":   "Av. Winston Churchill 1099, Santo Domingo",
-					"FechaEmision":      today(),
-				},
-				"Comprador": map[string]any{
-					"RNCComprador":         "131880681",
-					"RazonSocialComprador": "Cliente Ejemplo SRL",
-				},
-			},
-			"DetallesItems": map[string]any{
-				"Item": []any{map[string]any{
-					"NumeroLinea":            1,
-					"IndicadorFacturacion":   1,
-					"NombreItem":             "Servicio de consultoría",
-					"IndicadorBienoServicio": 2,
-					"CantidadItem":           2,
-					"PrecioUnitarioItem":     "500.00",
-				}},
-			},
-		},
-	}
-	for _, m := range mods {
-		m(doc["ECF"].(map[string]any))
-	}
-	b, err := json.Marshal(doc)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
-// idDoc returns the IdDoc object of an ECF map, for modifiers.
-func idDoc(ecf map[string]any) map[string]any {
-	return ecf["Encabezado"].(map[string]any)["IdDoc"].(map[string]any)
-}
-
-// withENCF sets an explicit e-NCF.
-func withENCF(encf string) func(map[string]any) {
-	return func(ecf map[string]any) { idDoc(ecf)["eNCF"] = encf }
-}
+var (
+	idDoc    = apitest.IdDoc
+	withENCF = apitest.WithENCF
+)
 
 // document extracts the document resource of a 202/200 answer.
 func document(tb testing.TB, r *response) map[string]any {

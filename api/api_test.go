@@ -1,0 +1,163 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/api"
+	"github.com/sello-do/sello/apitest"
+	"github.com/sello-do/sello/sqlite"
+)
+
+const testRNC = "130000001"
+
+// fixture is an API over a real SQLite store with one tenant, a type-31
+// range and a key with every scope.
+type fixture struct {
+	db      *sqlite.DB
+	handler http.Handler
+	key     string
+	tenant  *sello.Tenant
+	logs    *bytes.Buffer
+}
+
+func mustFixture(tb testing.TB) *fixture {
+	tb.Helper()
+	ctx := context.Background()
+	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "sello.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	t := &sello.Tenant{RNC: testRNC, Name: "Prueba SRL", Plan: sello.RatePlan{Name: "bench", Rate: 1e9, Burst: 1e9}}
+	if err := db.CreateTenant(ctx, t); err != nil {
+		tb.Fatal(err)
+	}
+	if err := db.AddSequence(ctx, &sello.Sequence{TenantID: t.ID, Environment: sello.EnvTest, Type: "31", From: 1, To: 9_000_000_000}); err != nil {
+		tb.Fatal(err)
+	}
+	k, plaintext := sello.NewAPIKey(t.ID, sello.EnvTest, "test", sello.Scopes, nil)
+	if err := db.CreateAPIKey(ctx, k); err != nil {
+		tb.Fatal(err)
+	}
+	logs := &bytes.Buffer{}
+	srv := &api.Server{Store: db, Logger: slog.New(slog.NewJSONHandler(logs, nil)), Ready: db.SQL().PingContext}
+	return &fixture{db: db, handler: srv.Handler(), key: plaintext, tenant: t, logs: logs}
+}
+
+// do serves one request in process.
+func (f *fixture) do(method, path string, body []byte) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(method, path, bytes.NewReader(body))
+	req.Header.Set("X-API-KEY", f.key)
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	f.handler.ServeHTTP(rec, req)
+	return rec
+}
+
+func TestInternalErrorsDoNotLeak(t *testing.T) {
+	f := mustFixture(t)
+	if rec := f.do("GET", "/readyz", nil); rec.Code != http.StatusOK {
+		t.Fatalf("readyz before: %d", rec.Code)
+	}
+	// The database goes away under the server.
+	f.db.Close()
+
+	rec := f.do("POST", "/TesteCF/documentos-ecf", apitest.Invoice(testRNC))
+	body := rec.Body.String()
+	if rec.Code != http.StatusInternalServerError || !strings.Contains(body, `"code":"INTERNAL"`) {
+		t.Fatalf("got %d %s, want 500 INTERNAL", rec.Code, body)
+	}
+	if strings.Contains(body, "sql") || strings.Contains(body, "closed") {
+		t.Fatalf("internal detail leaked to the client: %s", body)
+	}
+	cid := rec.Header().Get("X-Correlation-Id")
+	if !strings.Contains(f.logs.String(), cid) || !strings.Contains(f.logs.String(), "closed") {
+		t.Fatalf("the log does not carry the cause under correlation id %s:\n%s", cid, f.logs)
+	}
+	if strings.Contains(f.logs.String(), f.key) {
+		t.Fatal("the full API key reached the log")
+	}
+
+	rec = f.do("GET", "/readyz", nil)
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), `"code":"UNAVAILABLE"`) {
+		t.Fatalf("readyz after: %d %s, want 503 UNAVAILABLE", rec.Code, rec.Body)
+	}
+	if rec := f.do("GET", "/healthz", nil); rec.Code != http.StatusOK {
+		t.Fatalf("healthz: %d", rec.Code)
+	}
+}
+
+func TestHTTPStatusCoversEveryCode(t *testing.T) {
+	seen := map[int]bool{}
+	for _, code := range sello.ErrorCodes {
+		s := api.HTTPStatus(code)
+		if s < 400 {
+			t.Errorf("%s maps to %d", code, s)
+		}
+		seen[s] = true
+	}
+	if api.HTTPStatus("NO_SUCH_CODE") != 500 {
+		t.Error("unknown codes must map to 500")
+	}
+	if len(seen) != 11 {
+		t.Errorf("%d distinct statuses, want 11 (DESIGN §2)", len(seen))
+	}
+}
+
+// BenchmarkCreateDocument measures a create end to end in process: decode,
+// DGII rules and totals, numbering and the insert of document, event and
+// status history in one SQLite transaction.
+func BenchmarkCreateDocument(b *testing.B) {
+	f := mustFixture(b)
+	body := apitest.Invoice(testRNC)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if rec := f.do("POST", "/TesteCF/documentos-ecf", body); rec.Code != http.StatusAccepted {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+}
+
+// BenchmarkValidateDocument is the same request with ?validate=true: no
+// write, for comparison.
+func BenchmarkValidateDocument(b *testing.B) {
+	f := mustFixture(b)
+	body := apitest.Invoice(testRNC)
+	for b.Loop() {
+		if rec := f.do("POST", "/TesteCF/documentos-ecf?validate=true", body); rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+	}
+}
+
+// BenchmarkStatusBatch1000 asks for 1,000 existing documents at once.
+func BenchmarkStatusBatch1000(b *testing.B) {
+	f := mustFixture(b)
+	body := apitest.Invoice(testRNC)
+	encfs := make([]string, 1000)
+	for i := range encfs {
+		rec := f.do("POST", "/TesteCF/documentos-ecf", body)
+		var r struct{ Document struct{ ENCF string } }
+		json.Unmarshal(rec.Body.Bytes(), &r)
+		encfs[i] = r.Document.ENCF
+	}
+	req, _ := json.Marshal(map[string]any{"encfs": encfs})
+	b.ResetTimer()
+	for b.Loop() {
+		rec := f.do("POST", "/TesteCF/documentos-ecf/status/batch", req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", rec.Code, rec.Body)
+		}
+		io.Copy(io.Discard, rec.Body)
+	}
+}
