@@ -17,11 +17,11 @@ func (c *checker) checkRules() {
 	c.checkDates()
 	c.checkPayment()
 	c.checkItems()
-	c.checkAdditionalTaxes()
 	c.checkGlobalAdjustments()
 	c.checkReference()
 	c.checkOtraMoneda()
 	c.checkTotals()
+	c.checkAdditionalTaxes() // needs MontoItem
 	c.checkBuyer()     // needs MontoTotal
 	c.checkItemCount() // needs MontoTotal
 	c.checkPagination()

@@ -1,0 +1,148 @@
+package ecf_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/ecf"
+)
+
+func TestDecode_InvalidJSON(t *testing.T) {
+	tests := map[string]struct{ body, msg string }{
+		"Unterminated": {`{`, "offset 1"},
+		"Trailing":     {`{"ECF":{}} x`, "offset 11"},
+		"TwoValues":    {`{"ECF":{}}{}`, "offset 10"},
+		"Array":        {`[]`, "not an array"},
+		"Empty":        {``, "empty"},
+		"Blank":        {"  \n", "empty"},
+		"String":       {`"ECF"`, "not a string"},
+		"BadToken":     {`{"ECF": tru}`, "offset"},
+		"MissingColon": {`{"ECF" {}}`, "offset 8"},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			_, err := ecf.Decode([]byte(tt.body))
+			if got, want := sello.ErrorCodeOf(err), sello.CodeInvalidJSON; got != want {
+				t.Fatalf("code = %s, want %s (%v)", got, want, err)
+			}
+			if got := sello.ErrorMessageOf(err); !strings.Contains(got, tt.msg) {
+				t.Errorf("message %q does not contain %q", got, tt.msg)
+			}
+		})
+	}
+}
+
+func TestDecode_ValidationFailed(t *testing.T) {
+	body := `{"ECF":{"Encabezado":{"Version":"1.0","IdDoc":{"TipoeCF":31,"Foo":1,"tipoPago":1},
+		"Emisor":{"RNCEmisor":131793916,"RazonSocialEmisor":""}},
+		"DetallesItems":{"Item":[{"NumeroLinea":1,"PrecioUnitarioItem":"abc","CantidadItem":true},
+		                         {"NumeroLinea":2,"PrecioUnitarioItem":1e3,"CantidadItem":"1.5"}]},
+		"DescuentosORecargos":{"DescuentoORecargo":"x"}}, "Extra":1}`
+	_, err := ecf.Decode([]byte(body))
+	if got, want := sello.ErrorCodeOf(err), sello.CodeValidationFailed; got != want {
+		t.Fatalf("code = %s, want %s (%v)", got, want, err)
+	}
+	want := map[string]string{
+		"Extra":                                        "Unknown field",
+		"ECF.Encabezado.IdDoc.Foo":                     "Unknown field",
+		"ECF.Encabezado.IdDoc.tipoPago":                `did you mean "TipoPago"`,
+		"ECF.Encabezado.Emisor.RNCEmisor":              "Must be a string",
+		"ECF.Encabezado.Emisor.RazonSocialEmisor":      "Must not be empty",
+		"ECF.DetallesItems.Item[0].PrecioUnitarioItem": "Invalid number",
+		"ECF.DetallesItems.Item[0].CantidadItem":       "not a boolean",
+		"ECF.DetallesItems.Item[1].PrecioUnitarioItem": "plain notation",
+		"ECF.DescuentosORecargos.DescuentoORecargo":    "Must be an array",
+	}
+	got := detailsOf(err)
+	if len(got) != len(want) {
+		t.Errorf("got %d details, want %d: %+v", len(got), len(want), got)
+	}
+	for path, sub := range want {
+		if !hasDetail(err, path, sub) {
+			t.Errorf("no detail at %s containing %q in %+v", path, sub, got)
+		}
+	}
+}
+
+func TestDecode_MissingRoot(t *testing.T) {
+	_, err := ecf.Decode([]byte(`{"ecf":{}}`))
+	if !hasDetail(err, "ECF", "Required") || !hasDetail(err, "ecf", "Unknown") {
+		t.Errorf("got %v %+v", err, detailsOf(err))
+	}
+}
+
+func TestDecode_NumbersAndStrings(t *testing.T) {
+	tests := map[string]struct {
+		in, want string
+		ok       bool
+	}{
+		"Number":        {`1180`, "1180.00", true},
+		"String":        {`"1180.00"`, "1180.00", true},
+		"Precise":       {`0.1`, "0.10", true},
+		"FourDecimals":  {`"12.3456"`, "12.3456", true},
+		"TrailingZeros": {`"12.3400"`, "12.34", true},
+		"HugeExact":     {`9999999999999999.99`, "9999999999999999.99", true},
+		"Negative":      {`"-5"`, "-5.00", true},
+		"Exponent":      {`1e3`, "", false},
+		"Spaces":        {`" 12"`, "", false},
+		"Comma":         {`"1,180.00"`, "", false},
+		"DotOnly":       {`"1."`, "", false},
+		"TooLong":       {`"` + strings.Repeat("9", 41) + `"`, "", false},
+	}
+	for name, tt := range tests {
+		t.Run(name, func(t *testing.T) {
+			d, err := ecf.Decode([]byte(`{"ECF":{"DetallesItems":{"Item":[{"PrecioUnitarioItem":` + tt.in + `}]}}}`))
+			if !tt.ok {
+				if !hasDetail(err, "ECF.DetallesItems.Item[0].PrecioUnitarioItem", "") {
+					t.Fatalf("want a detail, got %v", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := d.ECF.DetallesItems.Item[0].PrecioUnitarioItem.String(); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDecode_RoundTrip(t *testing.T) {
+	for _, typ := range sello.DocumentTypes {
+		t.Run("E"+string(typ), func(t *testing.T) {
+			d := MustFixture(t, string(typ))
+			if err := ecf.Check(d, testContext); err != nil {
+				t.Fatal(err)
+			}
+			first := marshal(t, d)
+			d2 := MustDecode(t, []byte(first))
+			if got := marshal(t, d2); got != first {
+				t.Errorf("round trip differs:\n got %s\nwant %s", got, first)
+			}
+			if err := ecf.Check(d2, testContext); err != nil {
+				t.Errorf("Check after round trip: %v %+v", err, detailsOf(err))
+			}
+			if strings.Contains(first, `""`) || strings.Contains(first, "null") || strings.Contains(first, "{}") {
+				t.Errorf("normalized document has empty values: %s", first)
+			}
+		})
+	}
+}
+
+func TestDocument_Total(t *testing.T) {
+	d := MustFixture(t, "31")
+	if got := d.Total(); got != "" {
+		t.Errorf("Total before Check = %q, want empty", got)
+	}
+	if err := ecf.Check(d, testContext); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := d.Total(), "1180.00"; got != want {
+		t.Errorf("Total() = %q, want %q", got, want)
+	}
+	if got, want := d.BuyerRNC(), "101023122"; got != want {
+		t.Errorf("BuyerRNC() = %q, want %q", got, want)
+	}
+}
