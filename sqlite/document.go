@@ -15,9 +15,6 @@ import (
 	"github.com/sello-do/sello"
 )
 
-// encfPath is where the e-NCF sits in a document's JSON.
-const encfPath = "ECF.Encabezado.IdDoc.eNCF"
-
 // CreateDocument implements sello.DocumentStore: in one IMMEDIATE
 // transaction it claims the idempotency key, takes the e-NCF, calls
 // nd.Prepare and writes the document, its first status and its ecf.queued
@@ -28,10 +25,10 @@ func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.
 	if err != nil {
 		return nil, false, err
 	}
-	now := db.now()
 	var doc *sello.Document
 	var replayed bool
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		now := db.now() // under the write lock, so creation times follow commit order
 		if nd.IdempotencyKey != "" {
 			prev, err := claimIdempotencyKey(ctx, tx, nd, now)
 			if err != nil || prev != nil {
@@ -83,9 +80,9 @@ func checkNewDocument(nd sello.NewDocument) (*sello.ENCF, error) {
 	}
 	e, err := sello.ParseENCF(nd.ENCF)
 	if err != nil {
-		return nil, sello.ValidationError([]sello.ErrorDetail{{Path: encfPath, Message: sello.ErrorMessageOf(err)}})
+		return nil, sello.ValidationError([]sello.ErrorDetail{{Path: sello.ENCFPath, Message: sello.ErrorMessageOf(err)}})
 	} else if e.Type != nd.Type {
-		return nil, sello.ValidationError([]sello.ErrorDetail{{Path: encfPath, Message: fmt.Sprintf("e-NCF %s is of type %s, not %s.", nd.ENCF, e.Type, nd.Type)}})
+		return nil, sello.ValidationError([]sello.ErrorDetail{{Path: sello.ENCFPath, Message: fmt.Sprintf("e-NCF %s is of type %s, not %s.", nd.ENCF, e.Type, nd.Type)}})
 	}
 	return &e, nil
 }
@@ -135,34 +132,62 @@ func claimIdempotencyKey(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, 
 	return &doc, nil
 }
 
+// typeSequences returns the tenant's ranges of nd.Type in its environment,
+// oldest (lowest) first.
+func typeSequences(ctx context.Context, tx *sql.Tx, nd sello.NewDocument) ([]*sello.Sequence, error) {
+	rows, err := tx.QueryContext(ctx, `
+		SELECT `+sequenceColumns+` FROM sequences
+		WHERE tenant_id = ? AND environment = ? AND type = ?
+		ORDER BY range_from`, nd.TenantID, nd.Environment, nd.Type)
+	if err != nil {
+		return nil, dbError(err, "find sequences")
+	}
+	defer rows.Close()
+	var out []*sello.Sequence
+	for rows.Next() {
+		s, err := scanSequence(rows)
+		if err != nil {
+			return nil, dbError(err, "find sequences")
+		}
+		out = append(out, s)
+	}
+	return out, dbError(rows.Err(), "find sequences")
+}
+
 // nextNumber takes the next unused number of the oldest usable range of
 // nd.Type, skipping numbers already taken explicitly. Returns
 // SEQUENCE_EXHAUSTED.
 func nextNumber(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, now time.Time) (sello.ENCF, *sello.Sequence, error) {
-	today := formatDate(sello.TodayInDR(now))
+	seqs, err := typeSequences(ctx, tx, nd)
+	if err != nil {
+		return sello.ENCF{}, nil, err
+	}
+	before := make([]int64, len(seqs))
+	for i, s := range seqs {
+		before[i] = s.Next
+	}
 	for {
-		seq, err := scanSequence(tx.QueryRowContext(ctx, `
-			SELECT `+sequenceColumns+` FROM sequences
-			WHERE tenant_id = ? AND environment = ? AND type = ? AND next <= range_to
-				AND (expires_on IS NULL OR expires_on >= ?)
-			ORDER BY range_from LIMIT 1`,
-			nd.TenantID, nd.Environment, nd.Type, today))
-		if errors.Is(err, sql.ErrNoRows) {
-			return sello.ENCF{}, nil, sello.Errorf(sello.CodeSequenceExhausted,
-				"No registered e-NCF range of type %s in %s has an unexpired number left: register the next range DGII authorized.", nd.Type, nd.Environment)
-		} else if err != nil {
-			return sello.ENCF{}, nil, dbError(err, "find sequence")
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE sequences SET next = next + 1 WHERE tenant_id = ? AND id = ?`, nd.TenantID, seq.ID); err != nil {
-			return sello.ENCF{}, nil, dbError(err, "advance sequence")
+		seq, err := sello.NextSequence(seqs, nd.Environment, nd.Type, now)
+		if err != nil {
+			return sello.ENCF{}, nil, err
 		}
 		n := sello.ENCF{Type: nd.Type, Number: seq.Next}
 		seq.Next++
 		if id, err := documentIDByENCF(ctx, tx, nd, n.String()); err != nil {
 			return sello.ENCF{}, nil, err
-		} else if id == "" {
-			return n, seq, nil
+		} else if id != "" {
+			continue // taken explicitly
 		}
+		for i, s := range seqs {
+			if s.Next == before[i] {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE sequences SET next = ? WHERE tenant_id = ? AND id = ?`,
+				s.Next, nd.TenantID, s.ID); err != nil {
+				return sello.ENCF{}, nil, dbError(err, "advance sequence")
+			}
+		}
+		return n, seq, nil
 	}
 }
 
@@ -174,26 +199,20 @@ func takeNumber(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, n sello.E
 	} else if id != "" {
 		return nil, sello.Errorf(sello.CodeConflict, "e-NCF %s is already used by document %s.", n, id)
 	}
-	seq, err := scanSequence(tx.QueryRowContext(ctx, `
-		SELECT `+sequenceColumns+` FROM sequences
-		WHERE tenant_id = ? AND environment = ? AND type = ? AND range_from <= ? AND range_to >= ?`,
-		nd.TenantID, nd.Environment, n.Type, n.Number, n.Number))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, sello.ValidationError([]sello.ErrorDetail{{Path: encfPath,
-			Message: fmt.Sprintf("e-NCF %s lies in no registered range of type %s in %s.", n, n.Type, nd.Environment)}})
-	} else if err != nil {
-		return nil, dbError(err, "find sequence")
+	seqs, err := typeSequences(ctx, tx, nd)
+	if err != nil {
+		return nil, err
 	}
-	if seq.Expired(now) {
-		return nil, sello.ValidationError([]sello.ErrorDetail{{Path: encfPath,
-			Message: fmt.Sprintf("e-NCF %s belongs to a range that expired on %s.", n, seq.ExpiresOn.DGII())}})
+	seq, err := sello.SequenceOf(seqs, nd.Environment, n, now)
+	if err != nil {
+		return nil, err
 	}
 	if seq.Next == n.Number {
-		if _, err := tx.ExecContext(ctx, `UPDATE sequences SET next = next + 1 WHERE tenant_id = ? AND id = ? AND next = ?`,
-			nd.TenantID, seq.ID, n.Number); err != nil {
+		seq.Next++
+		if _, err := tx.ExecContext(ctx, `UPDATE sequences SET next = ? WHERE tenant_id = ? AND id = ?`,
+			seq.Next, nd.TenantID, seq.ID); err != nil {
 			return nil, dbError(err, "advance sequence")
 		}
-		seq.Next++
 	}
 	return seq, nil
 }
