@@ -42,7 +42,7 @@ func Decode(body []byte) (*Document, error) {
 	}
 	for _, k := range sortedKeys(obj) {
 		if k != "ECF" {
-			dec.add(k, "Unknown field: the body must be {\"ECF\":{…}} with nothing beside ECF.")
+			dec.add(keyPath(k), "Unknown field: the body must be {\"ECF\":{…}} with nothing beside ECF.")
 		}
 	}
 	if ecf != nil {
@@ -251,4 +251,13 @@ func jsonName(f reflect.StructField) string {
 		return f.Name
 	}
 	return name
+}
+
+// keyPath spells an unknown top-level key as a path: quoted when it is
+// empty, so that every detail has a path.
+func keyPath(k string) string {
+	if k == "" {
+		return strconv.Quote(k)
+	}
+	return k
 }
