@@ -22,8 +22,8 @@ func (c *checker) checkRules() {
 	c.checkOtraMoneda()
 	c.checkTotals()
 	c.checkAdditionalTaxes() // needs MontoItem
-	c.checkBuyer()     // needs MontoTotal
-	c.checkItemCount() // needs MontoTotal
+	c.checkBuyer()           // needs MontoTotal
+	c.checkItemCount()       // needs MontoTotal
 	c.checkPagination()
 }
 
