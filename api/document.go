@@ -91,16 +91,10 @@ func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-// checkDocument decodes a document and checks it against DGII's rules.
+// checkDocument decodes a document and checks it against DGII's rules,
+// reporting every problem at once.
 func (s *Server) checkDocument(body []byte, p *principal) (*ecf.Document, error) {
-	doc, err := ecf.Decode(body)
-	if err != nil {
-		return nil, err
-	}
-	if err := ecf.Check(doc, ecf.Context{TenantRNC: p.Tenant.RNC, Now: s.now()}); err != nil {
-		return nil, err
-	}
-	return doc, nil
+	return ecf.Parse(body, ecf.Context{TenantRNC: p.Tenant.RNC, Now: s.now()})
 }
 
 // validateDocument answers a pre-flight: the document is checked as a create

@@ -26,13 +26,26 @@ type Document struct {
 // VALIDATION_FAILED listing every problem with its JSON path. Amounts and
 // quantities are accepted as JSON numbers or strings and parsed exactly.
 func Decode(body []byte) (*Document, error) {
-	root, err := parseJSON(body)
+	d, details, err := decode(body)
 	if err != nil {
 		return nil, err
+	} else if len(details) > 0 {
+		return nil, sello.ValidationError(details)
+	}
+	return d, nil
+}
+
+// decode maps body onto the model as far as it fits. It returns the
+// document with every field that could be decoded set, the shape problems,
+// and an error only when nothing usable could be decoded (INVALID_JSON).
+func decode(body []byte) (*Document, []sello.ErrorDetail, error) {
+	root, err := parseJSON(body)
+	if err != nil {
+		return nil, nil, err
 	}
 	obj, ok := root.(map[string]any)
 	if !ok {
-		return nil, sello.Errorf(sello.CodeInvalidJSON, "The body must be a JSON object {\"ECF\":{…}}, not %s (at offset 0).", jsonKind(root))
+		return nil, nil, sello.Errorf(sello.CodeInvalidJSON, "The body must be a JSON object {\"ECF\":{…}}, not %s (at offset 0).", jsonKind(root))
 	}
 	d := &Document{}
 	dec := decoder{}
@@ -48,10 +61,7 @@ func Decode(body []byte) (*Document, error) {
 	if ecf != nil {
 		dec.value("ECF", ecf, reflect.ValueOf(&d.ECF).Elem())
 	}
-	if len(dec.details) > 0 {
-		return nil, sello.ValidationError(dec.details)
-	}
-	return d, nil
+	return d, dec.details, nil
 }
 
 // parseJSON decodes body into generic values, numbers kept as json.Number.

@@ -9,7 +9,7 @@ import (
 	"github.com/sello-do/sello/ecf"
 )
 
-// FuzzDecode checks that Decode and Check never panic and only ever return
+// FuzzDecode checks that Decode, Check and Parse never panic and only ever return
 // INVALID_JSON or VALIDATION_FAILED, the latter with a path on every detail.
 func FuzzDecode(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "valid", "*.json"))
@@ -19,6 +19,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"ECF":{"DetallesItems":{"Item":[{"PrecioUnitarioItem":"1.5","CantidadItem":2,"IndicadorFacturacion":1}]}}}`))
 	f.Add([]byte(`[]`))
 	f.Fuzz(func(t *testing.T, body []byte) {
+		// Parse checks what could be decoded even when decoding found
+		// problems: it must hold up on partial documents too.
+		if _, err := ecf.Parse(body, testContext); err != nil {
+			assertClientError(t, err, true)
+		}
 		d, err := ecf.Decode(body)
 		if err != nil {
 			assertClientError(t, err, true)
