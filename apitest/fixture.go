@@ -17,9 +17,10 @@ func Invoice(rnc string, mods ...func(ecf map[string]any)) []byte {
 			"Encabezado": map[string]any{
 				"Version": "1.0",
 				"IdDoc": map[string]any{
-					"TipoeCF":      "31",
-					"TipoIngresos": "01",
-					"TipoPago":     "1",
+					"TipoeCF":               "31",
+					"IndicadorMontoGravado": "0",
+					"TipoIngresos":          "01",
+					"TipoPago":              "1",
 				},
 				"Emisor": map[string]any{
 					"RNCEmisor":         rnc,

@@ -439,7 +439,7 @@ func TestReadDocuments(t *testing.T) {
 	})
 
 	t.Run("ErrInvalidRequest", func(t *testing.T) {
-		for _, q := range []string{"?limit=0", "?limit=201", "?status=done", "?type=E99", "?from=yesterday", "?cursor=%%%", "?colour=red"} {
+		for _, q := range []string{"?limit=0", "?limit=201", "?status=done", "?type=E99", "?from=yesterday", "?cursor=not-a-cursor", "?colour=red"} {
 			wantError(t, s.Do(t, request{Method: "GET", Path: docsPath + q, Key: key}), http.StatusBadRequest, sello.CodeInvalidRequest)
 		}
 	})
