@@ -99,6 +99,16 @@ type DGIIResult struct {
 	SecuenciaUtilizada *bool         `json:"secuenciaUtilizada"`
 }
 
+// normalized returns r with Mensajes never nil, so it reads [] in JSON.
+func (r *DGIIResult) normalized() *DGIIResult {
+	if r == nil || r.Mensajes != nil {
+		return r
+	}
+	c := *r
+	c.Mensajes = []DGIIMessage{}
+	return &c
+}
+
 // DGIIMessage is one of DGII's validation messages.
 type DGIIMessage struct {
 	Codigo int    `json:"codigo"`
@@ -167,7 +177,7 @@ func (d *Document) Resource() DocumentResource {
 		SecurityCode:       nullable(d.SecurityCode),
 		QRURL:              nullable(d.QRURL),
 		Total:              d.Total,
-		DGII:               d.DGII,
+		DGII:               d.DGII.normalized(),
 		Delivery:           d.Delivery,
 		CommercialApproval: d.CommercialApproval,
 		FailureReason:      nullable(d.FailureReason),

@@ -1,6 +1,7 @@
 package sello_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -216,5 +217,19 @@ func TestGCRA(t *testing.T) {
 	now = now.Add(time.Second)
 	if d, _ := l.Allow(t.Context(), "k", plan); !d.Allowed || d.Remaining != 4 {
 		t.Fatalf("after refill: %+v, want 4 remaining", d)
+	}
+}
+
+func TestDocumentResourceDGIIMessagesNeverNull(t *testing.T) {
+	d := &sello.Document{Type: "31", DGII: &sello.DGIIResult{Codigo: 1, Estado: "Aceptado"}}
+	b, err := json.Marshal(d.Resource())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"mensajes":[]`) {
+		t.Fatalf("mensajes is not [] in %s", b)
+	}
+	if d.DGII.Mensajes != nil {
+		t.Fatal("Resource changed the document")
 	}
 }
