@@ -36,23 +36,25 @@ func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.
 				return err
 			}
 		}
+		var n sello.ENCF
 		var seq *sello.Sequence
 		var err error
 		if explicit != nil {
-			seq, err = takeNumber(ctx, tx, nd, *explicit, now)
+			n = *explicit
+			seq, err = takeNumber(ctx, tx, nd, n, now)
 		} else {
-			var n sello.ENCF
 			n, seq, err = nextNumber(ctx, tx, nd, now)
-			explicit = &n
 		}
 		if err != nil {
 			return err
 		}
-		p, err := nd.Prepare(*explicit, seq)
+		p, err := nd.Prepare(n, seq)
 		if err != nil {
 			return err
+		} else if !json.Valid(p.Payload) {
+			return errors.New("create document: Prepare returned a payload that is not JSON")
 		}
-		doc = newDocument(nd, explicit.String(), p, now)
+		doc = newDocument(nd, n.String(), p, now)
 		return insertDocument(ctx, tx, doc, nd)
 	})
 	if err != nil {
@@ -194,14 +196,14 @@ func nextNumber(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, now time.
 // takeNumber checks an explicit e-NCF: unused, inside an unexpired range.
 // Returns CONFLICT naming the document that has it, or VALIDATION_FAILED.
 func takeNumber(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, n sello.ENCF, now time.Time) (*sello.Sequence, error) {
+	seqs, err := typeSequences(ctx, tx, nd)
+	if err != nil {
+		return nil, err
+	}
 	if id, err := documentIDByENCF(ctx, tx, nd, n.String()); err != nil {
 		return nil, err
 	} else if id != "" {
 		return nil, sello.Errorf(sello.CodeConflict, "e-NCF %s is already used by document %s.", n, id)
-	}
-	seqs, err := typeSequences(ctx, tx, nd)
-	if err != nil {
-		return nil, err
 	}
 	seq, err := sello.SequenceOf(seqs, nd.Environment, n, now)
 	if err != nil {
