@@ -3,10 +3,15 @@ package postgres_test
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
+	"errors"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sello-do/sello"
@@ -17,10 +22,10 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// MustOpen opens a store in a fresh schema of the database at
-// SELLO_TEST_DATABASE_URL, dropped at cleanup. It skips the test when the
-// variable is not set.
-func MustOpen(tb testing.TB) *postgres.DB {
+// MustSchema creates a fresh schema in the database at
+// SELLO_TEST_DATABASE_URL, dropped at cleanup, and returns a URL whose
+// search_path selects it. It skips the test when the variable is not set.
+func MustSchema(tb testing.TB) string {
 	tb.Helper()
 	base := os.Getenv("SELLO_TEST_DATABASE_URL")
 	if base == "" {
@@ -50,7 +55,14 @@ func MustOpen(tb testing.TB) *postgres.DB {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	db, err := postgres.Open(ctx, u.String())
+	return u.String()
+}
+
+// MustOpen opens a store in a fresh schema (see MustSchema), closed at
+// cleanup.
+func MustOpen(tb testing.TB) *postgres.DB {
+	tb.Helper()
+	db, err := postgres.Open(tb.Context(), MustSchema(tb))
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}
@@ -64,4 +76,115 @@ func TestStore(t *testing.T) {
 
 func TestRateLimiter(t *testing.T) {
 	storetest.RunRateLimiter(t, func(t *testing.T) sello.RateLimiter { return postgres.NewRateLimiter(MustOpen(t)) })
+}
+
+func TestStatusHistory(t *testing.T) {
+	db := MustOpen(t)
+	ctx := t.Context()
+	tn := storetest.MustCreateTenant(t, db)
+	storetest.MustAddSequence(t, db, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 10)
+	prepare := func(n sello.ENCF, _ *sello.Sequence) (*sello.PreparedDocument, error) {
+		return &sello.PreparedDocument{Payload: json.RawMessage(`{"ECF":{}}`), Total: "10.00", IssueDate: sello.Date{Year: 2026, Month: 3, Day: 1}}, nil
+	}
+	doc := storetest.MustCreateDocument(t, db, sello.NewDocument{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, Prepare: prepare})
+	_, _, err := db.CreateDocument(ctx, sello.NewDocument{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
+		Prepare: func(sello.ENCF, *sello.Sequence) (*sello.PreparedDocument, error) { return nil, errors.New("boom") }})
+	if err == nil {
+		t.Fatal("CreateDocument with a failing Prepare: got nil error")
+	}
+	rows, err := db.Pool().Query(ctx, `SELECT document_id, status, at FROM document_status_history WHERE tenant_id = $1`, tn.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type entry struct {
+		ID, Status string
+		At         time.Time
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[entry])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].ID != doc.ID || got[0].Status != "queued_for_signing" || !got[0].At.Equal(doc.CreatedAt) {
+		t.Errorf("history: got %+v, want one queued_for_signing entry of %s at %v", got, doc.ID, doc.CreatedAt)
+	}
+}
+
+// TestOpenConcurrently starts several nodes on one empty schema at once:
+// the advisory lock makes them migrate one after the other.
+func TestOpenConcurrently(t *testing.T) {
+	u := MustSchema(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Go(func() {
+			db, err := postgres.Open(t.Context(), u)
+			if err == nil {
+				db.Close()
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("node %d: %v", i, err)
+		}
+	}
+}
+
+// TestRateLimiterMatchesMemory drives the shared limiter and
+// sello.MemoryRateLimiter with one fake clock: every decision is the same.
+func TestRateLimiterMatchesMemory(t *testing.T) {
+	l := postgres.NewRateLimiter(MustOpen(t))
+	for _, plan := range []sello.RatePlan{{Name: "slow", Rate: 3, Burst: 4}, sello.DefaultRatePlan, {Name: "odd", Rate: 7.3, Burst: 1}} {
+		t.Run(plan.Name, func(t *testing.T) {
+			now := time.Date(2026, 3, 10, 12, 0, 0, 123456789, time.UTC)
+			clock := func() time.Time { return now }
+			l.Now = clock
+			mem := sello.NewMemoryRateLimiter()
+			mem.Now = clock
+			steps := []time.Duration{0, 0, 0, 0, 0, 10 * time.Millisecond, 90 * time.Millisecond, 333333333 * time.Nanosecond, 0, time.Second, 0, 0, 0, 0, 7 * time.Millisecond, time.Minute, 0}
+			for i, step := range steps {
+				now = now.Add(step)
+				got, err := l.Allow(t.Context(), "key-"+plan.Name, plan)
+				if err != nil {
+					t.Fatalf("Allow: %v", err)
+				}
+				want, _ := mem.Allow(t.Context(), "key-"+plan.Name, plan)
+				if got != want {
+					t.Errorf("call %d (+%v): got %+v, want %+v", i, step, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestRateLimiterConcurrent has many callers race on one key at one
+// instant: exactly Burst pass.
+func TestRateLimiterConcurrent(t *testing.T) {
+	db := MustOpen(t)
+	plan := sello.RatePlan{Name: "hot", Rate: 1, Burst: 25}
+	now := time.Now()
+	var allowed atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			l := postgres.NewRateLimiter(db) // one per node
+			l.Now = func() time.Time { return now }
+			for range 10 {
+				d, err := l.Allow(t.Context(), "hot", plan)
+				if err != nil {
+					t.Errorf("Allow: %v", err)
+					return
+				}
+				if d.Allowed {
+					allowed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if got := allowed.Load(); got != int64(plan.Burst) {
+		t.Errorf("allowed: got %d, want %d", got, plan.Burst)
+	}
 }
