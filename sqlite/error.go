@@ -21,6 +21,8 @@ func errorKind(err error) int {
 		return kindUnique
 	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
 		return kindForeignKey
+	}
+	switch e.Code() & 0xff { // primary code: SQLITE_BUSY_SNAPSHOT is busy too
 	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 		return kindBusy
 	}

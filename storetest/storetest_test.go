@@ -5,7 +5,10 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/storetest"
+	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // The memory limiter is the reference the shared limiters must match.
 func TestRunRateLimiterMemory(t *testing.T) {
