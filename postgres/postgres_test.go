@@ -22,15 +22,22 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// databaseURL returns SELLO_TEST_DATABASE_URL, or skips the test.
+func databaseURL(tb testing.TB) string {
+	tb.Helper()
+	u := os.Getenv("SELLO_TEST_DATABASE_URL")
+	if u == "" {
+		tb.Skip("SELLO_TEST_DATABASE_URL not set: skipping the PostgreSQL suite (make test-postgres sets it)")
+	}
+	return u
+}
+
 // MustSchema creates a fresh schema in the database at
 // SELLO_TEST_DATABASE_URL, dropped at cleanup, and returns a URL whose
 // search_path selects it. It skips the test when the variable is not set.
 func MustSchema(tb testing.TB) string {
 	tb.Helper()
-	base := os.Getenv("SELLO_TEST_DATABASE_URL")
-	if base == "" {
-		tb.Skip("SELLO_TEST_DATABASE_URL not set: skipping the PostgreSQL suite (make test-postgres sets it)")
-	}
+	base := databaseURL(tb)
 	ctx := tb.Context()
 	conn, err := pgx.Connect(ctx, base)
 	if err != nil {
@@ -71,10 +78,12 @@ func MustOpen(tb testing.TB) *postgres.DB {
 }
 
 func TestStore(t *testing.T) {
+	databaseURL(t)
 	storetest.Run(t, func(t *testing.T) sello.Store { return MustOpen(t) })
 }
 
 func TestRateLimiter(t *testing.T) {
+	databaseURL(t)
 	storetest.RunRateLimiter(t, func(t *testing.T) sello.RateLimiter { return postgres.NewRateLimiter(MustOpen(t)) })
 }
 
