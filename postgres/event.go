@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -11,7 +12,18 @@ import (
 )
 
 // insertEvent writes ev to the outbox and sets its Seq.
+//
+// Seq is the events API's cursor, so a reader that has seen seq n must
+// never later find a smaller one committed. Each insert therefore first
+// takes a transaction-scoped advisory lock on the tenant and environment:
+// their events get their seq in commit order. The lock is held only from
+// here to the commit, which follows at once.
 func insertEvent(ctx context.Context, tx pgx.Tx, ev *sello.Event) error {
+	h := fnv.New64a()
+	h.Write([]byte("sello events " + ev.TenantID + " " + string(ev.Environment)))
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(h.Sum64())); err != nil {
+		return dbError(err, "lock events")
+	}
 	document, err := jsonOrNull(ev.Document)
 	if err != nil {
 		return err

@@ -29,7 +29,7 @@ var _ sello.Store = (*DB)(nil)
 // Open opens the SQLite file at path, creating it if needed, and applies
 // the embedded migrations. The path must not contain '?'.
 func Open(ctx context.Context, path string) (*DB, error) {
-	sqlDB, err := sql.Open("sqlite", "file:"+path+"?"+pragmas)
+	sqlDB, err := sql.Open("sqlite", path+"?"+pragmas)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}

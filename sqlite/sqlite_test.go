@@ -160,3 +160,30 @@ func mustOneSequence(tb testing.TB, s sello.Store, tenantID string) *sello.Seque
 	}
 	return seqs[0]
 }
+
+// TestOpenPragmas opens a path with spaces, '#' and '%' and checks the
+// connection settings two processes rely on.
+func TestOpenPragmas(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "datos #1 %20")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(t.Context(), filepath.Join(dir, "sello.db"))
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	defer db.Close()
+	var mode string
+	var foreignKeys, busy int
+	for q, dest := range map[string]any{"PRAGMA journal_mode": &mode, "PRAGMA foreign_keys": &foreignKeys, "PRAGMA busy_timeout": &busy} {
+		if err := db.SQL().QueryRowContext(t.Context(), q).Scan(dest); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if mode != "wal" || foreignKeys != 1 || busy != 10000 {
+		t.Errorf("journal_mode, foreign_keys, busy_timeout: got %s, %d, %d; want wal, 1, 10000", mode, foreignKeys, busy)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "sello.db")); err != nil {
+		t.Errorf("database file: %v", err)
+	}
+}
