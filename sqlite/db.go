@@ -22,6 +22,11 @@ type DB struct {
 	Now func() time.Time
 
 	db *sql.DB
+	// writer queues this process's write transactions in Go, in arrival
+	// order, instead of leaving them to SQLite's busy handler, which polls
+	// and can starve a writer for seconds under load. busy_timeout still
+	// arbitrates between processes.
+	writer chan struct{}
 }
 
 var _ sello.Store = (*DB)(nil)
@@ -42,7 +47,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqlDB.Close()
 		return nil, err
 	}
-	return &DB{Now: time.Now, db: sqlDB}, nil
+	return &DB{Now: time.Now, db: sqlDB, writer: make(chan struct{}, 1)}, nil
 }
 
 // SQL returns the underlying database, for work that must share a
@@ -57,6 +62,12 @@ func (db *DB) now() time.Time { return db.Now().UTC().Truncate(time.Microsecond)
 
 // inTx runs fn in an IMMEDIATE transaction and commits it if fn succeeds.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	select {
+	case db.writer <- struct{}{}:
+		defer func() { <-db.writer }()
+	case <-ctx.Done():
+		return fmt.Errorf("wait to write: %w", ctx.Err())
+	}
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return dbError(err, "begin")
