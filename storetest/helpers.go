@@ -21,6 +21,9 @@ type Clock struct {
 	Step time.Duration
 }
 
+// NewClock returns a clock at start that advances by step on every reading.
+func NewClock(start time.Time, step time.Duration) *Clock { return &Clock{now: start, Step: step} }
+
 // Now returns the current fake time and advances the clock by Step.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -74,7 +77,7 @@ type env struct {
 func newEnv(t *testing.T, open func(t *testing.T) sello.Store) env {
 	t.Helper()
 	s := open(t)
-	c := &Clock{now: clockStart, Step: time.Millisecond}
+	c := NewClock(clockStart, time.Millisecond)
 	SetClock(t, s, c)
 	return env{s: s, clock: c}
 }
