@@ -27,6 +27,9 @@ func databaseURL(tb testing.TB) string {
 	tb.Helper()
 	u := os.Getenv("SELLO_TEST_DATABASE_URL")
 	if u == "" {
+		if os.Getenv("SELLO_REQUIRE_POSTGRES") != "" {
+			tb.Fatal("SELLO_REQUIRE_POSTGRES is set (as in CI) but SELLO_TEST_DATABASE_URL is not: the PostgreSQL suite must run")
+		}
 		tb.Skip("SELLO_TEST_DATABASE_URL not set: skipping the PostgreSQL suite (make test-postgres sets it)")
 	}
 	return u
