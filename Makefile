@@ -10,9 +10,9 @@ help: ## list the targets
 run: ## run the service on the embedded default with demo data
 	$(GO) run ./cmd/sello serve --demo
 
-test: ## vet and run every test (the PostgreSQL suite too when SELLO_TEST_DATABASE_URL is set)
+test: ## vet and run every test with the race detector (the PostgreSQL suite too when SELLO_TEST_DATABASE_URL is set)
 	$(GO) vet ./...
-	$(GO) test -count=1 ./...
+	$(GO) test -race -count=1 ./...
 
 test-postgres: ## run the storage and API suites against the local PostgreSQL
 	SELLO_TEST_DATABASE_URL='$(PG_URL)' $(GO) test -count=1 ./postgres/ ./storetest/ ./cmd/sello/
