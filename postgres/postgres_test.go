@@ -1,13 +1,8 @@
 package postgres_test
 
 import (
-	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"net/url"
-	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,57 +11,15 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/postgres"
+	"github.com/sello-do/sello/postgres/pgtest"
 	"github.com/sello-do/sello/storetest"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-// databaseURL returns SELLO_TEST_DATABASE_URL, or skips the test.
-func databaseURL(tb testing.TB) string {
-	tb.Helper()
-	u := os.Getenv("SELLO_TEST_DATABASE_URL")
-	if u == "" {
-		if os.Getenv("SELLO_REQUIRE_POSTGRES") != "" {
-			tb.Fatal("SELLO_REQUIRE_POSTGRES is set (as in CI) but SELLO_TEST_DATABASE_URL is not: the PostgreSQL suite must run")
-		}
-		tb.Skip("SELLO_TEST_DATABASE_URL not set: skipping the PostgreSQL suite (make test-postgres sets it)")
-	}
-	return u
-}
-
-// MustSchema creates a fresh schema in the database at
-// SELLO_TEST_DATABASE_URL, dropped at cleanup, and returns a URL whose
-// search_path selects it. It skips the test when the variable is not set.
-func MustSchema(tb testing.TB) string {
-	tb.Helper()
-	base := databaseURL(tb)
-	ctx := tb.Context()
-	conn, err := pgx.Connect(ctx, base)
-	if err != nil {
-		tb.Fatalf("connect: %v", err)
-	}
-	schema := "sello_test_" + strings.ToLower(rand.Text()[:16])
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+schema); err != nil {
-		conn.Close(ctx)
-		tb.Fatalf("create schema: %v", err)
-	}
-	tb.Cleanup(func() {
-		ctx := context.Background()
-		if _, err := conn.Exec(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
-			tb.Errorf("drop schema %s: %v", schema, err)
-		}
-		conn.Close(ctx)
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		tb.Fatalf("parse SELLO_TEST_DATABASE_URL: %v", err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
+// MustSchema is pgtest.MustSchema.
+var MustSchema = pgtest.MustSchema
 
 // MustOpen opens a store in a fresh schema (see MustSchema), closed at
 // cleanup.
@@ -81,12 +34,12 @@ func MustOpen(tb testing.TB) *postgres.DB {
 }
 
 func TestStore(t *testing.T) {
-	databaseURL(t)
+	pgtest.DatabaseURL(t)
 	storetest.Run(t, func(t *testing.T) sello.Store { return MustOpen(t) })
 }
 
 func TestRateLimiter(t *testing.T) {
-	databaseURL(t)
+	pgtest.DatabaseURL(t)
 	storetest.RunRateLimiter(t, func(t *testing.T) sello.RateLimiter { return postgres.NewRateLimiter(MustOpen(t)) })
 }
 

@@ -24,6 +24,9 @@ type testServer struct {
 	// Keys are the demo keys by environment.
 	Keys map[sello.Environment]string
 
+	// storageArgs point an operator command at the server's storage.
+	storageArgs []string
+
 	contract *apitest.Contract
 	cancel   context.CancelFunc
 	done     chan error
@@ -53,6 +56,12 @@ func MustRunServer(tb testing.TB, extraArgs ...string) *testServer {
 			}
 		}
 	}()
+	s.storageArgs = []string{"--data", s.Data}
+	for i, a := range extraArgs {
+		if a == "--database-url" && i+1 < len(extraArgs) {
+			s.storageArgs = append(s.storageArgs, a, extraArgs[i+1])
+		}
+	}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", s.Data, "--demo"}, extraArgs...)
 	go func() {
 		s.done <- run(ctx, args, noEnv, pw, io.Discard)
@@ -189,7 +198,7 @@ func wantError(tb testing.TB, r *response, status int, code sello.ErrorCode) map
 // returns its stdout.
 func (s *testServer) cli(tb testing.TB, args ...string) string {
 	tb.Helper()
-	out, errOut, err := runCLI(append(args, "--data", s.Data)...)
+	out, errOut, err := runCLI(append(args, s.storageArgs...)...)
 	if err != nil {
 		tb.Fatalf("sello %s: %v\nstderr: %s", strings.Join(args, " "), err, errOut)
 	}
