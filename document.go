@@ -2,6 +2,8 @@ package sello
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -242,3 +244,62 @@ const (
 	DefaultPageSize = 50
 	MaxPageSize     = 200
 )
+
+// Check validates nd before a store opens its transaction, and returns the
+// explicit e-NCF it names (nil when the store must assign one). Returns
+// INVALID_REQUEST or VALIDATION_FAILED at the e-NCF's path.
+func (nd NewDocument) Check() (*ENCF, error) {
+	if nd.TenantID == "" {
+		return nil, Errorf(CodeInvalidRequest, "Tenant required.")
+	} else if _, err := ParseEnvironment(string(nd.Environment)); err != nil {
+		return nil, err
+	} else if _, err := ParseDocumentType(string(nd.Type)); err != nil {
+		return nil, err
+	} else if nd.Prepare == nil {
+		return nil, errors.New("create document: no Prepare function")
+	} else if len(nd.IdempotencyKey) > 255 {
+		return nil, Errorf(CodeInvalidRequest, "Idempotency-Key must be at most 255 characters.")
+	}
+	if nd.ENCF == "" {
+		return nil, nil
+	}
+	e, err := ParseENCF(nd.ENCF)
+	if err != nil {
+		return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: ErrorMessageOf(err)}})
+	} else if e.Type != nd.Type {
+		return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s is of type %s, not %s.", nd.ENCF, e.Type, nd.Type)}})
+	}
+	return &e, nil
+}
+
+// Build calls nd.Prepare for number n of seq and returns the document to
+// store: queued for signing, with a pending delivery and commercial approval
+// for the types that travel to an electronic buyer. Returns Prepare's error.
+func (nd NewDocument) Build(n ENCF, seq *Sequence, now time.Time) (*Document, error) {
+	p, err := nd.Prepare(n, seq)
+	if err != nil {
+		return nil, err
+	} else if !json.Valid(p.Payload) {
+		return nil, errors.New("create document: Prepare returned a payload that is not JSON")
+	}
+	doc := &Document{
+		ID:          NewDocumentID(),
+		TenantID:    nd.TenantID,
+		Environment: nd.Environment,
+		Type:        nd.Type,
+		ENCF:        n.String(),
+		Status:      StatusQueuedForSigning,
+		Total:       p.Total,
+		BuyerRNC:    p.BuyerRNC,
+		IssueDate:   p.IssueDate,
+		Delivery:    Delivery{Status: DeliveryNotApplicable},
+		CreatedAt:   now,
+		UpdatedAt:   now,
+		Payload:     p.Payload,
+	}
+	if nd.Type.B2B() {
+		doc.Delivery.Status = DeliveryPending
+		doc.CommercialApproval = &CommercialApproval{Status: ApprovalPending}
+	}
+	return doc, nil
+}

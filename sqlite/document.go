@@ -21,7 +21,7 @@ import (
 // event. Returns INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED, SEQUENCE_EXHAUSTED,
 // VALIDATION_FAILED, CONFLICT, NOT_FOUND (no such tenant) or Prepare's error.
 func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.Document, bool, error) {
-	explicit, err := checkNewDocument(nd)
+	explicit, err := nd.Check()
 	if err != nil {
 		return nil, false, err
 	}
@@ -48,45 +48,15 @@ func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.
 		if err != nil {
 			return err
 		}
-		p, err := nd.Prepare(n, seq)
-		if err != nil {
+		if doc, err = nd.Build(n, seq, now); err != nil {
 			return err
-		} else if !json.Valid(p.Payload) {
-			return errors.New("create document: Prepare returned a payload that is not JSON")
 		}
-		doc = newDocument(nd, n.String(), p, now)
 		return insertDocument(ctx, tx, doc, nd)
 	})
 	if err != nil {
 		return nil, false, err
 	}
 	return doc, replayed, nil
-}
-
-// checkNewDocument checks what does not need the database and parses an
-// explicit e-NCF.
-func checkNewDocument(nd sello.NewDocument) (*sello.ENCF, error) {
-	if nd.TenantID == "" {
-		return nil, sello.Errorf(sello.CodeInvalidRequest, "Tenant required.")
-	} else if _, err := sello.ParseEnvironment(string(nd.Environment)); err != nil {
-		return nil, err
-	} else if _, err := sello.ParseDocumentType(string(nd.Type)); err != nil {
-		return nil, err
-	} else if nd.Prepare == nil {
-		return nil, errors.New("create document: no Prepare function")
-	} else if len(nd.IdempotencyKey) > 255 {
-		return nil, sello.Errorf(sello.CodeInvalidRequest, "Idempotency-Key must be at most 255 characters.")
-	}
-	if nd.ENCF == "" {
-		return nil, nil
-	}
-	e, err := sello.ParseENCF(nd.ENCF)
-	if err != nil {
-		return nil, sello.ValidationError([]sello.ErrorDetail{{Path: sello.ENCFPath, Message: sello.ErrorMessageOf(err)}})
-	} else if e.Type != nd.Type {
-		return nil, sello.ValidationError([]sello.ErrorDetail{{Path: sello.ENCFPath, Message: fmt.Sprintf("e-NCF %s is of type %s, not %s.", nd.ENCF, e.Type, nd.Type)}})
-	}
-	return &e, nil
 }
 
 // claimIdempotencyKey claims nd's key for this transaction, taking over a
@@ -228,30 +198,6 @@ func documentIDByENCF(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, enc
 		return "", nil
 	}
 	return id, dbError(err, "find document by e-ncf")
-}
-
-// newDocument builds a document as CreateDocument stores it.
-func newDocument(nd sello.NewDocument, encf string, p *sello.PreparedDocument, now time.Time) *sello.Document {
-	doc := &sello.Document{
-		ID:          sello.NewDocumentID(),
-		TenantID:    nd.TenantID,
-		Environment: nd.Environment,
-		Type:        nd.Type,
-		ENCF:        encf,
-		Status:      sello.StatusQueuedForSigning,
-		Total:       p.Total,
-		BuyerRNC:    p.BuyerRNC,
-		IssueDate:   p.IssueDate,
-		Delivery:    sello.Delivery{Status: sello.DeliveryNotApplicable},
-		CreatedAt:   now,
-		UpdatedAt:   now,
-		Payload:     p.Payload,
-	}
-	if nd.Type.B2B() {
-		doc.Delivery.Status = sello.DeliveryPending
-		doc.CommercialApproval = &sello.CommercialApproval{Status: sello.ApprovalPending}
-	}
-	return doc
 }
 
 // insertDocument writes doc, its first status, its ecf.queued event and,
