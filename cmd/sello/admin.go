@@ -139,6 +139,16 @@ func findTenant(ctx context.Context, st *storage, rnc string) (*sello.Tenant, er
 	return t, err
 }
 
+// findTenantEnv resolves the --tenant and --env flags.
+func findTenantEnv(ctx context.Context, st *storage, rnc, envName string) (*sello.Tenant, sello.Environment, error) {
+	t, err := findTenant(ctx, st, rnc)
+	if err != nil {
+		return nil, "", err
+	}
+	env, err := sello.ParseEnvironment(envName)
+	return t, env, err
+}
+
 func runKeys(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var rnc, envName, scopes, name, expires, id string
 	return runGroup(ctx, "keys", []command{
@@ -155,11 +165,7 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, std
 				if err := required(map[string]string{"env": envName, "scopes": scopes}); err != nil {
 					return err
 				}
-				t, err := findTenant(ctx, st, rnc)
-				if err != nil {
-					return err
-				}
-				env, err := sello.ParseEnvironment(envName)
+				t, env, err := findTenantEnv(ctx, st, rnc, envName)
 				if err != nil {
 					return err
 				}
@@ -251,11 +257,7 @@ func runSequences(ctx context.Context, args []string, getenv func(string) string
 				if err := required(map[string]string{"env": envName, "type": typ}); err != nil {
 					return err
 				}
-				t, err := findTenant(ctx, st, rnc)
-				if err != nil {
-					return err
-				}
-				env, err := sello.ParseEnvironment(envName)
+				t, env, err := findTenantEnv(ctx, st, rnc, envName)
 				if err != nil {
 					return err
 				}
@@ -288,11 +290,7 @@ func runSequences(ctx context.Context, args []string, getenv func(string) string
 				if err := required(map[string]string{"env": envName}); err != nil {
 					return err
 				}
-				t, err := findTenant(ctx, st, rnc)
-				if err != nil {
-					return err
-				}
-				env, err := sello.ParseEnvironment(envName)
+				t, env, err := findTenantEnv(ctx, st, rnc, envName)
 				if err != nil {
 					return err
 				}
