@@ -1,10 +1,13 @@
 package sello
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -302,4 +305,29 @@ func (nd NewDocument) Build(n ENCF, seq *Sequence, now time.Time) (*Document, er
 		doc.CommercialApproval = &CommercialApproval{Status: ApprovalPending}
 	}
 	return doc, nil
+}
+
+// FormatCursor returns the list cursor that resumes after the document
+// created at at with id: base64url("<unix microseconds>.<id>"), the same in
+// every engine.
+func FormatCursor(at time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at.UnixMicro(), 10) + "." + id))
+}
+
+// ParseCursor reads a cursor of FormatCursor. Returns INVALID_REQUEST.
+func ParseCursor(c string) (time.Time, string, error) {
+	bad := Errorf(CodeInvalidRequest, "Cursor %q is not valid: pass the cursor of the previous page unchanged.", c)
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return time.Time{}, "", bad
+	}
+	micros, id, ok := strings.Cut(string(b), ".")
+	if !ok || id == "" {
+		return time.Time{}, "", bad
+	}
+	n, err := strconv.ParseInt(micros, 10, 64)
+	if err != nil || n < 0 {
+		return time.Time{}, "", bad
+	}
+	return time.UnixMicro(n).UTC(), id, nil
 }

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -321,7 +319,7 @@ func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Envi
 		args = append(args, formatTime(f.CreatedTo.Truncate(time.Microsecond)))
 	}
 	if f.Cursor != "" {
-		at, id, err := parseCursor(f.Cursor)
+		at, id, err := sello.ParseCursor(f.Cursor)
 		if err != nil {
 			return nil, "", err
 		}
@@ -339,30 +337,7 @@ func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Envi
 	}
 	docs = docs[:limit]
 	last := docs[limit-1]
-	return docs, formatCursor(last.CreatedAt, last.ID), nil
-}
-
-// A cursor is the (created_at, id) of the last document of a page, as
-// base64url("<unix microseconds>.<id>").
-func formatCursor(at time.Time, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at.UnixMicro(), 10) + "." + id))
-}
-
-func parseCursor(c string) (time.Time, string, error) {
-	bad := sello.Errorf(sello.CodeInvalidRequest, "Cursor %q is not valid: pass the cursor of the previous page unchanged.", c)
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil {
-		return time.Time{}, "", bad
-	}
-	micros, id, ok := strings.Cut(string(b), ".")
-	if !ok || id == "" {
-		return time.Time{}, "", bad
-	}
-	n, err := strconv.ParseInt(micros, 10, 64)
-	if err != nil || n < 0 {
-		return time.Time{}, "", bad
-	}
-	return time.UnixMicro(n).UTC(), id, nil
+	return docs, sello.FormatCursor(last.CreatedAt, last.ID), nil
 }
 
 func (db *DB) queryDocuments(ctx context.Context, op, query string, args ...any) ([]*sello.Document, error) {
