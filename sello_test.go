@@ -233,3 +233,33 @@ func TestDocumentResourceDGIIMessagesNeverNull(t *testing.T) {
 		t.Fatal("Resource changed the document")
 	}
 }
+
+func TestMasterKey(t *testing.T) {
+	k, err := sello.ParseMasterKey(sello.GenerateMasterKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed := k.Seal([]byte("private key"), []byte("aad-1"))
+	if strings.Contains(string(sealed), "private key") {
+		t.Fatal("plaintext visible in sealed value")
+	}
+	if got, err := k.Open(sealed, []byte("aad-1")); err != nil || string(got) != "private key" {
+		t.Fatalf("Open: %q, %v", got, err)
+	}
+	if _, err := k.Open(sealed, []byte("aad-2")); err == nil {
+		t.Fatal("opened with the wrong additional data")
+	}
+	other, _ := sello.ParseMasterKey(sello.GenerateMasterKey())
+	if _, err := other.Open(sealed, []byte("aad-1")); err == nil {
+		t.Fatal("opened with another master key")
+	}
+	sealed[len(sealed)-1] ^= 1
+	if _, err := k.Open(sealed, []byte("aad-1")); err == nil {
+		t.Fatal("opened a tampered value")
+	}
+	for _, bad := range []string{"", "not base64!", "c2hvcnQ="} {
+		if _, err := sello.ParseMasterKey(bad); sello.ErrorCodeOf(err) != sello.CodeInvalidRequest {
+			t.Fatalf("ParseMasterKey(%q): %v", bad, err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package sello
 
 import (
 	"context"
+	"log/slog"
 	"time"
 )
 
@@ -15,6 +16,15 @@ type Store interface {
 	SequenceStore
 	DocumentStore
 	EventStore
+	LifecycleStore
+	CertificateStore
+	// NewJobRunner returns a runner of the store's job queue (River) that
+	// works jobs with workers. Jobs are inserted by the store itself, in the
+	// transactions of CreateDocument and UpdateDocument.
+	//
+	// The argument is a *river.Workers; it is typed any so that the domain
+	// does not depend on River.
+	NewJobRunner(workers any, cfg JobConfig) (JobRunner, error)
 	// Close releases the store's connections.
 	Close() error
 }
@@ -95,6 +105,14 @@ type EventStore interface {
 	// ListEvents returns the tenant's events in env after f.AfterSeq, oldest
 	// first.
 	ListEvents(ctx context.Context, tenantID string, env Environment, f EventFilter) ([]*Event, error)
+}
+
+// JobConfig sizes a job runner.
+type JobConfig struct {
+	// Workers is how many jobs run at once (default 8).
+	Workers int
+	// Logger for the runner; nil discards.
+	Logger *slog.Logger
 }
 
 // IdempotencyWindow is how long an idempotency key is remembered.
