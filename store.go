@@ -113,6 +113,14 @@ type JobConfig struct {
 	Workers int
 	// Logger for the runner; nil discards.
 	Logger *slog.Logger
+	// JobTimeout bounds one run of a job (default 1 minute).
+	JobTimeout time.Duration
+	// RescueAfter is how long a job may stay running before it is deemed
+	// interrupted (its process died) and run again (default 2 minutes;
+	// must exceed JobTimeout).
+	RescueAfter time.Duration
+	// Periodic jobs are given as []*river.PeriodicJob (typed any, as above).
+	Periodic any
 }
 
 // IdempotencyWindow is how long an idempotency key is remembered.
