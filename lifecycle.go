@@ -56,6 +56,9 @@ type LifecycleStore interface {
 	// FindDocumentXML returns the signed XML of a document by e-NCF.
 	// Returns NOT_FOUND when there is no such document or it is not signed.
 	FindDocumentXML(ctx context.Context, tenantID string, env Environment, encf string) ([]byte, error)
+	// FindDocumentRFCE returns the signed RFCE of a type-32 document under
+	// DOP 250,000, by id. Returns NOT_FOUND when there is none.
+	FindDocumentRFCE(ctx context.Context, tenantID string, env Environment, id string) ([]byte, error)
 	// FindDocumentHistory returns the status history, oldest first.
 	FindDocumentHistory(ctx context.Context, tenantID string, env Environment, id string) ([]StatusChange, error)
 }

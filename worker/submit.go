@@ -1,0 +1,155 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/riverqueue/river"
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/dgii"
+	"github.com/sello-do/sello/ecf"
+)
+
+// submitWorker sends a signed document to DGII: the full e-CF to recepción
+// (then polls for the verdict), or, for type 32 under DOP 250,000, the RFCE
+// summary to recepción FC (whose verdict is synchronous).
+type submitWorker struct {
+	river.WorkerDefaults[SubmitArgs]
+	w *Worker
+}
+
+func (sw *submitWorker) Work(ctx context.Context, job *river.Job[SubmitArgs]) error {
+	w, ref := sw.w, job.Args.DocumentRef
+	doc, err := w.cfg.Store.FindDocumentByID(ctx, ref.TenantID, ref.Environment, ref.DocumentID)
+	if err != nil {
+		return fmt.Errorf("submit: %w", err)
+	} else if doc.Status != sello.StatusSigned {
+		return nil
+	}
+	d, err := ecf.Decode(doc.Payload)
+	if err != nil {
+		return fmt.Errorf("submit: decode stored document: %w", err)
+	}
+	rnc := d.ECF.Encabezado.Emisor.RNCEmisor
+	sess, err := w.session(ctx, ref.TenantID, ref.Environment, rnc)
+	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
+		return w.fail(ctx, ref, sello.StatusSigned, fmt.Sprintf("No valid certificate for %s to authenticate with DGII.", ref.Environment))
+	} else if err != nil {
+		return fmt.Errorf("submit: %w", err)
+	}
+	xml, err := w.cfg.Store.FindDocumentXML(ctx, ref.TenantID, ref.Environment, doc.ENCF)
+	if err != nil {
+		return fmt.Errorf("submit: %w", err)
+	}
+	if d.NeedsRFCE() {
+		return w.submitRFCE(ctx, job, doc, sess)
+	}
+
+	// A previous attempt may have reached DGII before its answer was lost
+	// (a timeout, a crash): ask DGII first, and follow what it has.
+	if job.Attempt > 1 {
+		entries, err := sess.TrackIDs(ctx, doc.ENCF)
+		if unavailable(err) {
+			return river.JobSnooze(w.wait(job.CreatedAt))
+		} else if err != nil && !notFound(err) {
+			return fmt.Errorf("submit: ask dgii for earlier sends: %w", err)
+		}
+		if len(entries) > 0 {
+			last := entries[len(entries)-1]
+			w.cfg.Logger.Info("dgii already has the document", "document_id", doc.ID, "track_id", last.TrackID)
+			return w.submitted(ctx, ref, last.TrackID)
+		}
+	}
+
+	trackID, err := sess.SendECF(ctx, doc.ENCF, xml)
+	switch {
+	case err == nil:
+		return w.submitted(ctx, ref, trackID)
+	case unavailable(err):
+		// DGII never took it: wait for DGII without using up an attempt.
+		return river.JobSnooze(w.wait(job.CreatedAt))
+	case errors.Is(err, dgii.ErrUncertain):
+		// It may have arrived: the next attempt asks DGII before resending.
+		return fmt.Errorf("submit: outcome unknown, will ask dgii before resending: %w", err)
+	}
+	var de *dgii.Error
+	if errors.As(err, &de) && de.Status >= 400 && de.Status < 500 && de.Status != 401 && de.Status != 429 {
+		return w.fail(ctx, ref, sello.StatusSigned, fmt.Sprintf("DGII refused the document at reception: %s", de.Error()))
+	}
+	return fmt.Errorf("submit: %w", err)
+}
+
+// submitted records DGII's trackId and schedules the first verdict query.
+func (w *Worker) submitted(ctx context.Context, ref DocumentRef, trackID string) error {
+	return w.transition(ctx, ref, sello.DocumentChange{
+		From:      []sello.Status{sello.StatusSigned},
+		Status:    sello.StatusSubmitted,
+		TrackID:   trackID,
+		EventType: sello.EventECFSubmitted,
+		Message:   "Sent to DGII; trackId " + trackID + ".",
+		Jobs:      []sello.Job{PollArgs{DocumentRef: ref, TrackID: trackID, NotBefore: w.cfg.Now().Add(w.cfg.FirstPoll)}},
+	})
+}
+
+// submitRFCE sends the RFCE summary and applies DGII's synchronous verdict.
+func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[SubmitArgs], doc *sello.Document, sess *dgii.Session) error {
+	ref := job.Args.DocumentRef
+	rfce, err := w.cfg.Store.FindDocumentRFCE(ctx, ref.TenantID, ref.Environment, doc.ID)
+	if err != nil {
+		return fmt.Errorf("submit rfce: %w", err)
+	}
+	res, err := sess.SendRFCE(ctx, doc.ENCF, rfce)
+	switch {
+	case err == nil:
+		return w.verdict(ctx, ref, sello.StatusSigned, res)
+	case unavailable(err):
+		return river.JobSnooze(w.wait(job.CreatedAt))
+	}
+	return fmt.Errorf("submit rfce: %w", err)
+}
+
+// verdict applies DGII's answer on a document in status from: accepted,
+// accepted_conditional or rejected. It reports false when DGII has no
+// verdict yet.
+func (w *Worker) verdict(ctx context.Context, ref DocumentRef, from sello.Status, res *dgii.Result) error {
+	var st sello.Status
+	var et sello.EventType
+	sev := "info"
+	switch res.Codigo {
+	case 1:
+		st, et = sello.StatusAccepted, sello.EventECFAccepted
+	case 4:
+		st, et, sev = sello.StatusAcceptedConditional, sello.EventECFAcceptedConditional, "warning"
+	case 2:
+		st, et, sev = sello.StatusRejected, sello.EventECFRejected, "error"
+	default:
+		return fmt.Errorf("dgii answered codigo %d (%s), not a verdict", res.Codigo, res.Estado)
+	}
+	return w.transition(ctx, ref, sello.DocumentChange{
+		From:      []sello.Status{from},
+		Status:    st,
+		DGII:      res.DGIIResult(),
+		Reason:    res.Estado,
+		EventType: et,
+		Severity:  sev,
+		Message:   verdictMessage(res),
+	})
+}
+
+func verdictMessage(res *dgii.Result) string {
+	msg := "DGII: " + res.Estado + "."
+	for _, m := range res.DGIIResult().Mensajes {
+		if m.Valor != "" && !slices.Contains([]string{"", res.Estado}, m.Valor) {
+			msg += " " + m.Valor
+		}
+	}
+	return msg
+}
+
+// notFound reports whether DGII answered that it knows nothing of it.
+func notFound(err error) bool {
+	var de *dgii.Error
+	return errors.As(err, &de) && de.Status == 404
+}

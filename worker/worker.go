@@ -1,0 +1,162 @@
+package worker
+
+import (
+	"context"
+	"crypto/rsa"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/dgii"
+	"github.com/sello-do/sello/xmldsig"
+)
+
+// Config is what the lifecycle needs.
+type Config struct {
+	Store     sello.Store
+	DGII      *dgii.Client
+	MasterKey *sello.MasterKey
+	Logger    *slog.Logger
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+	// FirstPoll is how long after a send the first verdict query waits
+	// (default 1 s; DGII's average validation takes 200 ms).
+	FirstPoll time.Duration
+	// MaxWait caps the delay between two tries while DGII is down or still
+	// validating (default 1 minute).
+	MaxWait time.Duration
+}
+
+// Worker runs the lifecycle's jobs.
+type Worker struct {
+	cfg Config
+
+	mu       sync.Mutex
+	signers  map[string]*xmldsig.Signer // by certificate id
+	sessions map[string]*dgii.Session   // by certificate id
+}
+
+// New returns a Worker; cfg.Store, cfg.DGII and cfg.MasterKey are required.
+func New(cfg Config) *Worker {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.FirstPoll == 0 {
+		cfg.FirstPoll = time.Second
+	}
+	if cfg.MaxWait == 0 {
+		cfg.MaxWait = time.Minute
+	}
+	return &Worker{cfg: cfg, signers: map[string]*xmldsig.Signer{}, sessions: map[string]*dgii.Session{}}
+}
+
+// Workers returns the River workers of every lifecycle step, for the store's
+// job runner.
+func (w *Worker) Workers() *river.Workers {
+	ws := river.NewWorkers()
+	river.AddWorker(ws, &signWorker{w: w})
+	river.AddWorker(ws, &submitWorker{w: w})
+	river.AddWorker(ws, &pollWorker{w: w})
+	return ws
+}
+
+// FirstJobs is the NewDocument.Jobs of a created document: sign it.
+func FirstJobs(d *sello.Document) []sello.Job {
+	return []sello.Job{SignArgs{refOf(d)}}
+}
+
+// signer returns the signer of the tenant's current certificate in env.
+// Returns NOT_FOUND when the tenant has no valid certificate.
+func (w *Worker) signer(ctx context.Context, tenantID string, env sello.Environment) (*sello.Certificate, *xmldsig.Signer, error) {
+	cert, err := w.cfg.Store.FindSigningCertificate(ctx, tenantID, env, w.cfg.Now())
+	if err != nil {
+		return nil, nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if s, ok := w.signers[cert.ID]; ok {
+		return cert, s, nil
+	}
+	der, err := w.cfg.MasterKey.Open(cert.SealedKey, sello.CertificateKeyAAD(cert))
+	if err != nil {
+		return nil, nil, fmt.Errorf("certificate %s: %w", cert.ID, err)
+	}
+	k, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		return nil, nil, fmt.Errorf("certificate %s: parse key: %w", cert.ID, err)
+	}
+	key, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		return nil, nil, fmt.Errorf("certificate %s: key is %T, not RSA", cert.ID, k)
+	}
+	x, err := x509.ParseCertificate(cert.DER)
+	if err != nil {
+		return nil, nil, fmt.Errorf("certificate %s: %w", cert.ID, err)
+	}
+	s := &xmldsig.Signer{Key: key, Cert: x}
+	w.signers[cert.ID] = s
+	return cert, s, nil
+}
+
+// session returns the DGII session of the tenant in env, authenticated with
+// its current certificate (tokens are cached per session).
+func (w *Worker) session(ctx context.Context, tenantID string, env sello.Environment, rnc string) (*dgii.Session, error) {
+	cert, s, err := w.signer(ctx, tenantID, env)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if sess, ok := w.sessions[cert.ID]; ok {
+		return sess, nil
+	}
+	sess := w.cfg.DGII.Session(env, rnc, func(_ context.Context, xml []byte) ([]byte, error) { return s.Sign(xml) })
+	w.sessions[cert.ID] = sess
+	return sess, nil
+}
+
+// wait is how long to snooze a job that has been waiting since created:
+// a tenth of its age, between one second and MaxWait, with ±20% jitter, so
+// a short outage is ridden out quickly and a long one is not hammered.
+func (w *Worker) wait(created time.Time) time.Duration {
+	d := min(max(w.cfg.Now().Sub(created)/10, time.Second), w.cfg.MaxWait)
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+}
+
+// transition applies ch; a CONFLICT means another run got there first, which
+// is success for this one.
+func (w *Worker) transition(ctx context.Context, ref DocumentRef, ch sello.DocumentChange) error {
+	_, err := w.cfg.Store.UpdateDocument(ctx, ref.TenantID, ref.Environment, ref.DocumentID, ch)
+	if sello.ErrorCodeOf(err) == sello.CodeConflict {
+		w.cfg.Logger.Info("transition already done", "document_id", ref.DocumentID, "to", ch.Status)
+		return nil
+	}
+	return err
+}
+
+// fail moves the document to failed with a reason the tenant can act on.
+func (w *Worker) fail(ctx context.Context, ref DocumentRef, from sello.Status, reason string) error {
+	return w.transition(ctx, ref, sello.DocumentChange{
+		From:      []sello.Status{from},
+		Status:    sello.StatusFailed,
+		Reason:    reason,
+		EventType: sello.EventECFFailed,
+		Severity:  "error",
+		Message:   reason,
+	})
+}
+
+// unavailable reports whether err means DGII could not be reached or
+// answered 5xx: the step waits and tries again, without using an attempt.
+func unavailable(err error) bool {
+	return errors.Is(err, dgii.ErrUnavailable)
+}
