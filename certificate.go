@@ -1,7 +1,13 @@
 package sello
 
 import (
+	"bytes"
 	"context"
+	"crypto"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
 	"time"
 )
 
@@ -59,4 +65,37 @@ type CertificateStore interface {
 	// WarnCertificateExpiring writes a certificate.expiring event for c
 	// once: it returns false, writing nothing, when it was already written.
 	WarnCertificateExpiring(ctx context.Context, c *Certificate, now time.Time) (bool, error)
+}
+
+// NewCertificate builds the record of cert and its private key for a tenant
+// in env, sealing the key with mk. Returns INVALID_REQUEST when the key does
+// not match the certificate.
+func NewCertificate(tenantID string, env Environment, cert *x509.Certificate, key crypto.Signer, mk *MasterKey) (*Certificate, error) {
+	if !publicKeysEqual(cert.PublicKey, key.Public()) {
+		return nil, Errorf(CodeInvalidRequest, "The private key does not belong to the certificate.")
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return nil, fmt.Errorf("marshal private key: %w", err)
+	}
+	sum := sha256.Sum256(cert.Raw)
+	c := &Certificate{
+		TenantID:     tenantID,
+		Environment:  env,
+		Subject:      cert.Subject.String(),
+		Issuer:       cert.Issuer.String(),
+		SerialNumber: cert.SerialNumber.String(),
+		Fingerprint:  hex.EncodeToString(sum[:]),
+		NotBefore:    cert.NotBefore.UTC(),
+		NotAfter:     cert.NotAfter.UTC(),
+		SelfSigned:   bytes.Equal(cert.RawIssuer, cert.RawSubject) && cert.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature) == nil,
+		DER:          cert.Raw,
+	}
+	c.SealedKey = mk.Seal(der, CertificateKeyAAD(c))
+	return c, nil
+}
+
+func publicKeysEqual(a, b crypto.PublicKey) bool {
+	ea, ok := a.(interface{ Equal(crypto.PublicKey) bool })
+	return ok && ea.Equal(b)
 }

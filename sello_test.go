@@ -1,9 +1,14 @@
 package sello_test
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"strings"
 	"testing"
 	"time"
@@ -261,5 +266,39 @@ func TestMasterKey(t *testing.T) {
 		if _, err := sello.ParseMasterKey(bad); sello.ErrorCodeOf(err) != sello.CodeInvalidRequest {
 			t.Fatalf("ParseMasterKey(%q): %v", bad, err)
 		}
+	}
+}
+
+func TestNewCertificate(t *testing.T) {
+	mk, _ := sello.ParseMasterKey(sello.GenerateMasterKey())
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "Prueba", SerialNumber: "IDCDO-00100000001"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, _ := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	cert, _ := x509.ParseCertificate(der)
+
+	c, err := sello.NewCertificate("t1", sello.EnvTest, cert, key, mk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.SelfSigned || c.SerialNumber != "7" || len(c.Fingerprint) != 64 || !c.Valid(time.Now()) || c.Valid(time.Now().Add(2*time.Hour)) {
+		t.Fatalf("record: selfSigned=%v serial=%s fingerprint=%q", c.SelfSigned, c.SerialNumber, c.Fingerprint)
+	}
+	plain, err := mk.Open(c.SealedKey, sello.CertificateKeyAAD(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := x509.ParsePKCS8PrivateKey(plain)
+	if err != nil || !key.Equal(back) {
+		t.Fatalf("sealed key does not open to the key: %v", err)
+	}
+	moved := *c
+	moved.TenantID = "t2"
+	if _, err := mk.Open(c.SealedKey, sello.CertificateKeyAAD(&moved)); err == nil {
+		t.Fatal("a sealed key opened for another tenant")
+	}
+	other, _ := rsa.GenerateKey(rand.Reader, 2048)
+	if _, err := sello.NewCertificate("t1", sello.EnvTest, cert, other, mk); sello.ErrorCodeOf(err) != sello.CodeInvalidRequest {
+		t.Fatalf("mismatched key: %v", err)
 	}
 }
