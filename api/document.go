@@ -65,6 +65,7 @@ func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request) er
 		ENCF:           doc.ENCF(),
 		IdempotencyKey: idemKey,
 		RequestHash:    hash[:],
+		Jobs:           s.Jobs,
 		Prepare: func(encf sello.ENCF, seq *sello.Sequence) (*sello.PreparedDocument, error) {
 			if err := doc.Number(encf, seq); err != nil {
 				return nil, err

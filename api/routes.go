@@ -20,4 +20,6 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("POST /{env}/documentos-ecf/status/batch", s.authenticated(fixedScope(sello.ScopeStatusRead), s.handleStatusBatch))
 	mux.Handle("GET /{env}/documentos-ecf/{encf}", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetDocument))
 	mux.Handle("GET /{env}/documentos-ecf", s.authenticated(fixedScope(sello.ScopeRead), s.handleListDocuments))
+	mux.Handle("GET /{env}/documentos-ecf/{encf}/xml", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetDocumentXML))
+	mux.Handle("GET /{env}/documentos-ecf/{encf}/pdf", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetDocumentPDF))
 }

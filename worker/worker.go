@@ -66,6 +66,7 @@ func (w *Worker) Workers() *river.Workers {
 	river.AddWorker(ws, &signWorker{w: w})
 	river.AddWorker(ws, &submitWorker{w: w})
 	river.AddWorker(ws, &pollWorker{w: w})
+	river.AddWorker(ws, &certificateCheckWorker{w: w})
 	return ws
 }
 

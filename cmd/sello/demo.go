@@ -21,7 +21,11 @@ var demoPlan = sello.RatePlan{Name: "demo", Rate: 1000, Burst: 2000}
 // seedDemo creates, on first start, the demo tenant, a sequence for every
 // type in every environment (DGII's test ranges: 1 to 10,000,000; 50,000,000
 // for type 32) and one key per environment with every scope, printed once.
-func seedDemo(ctx context.Context, st *storage, now time.Time, stdout, stderr io.Writer) error {
+//
+// It also generates a self-signed certificate per environment, so documents
+// get signed at once; eCF gets one only while DGII is simulated (DGII's real
+// production refuses self-signed certificates).
+func seedDemo(ctx context.Context, st *storage, mk *sello.MasterKey, simulated bool, now time.Time, stdout, stderr io.Writer) error {
 	if _, err := st.FindTenantByRNC(ctx, demoRNC); err == nil {
 		fmt.Fprintf(stderr, "demo: tenant %s exists already; its keys were printed when it was created (sello keys create makes more)\n", demoRNC)
 		return nil
@@ -45,6 +49,23 @@ func seedDemo(ctx context.Context, st *storage, now time.Time, stdout, stderr io
 			if err := st.AddSequence(ctx, seq); err != nil {
 				return err
 			}
+		}
+	}
+	for _, env := range sello.Environments {
+		if env == sello.EnvProd && !simulated {
+			fmt.Fprintln(stderr, "demo: no certificate for eCF against live DGII: add a real one with sello certificates add")
+			continue
+		}
+		key, cert, err := generateCertificate(t)
+		if err != nil {
+			return err
+		}
+		c, err := sello.NewCertificate(t.ID, env, cert, key, mk)
+		if err != nil {
+			return err
+		}
+		if err := st.AddCertificate(ctx, c); err != nil {
+			return err
 		}
 	}
 	for _, env := range sello.Environments {

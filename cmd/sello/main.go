@@ -64,10 +64,12 @@ func (e usageError) Error() string { return e.msg }
 const usage = `Usage: sello <command> [flags]
 
 Commands:
-  serve        run the API (and, in later versions, the workers and portal)
+  serve        run the API, the lifecycle workers and (by default) the DGII simulator
   tenants      create, list or set the plan of tenants
   keys         create, list or revoke API keys
   sequences    add or list authorized e-NCF ranges
+  certificates add (.p12), generate (self-signed, tests only) or list signing certificates
+  dgii-sim     run the DGII simulator on its own
   version      print the version
 
 Run 'sello <command> -h' for a command's flags.
@@ -90,6 +92,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runKeys(ctx, rest, getenv, stdout, stderr)
 	case "sequences":
 		return runSequences(ctx, rest, getenv, stdout, stderr)
+	case "certificates":
+		return runCertificates(ctx, rest, getenv, stdout, stderr)
+	case "dgii-sim":
+		return runDGIISim(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, version)
 		return nil

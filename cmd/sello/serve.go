@@ -11,7 +11,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/api"
+	"github.com/sello-do/sello/dgii"
+	"github.com/sello-do/sello/worker"
 )
 
 // shutdownTimeout bounds how long in-flight requests may take to finish
@@ -27,6 +30,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	addr := fs.String("addr", envOr(getenv, "SELLO_ADDR", "127.0.0.1:8080"), "address to listen on (env SELLO_ADDR)")
 	demo := fs.Bool("demo", false, "create a demo tenant with sequences and keys on first start")
 	logFormat := fs.String("log-format", envOr(getenv, "SELLO_LOG_FORMAT", "text"), "log format on stderr: text or json (env SELLO_LOG_FORMAT)")
+	var df dgiiFlags
+	df.register(fs, getenv)
+	workers := fs.Int("workers", 8, "jobs worked at once (signing, DGII calls)")
+	rescueAfter := fs.Duration("job-rescue-after", 2*time.Minute, "how long a job may run before it is deemed interrupted and run again")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -35,18 +42,47 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 
+	mk, err := sf.masterKey(getenv, *demo)
+	if err != nil {
+		return err
+	}
 	st, err := sf.open(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
+	urls, dgiiDesc, stopSim, err := df.start(logger)
+	if err != nil {
+		return err
+	}
+	defer stopSim(context.Background())
 	if *demo {
-		if err := seedDemo(ctx, st, time.Now(), stdout, stderr); err != nil {
+		if err := seedDemo(ctx, st, mk, df.simulated(), time.Now(), stdout, stderr); err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
 	}
 
-	srv := &api.Server{Store: st, RateLimiter: st.limiter, Logger: logger, Ready: st.ready}
+	wk := worker.New(worker.Config{
+		Store:     st,
+		DGII:      dgii.New(dgii.Config{URLs: urls, HTTPClient: &http.Client{Timeout: dgiiTimeout}}),
+		MasterKey: mk,
+		Logger:    logger.With("component", "worker"),
+	})
+	runner, err := st.NewJobRunner(wk.Workers(), sello.JobConfig{
+		Workers:     *workers,
+		Logger:      logger.With("component", "jobs"),
+		JobTimeout:  min(time.Minute, *rescueAfter/2),
+		RescueAfter: *rescueAfter,
+		Periodic:    wk.Periodic(),
+	})
+	if err != nil {
+		return fmt.Errorf("jobs: %w", err)
+	}
+	if err := runner.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start jobs: %w", err)
+	}
+
+	srv := &api.Server{Store: st, RateLimiter: st.limiter, Logger: logger, Ready: st.ready, Jobs: worker.FirstJobs}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -60,7 +96,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	logger.Info("serving", "addr", ln.Addr().String(), "storage", st.desc, "version", version)
+	logger.Info("serving", "addr", ln.Addr().String(), "storage", st.desc, "dgii", dgiiDesc, "version", version)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)
@@ -78,6 +114,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("serve: %w", err)
+	}
+	// Jobs in flight finish (or are rescued by another node, or at the next
+	// start, if they outlast the timeout).
+	if err := runner.Stop(sctx); err != nil {
+		return fmt.Errorf("stop jobs: %w", err)
 	}
 	logger.Info("stopped")
 	return nil

@@ -37,6 +37,7 @@ type storage struct {
 	limiter sello.RateLimiter
 	ready   func(ctx context.Context) error
 	desc    string
+	flags   storageFlags
 }
 
 // open opens the store the flags name, creating the data folder if needed.
@@ -49,7 +50,7 @@ func (f *storageFlags) open(ctx context.Context) (*storage, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
-		return &storage{Store: db, limiter: postgres.NewRateLimiter(db), ready: db.Pool().Ping, desc: "postgres"}, nil
+		return &storage{Store: db, limiter: postgres.NewRateLimiter(db), ready: db.Pool().Ping, desc: "postgres", flags: *f}, nil
 	}
 	if err := os.MkdirAll(f.data, 0o700); err != nil {
 		return nil, fmt.Errorf("create data folder: %w", err)
@@ -59,5 +60,5 @@ func (f *storageFlags) open(ctx context.Context) (*storage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	return &storage{Store: db, limiter: sello.NewMemoryRateLimiter(), ready: db.SQL().PingContext, desc: "sqlite " + path}, nil
+	return &storage{Store: db, limiter: sello.NewMemoryRateLimiter(), ready: db.SQL().PingContext, desc: "sqlite " + path, flags: *f}, nil
 }

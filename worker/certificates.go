@@ -1,0 +1,70 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/sello-do/sello"
+)
+
+// CertificateCheckArgs looks for certificates about to expire.
+type CertificateCheckArgs struct{}
+
+// Kind implements river.JobArgs.
+func (CertificateCheckArgs) Kind() string { return "sello.certificate_check" }
+
+// Periodic returns the periodic jobs of the lifecycle: the certificate
+// check, hourly and at start (River runs periodic jobs on one node only).
+func (w *Worker) Periodic() []*river.PeriodicJob {
+	return []*river.PeriodicJob{
+		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return CertificateCheckArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+	}
+}
+
+// certificateCheckWorker emits certificate.expiring, once per certificate,
+// CertificateExpiryWarning before a valid certificate expires.
+type certificateCheckWorker struct {
+	river.WorkerDefaults[CertificateCheckArgs]
+	w *Worker
+}
+
+func (cw *certificateCheckWorker) Work(ctx context.Context, job *river.Job[CertificateCheckArgs]) error {
+	_, err := cw.w.CheckCertificates(ctx)
+	return err
+}
+
+// CheckCertificates warns of every valid certificate of every tenant that
+// expires within CertificateExpiryWarning, once each; it returns how many
+// warnings it wrote.
+func (w *Worker) CheckCertificates(ctx context.Context) (int, error) {
+	now := w.cfg.Now()
+	tenants, err := w.cfg.Store.FindTenants(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("check certificates: %w", err)
+	}
+	n := 0
+	for _, t := range tenants {
+		for _, env := range sello.Environments {
+			certs, err := w.cfg.Store.FindCertificates(ctx, t.ID, env)
+			if err != nil {
+				return n, fmt.Errorf("check certificates: %w", err)
+			}
+			for _, c := range certs {
+				if !c.Valid(now) || c.NotAfter.Sub(now) > sello.CertificateExpiryWarning {
+					continue
+				}
+				warned, err := w.cfg.Store.WarnCertificateExpiring(ctx, c, now)
+				if err != nil {
+					return n, fmt.Errorf("check certificates: %w", err)
+				} else if warned {
+					n++
+				}
+			}
+		}
+	}
+	return n, nil
+}
