@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/ecf"
 )
 
 // Invoice returns a valid type-31 invoice of the issuer rnc as a request
@@ -12,39 +13,7 @@ import (
 // the Dominican Republic, totals and e-NCF left for Sello to fill in. Each
 // mod may change the "ECF" object before it is encoded.
 func Invoice(rnc string, mods ...func(ecf map[string]any)) []byte {
-	doc := map[string]any{
-		"ECF": map[string]any{
-			"Encabezado": map[string]any{
-				"Version": "1.0",
-				"IdDoc": map[string]any{
-					"TipoeCF":               "31",
-					"IndicadorMontoGravado": "0",
-					"TipoIngresos":          "01",
-					"TipoPago":              "1",
-				},
-				"Emisor": map[string]any{
-					"RNCEmisor":         rnc,
-					"RazonSocialEmisor": "Sello Demo SRL",
-					"DireccionEmisor":   "Av. Winston Churchill 1099, Santo Domingo",
-					"FechaEmision":      sello.TodayInDR(time.Now()).DGII(),
-				},
-				"Comprador": map[string]any{
-					"RNCComprador":         "131880681",
-					"RazonSocialComprador": "Cliente Ejemplo SRL",
-				},
-			},
-			"DetallesItems": map[string]any{
-				"Item": []any{map[string]any{
-					"NumeroLinea":            1,
-					"IndicadorFacturacion":   1,
-					"NombreItem":             "Servicio de consultoría",
-					"IndicadorBienoServicio": 2,
-					"CantidadItem":           2,
-					"PrecioUnitarioItem":     "500.00",
-				}},
-			},
-		},
-	}
+	doc := ecf.SampleInvoice(rnc, sello.TodayInDR(time.Now()))
 	for _, m := range mods {
 		m(doc["ECF"].(map[string]any))
 	}

@@ -70,6 +70,7 @@ Commands:
   sequences    add or list authorized e-NCF ranges
   certificates add (.p12), generate (self-signed, tests only) or list signing certificates
   dgii-sim     run the DGII simulator on its own
+  bench        load a running server and measure creates and verdicts
   version      print the version
 
 Run 'sello <command> -h' for a command's flags.
@@ -96,6 +97,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runCertificates(ctx, rest, getenv, stdout, stderr)
 	case "dgii-sim":
 		return runDGIISim(ctx, rest, getenv, stdout, stderr)
+	case "bench":
+		return runBench(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, version)
 		return nil

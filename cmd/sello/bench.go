@@ -1,0 +1,230 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/ecf"
+)
+
+// runBench posts documents to a running server and waits for DGII's
+// verdicts, then measures this machine's raw RSA-2048 signing rate on all
+// cores, for the ratio verdicts/s ÷ signatures/s.
+func runBench(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sello bench", flag.ContinueOnError)
+	url := fs.String("url", "http://127.0.0.1:8080", "the server's base URL")
+	key := fs.String("key", getenv("SELLO_BENCH_KEY"), "an API key with ecf:create and status:read (env SELLO_BENCH_KEY)")
+	envName := fs.String("env", "TesteCF", "environment")
+	rnc := fs.String("rnc", demoRNC, "the key's tenant RNC (RNCEmisor of the documents)")
+	docs := fs.Int("docs", 500, "documents to create")
+	concurrency := fs.Int("concurrency", 16, "creates in flight at once")
+	timeout := fs.Duration("timeout", 10*time.Minute, "give up waiting for verdicts after this long")
+	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if *key == "" {
+		return usageError{"--key (or SELLO_BENCH_KEY) is required"}
+	}
+	env, err := sello.ParseEnvironment(*envName)
+	if err != nil {
+		return err
+	}
+	b := &bench{url: strings.TrimRight(*url, "/"), key: *key, env: env, client: &http.Client{Timeout: time.Minute}}
+	body, _ := json.Marshal(ecf.SampleInvoice(*rnc, sello.TodayInDR(time.Now())))
+
+	// Create.
+	start := time.Now()
+	created := make([]benchDoc, *docs)
+	var next atomic.Int64
+	var failures atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for range *concurrency {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= *docs || ctx.Err() != nil {
+					return
+				}
+				t0 := time.Now()
+				encf, err := b.create(ctx, body)
+				if err != nil {
+					failures.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				created[i] = benchDoc{encf: encf, sent: t0, created: time.Now()}
+			}
+		})
+	}
+	wg.Wait()
+	createDur := time.Since(start)
+	if n := failures.Load(); n > 0 {
+		return fmt.Errorf("%d of %d creates failed; first: %v", n, *docs, firstErr.Load())
+	}
+
+	// Wait for verdicts.
+	final, err := b.waitFinal(ctx, created, *timeout)
+	if err != nil {
+		return err
+	}
+	verdictDur := time.Since(start)
+	statuses := map[sello.Status]int{}
+	for _, d := range created {
+		statuses[d.status]++
+	}
+
+	// Baseline, after the load so it does not compete with it.
+	sigs := rawRSASignaturesPerSecond(2 * time.Second)
+
+	createLat, e2e := make([]time.Duration, 0, len(created)), make([]time.Duration, 0, len(created))
+	for _, d := range created {
+		createLat = append(createLat, d.created.Sub(d.sent))
+		e2e = append(e2e, d.final.Sub(d.sent))
+	}
+	verdictsPerSec := float64(final) / verdictDur.Seconds()
+	fmt.Fprintf(stdout, "documents          %d (concurrency %d, %s)\n", *docs, *concurrency, env)
+	fmt.Fprintf(stdout, "created/s          %.1f\n", float64(*docs)/createDur.Seconds())
+	fmt.Fprintf(stdout, "verdicts/s         %.1f\n", verdictsPerSec)
+	fmt.Fprintf(stdout, "create p50/p99     %s / %s\n", percentile(createLat, 50), percentile(createLat, 99))
+	fmt.Fprintf(stdout, "create→verdict     p50 %s / p99 %s\n", percentile(e2e, 50), percentile(e2e, 99))
+	fmt.Fprintf(stdout, "outcomes           %v\n", statuses)
+	fmt.Fprintf(stdout, "raw RSA-2048 sig/s %.1f (%d cores, same run)\n", sigs, runtime.GOMAXPROCS(0))
+	fmt.Fprintf(stdout, "ratio              %.3f (verdicts/s ÷ raw signatures/s)\n", verdictsPerSec/sigs)
+	return nil
+}
+
+type benchDoc struct {
+	encf                 string
+	sent, created, final time.Time
+	status               sello.Status
+}
+
+type bench struct {
+	url, key string
+	env      sello.Environment
+	client   *http.Client
+}
+
+func (b *bench) do(ctx context.Context, path string, body []byte, want int, out any) error {
+	req, err := http.NewRequestWithContext(ctx, "POST", b.url+"/"+string(b.env)+path, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("X-API-KEY", b.key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	resp, err := b.client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	} else if resp.StatusCode != want {
+		return fmt.Errorf("%s: %d %s", path, resp.StatusCode, bytes.TrimSpace(raw))
+	}
+	return json.Unmarshal(raw, out)
+}
+
+func (b *bench) create(ctx context.Context, body []byte) (string, error) {
+	var r struct {
+		Document struct{ ENCF string } `json:"document"`
+	}
+	err := b.do(ctx, "/documentos-ecf", body, http.StatusAccepted, &r)
+	return r.Document.ENCF, err
+}
+
+// waitFinal polls status/batch until every document has a final status.
+func (b *bench) waitFinal(ctx context.Context, docs []benchDoc, timeout time.Duration) (int, error) {
+	deadline := time.Now().Add(timeout)
+	index := map[string]int{}
+	for i, d := range docs {
+		index[d.encf] = i
+	}
+	done := 0
+	for done < len(docs) {
+		if time.Now().After(deadline) {
+			return done, fmt.Errorf("%d of %d documents without a verdict after %s", len(docs)-done, len(docs), timeout)
+		}
+		var pending []string
+		for _, d := range docs {
+			if d.final.IsZero() {
+				pending = append(pending, d.encf)
+			}
+		}
+		for chunk := range slices.Chunk(pending, 1000) {
+			req, _ := json.Marshal(map[string]any{"encfs": chunk})
+			var r struct {
+				Results []struct {
+					ENCF     string `json:"encf"`
+					Document struct {
+						Status sello.Status `json:"status"`
+					} `json:"document"`
+				} `json:"results"`
+			}
+			if err := b.do(ctx, "/documentos-ecf/status/batch", req, http.StatusOK, &r); err != nil {
+				return done, err
+			}
+			now := time.Now()
+			for _, res := range r.Results {
+				if i := index[res.ENCF]; res.Document.Status.Final() && docs[i].final.IsZero() {
+					docs[i].final, docs[i].status = now, res.Document.Status
+					done++
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return done, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return done, nil
+}
+
+// rawRSASignaturesPerSecond signs SHA-256 digests with one RSA-2048 key on
+// every core for d: the ceiling of what any signing service can do here.
+func rawRSASignaturesPerSecond(d time.Duration) float64 {
+	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	digest := sha256.Sum256([]byte("sello"))
+	var n atomic.Int64
+	stop := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for time.Now().Before(stop) {
+				rsa.SignPKCS1v15(nil, key, crypto.SHA256, digest[:])
+				n.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return float64(n.Load()) / d.Seconds()
+}
+
+func percentile(ds []time.Duration, p int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[min(len(s)-1, len(s)*p/100)].Round(time.Millisecond)
+}
