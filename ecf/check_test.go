@@ -184,7 +184,8 @@ func TestCheck_Rules(t *testing.T) {
 		{"ZeroRate46", "46", func(m map[string]any) { at(m, "DetallesItems.Item[0]")["IndicadorFacturacion"] = 4 }, "ECF.DetallesItems.Item[0].IndicadorFacturacion", "Must be 3"},
 		{"Service47", "47", func(m map[string]any) { at(m, "DetallesItems.Item[0]")["IndicadorBienoServicio"] = 1 }, "ECF.DetallesItems.Item[0].IndicadorBienoServicio", "Must be 2"},
 		{"NumeroLinea", "45", func(m map[string]any) { at(m, "DetallesItems.Item[1]")["NumeroLinea"] = 3 }, "ECF.DetallesItems.Item[1].NumeroLinea", "Must be 2"},
-		{"Consumo250k", "32", func(m map[string]any) { at(m, "DetallesItems.Item[0]")["PrecioUnitarioItem"] = "300000.00" }, "ECF.Encabezado.Comprador", "250,000"},
+		{"Consumo250k", "32", func(m map[string]any) { at(m, "DetallesItems.Item[0]")["PrecioUnitarioItem"] = "300000.00" }, "ECF.Encabezado.Comprador.RNCComprador", "250,000"},
+		{"Consumo32Comprador", "32", func(m map[string]any) { delete(at(m, "Encabezado"), "Comprador") }, "ECF.Encabezado.Comprador", "RazonSocialComprador"},
 		{"CodigoModificacion31", "31", func(m map[string]any) {
 			m["InformacionReferencia"] = map[string]any{"NCFModificado": "E310000000009", "FechaNCFModificado": "01-03-2025", "CodigoModificacion": 1}
 		}, "ECF.InformacionReferencia.CodigoModificacion", "only to debit and credit notes"},

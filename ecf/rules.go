@@ -529,6 +529,11 @@ func (c *checker) checkBuyer() {
 		if comp.RazonSocialComprador == "" {
 			c.add(pComp+"RazonSocialComprador", "Required for type 32 from DOP 250,000.00.")
 		}
+	} else if c.typ == sello.TypeConsumo && (comp == nil || comp.RNCComprador == "" && comp.IdentificadorExtranjero == "" && comp.RazonSocialComprador == "") {
+		// DGII's format marks the Comprador area 1 (required) for type 32
+		// and both e-CF-32.xsd and RFCE-32.xsd require the element, whose
+		// RFCE form holds only these three fields; DGII rejects empty tags.
+		c.add("ECF.Encabezado.Comprador", "Required for type 32, also under DOP 250,000.00: DGII's schemas (e-CF 32 and RFCE) require <Comprador> with RNCComprador, IdentificadorExtranjero or RazonSocialComprador; for an anonymous consumer give RazonSocialComprador (like \"Consumidor final\").")
 	}
 	if comp == nil {
 		return
