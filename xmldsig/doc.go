@@ -1,0 +1,27 @@
+// Package xmldsig signs and verifies XML documents in the XMLDSig profile
+// DGII requires for e-CF, RFCE, ARECF, ACECF, ANECF and the authentication
+// seed (FACTS §4):
+//
+//   - an enveloped, unprefixed <Signature xmlns="http://www.w3.org/2000/09/xmldsig#">
+//     appended as the last child of the root element;
+//   - one Reference URI="" (the whole document) with exactly one transform,
+//     http://www.w3.org/2000/09/xmldsig#enveloped-signature;
+//   - inclusive C14N 1.0, RSA-SHA256 and SHA-256;
+//   - KeyInfo/X509Data/X509Certificate with the signer's certificate.
+//
+// Sign removes whitespace-only text nodes first, as DGII signs "sin
+// preservación de espacios": signing a pretty-printed seed as is makes DGII
+// answer "Firma del certificado invalida". The output is compact.
+//
+// Verify accepts that shape as produced by Sello, DGII, .NET's SignedXml or
+// xmlsec1 (also with an explicit C14N transform after the enveloped one) and
+// resists signature wrapping: the one Signature must be the root's last
+// element child and its one Reference must cover the whole document, so
+// everything in the verified bytes except the Signature itself, comments and
+// the XML declaration is covered by the digest.
+//
+// ParsePKCS12 reads the signer's .p12 file (modern AES/PBES2 or legacy
+// 3DES/RC2 encryption); GenerateSelfSigned and EncodePKCS12 make test
+// certificates in the same shape (RSA-2048, digitalSignature and
+// nonRepudiation).
+package xmldsig

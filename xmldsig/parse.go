@@ -1,0 +1,91 @@
+package xmldsig
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/beevik/etree"
+)
+
+// Algorithm identifiers of the profile.
+const (
+	nsDSig           = "http://www.w3.org/2000/09/xmldsig#"
+	algC14N10        = "http://www.w3.org/TR/2001/REC-xml-c14n-20010315"
+	algRSASHA256     = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"
+	algSHA256        = "http://www.w3.org/2001/04/xmlenc#sha256"
+	algEnveloped     = "http://www.w3.org/2000/09/xmldsig#enveloped-signature"
+	nsXML            = "http://www.w3.org/XML/1998/namespace"
+	xmlWhitespaceSet = " \t\r\n"
+)
+
+// parseDocument parses b as one UTF-8 XML document: no DOCTYPE, one root
+// element, and outside it only the XML declaration, comments and
+// whitespace.
+func parseDocument(b []byte) (*etree.Document, error) {
+	if bytes.Contains(b, []byte("<!DOCTYPE")) {
+		return nil, ErrDoctype
+	}
+	doc := etree.NewDocument()
+	doc.ReadSettings.CharsetReader = func(charset string, r io.Reader) (io.Reader, error) {
+		if strings.EqualFold(charset, "utf-8") {
+			return r, nil
+		}
+		return nil, fmt.Errorf("encoding %q is not utf-8", charset)
+	}
+	if err := doc.ReadFromBytes(b); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
+	}
+	roots := 0
+	for _, t := range doc.Child {
+		switch t := t.(type) {
+		case *etree.Element:
+			roots++
+		case *etree.ProcInst:
+			if t.Target != "xml" {
+				return nil, fmt.Errorf("%w: processing instruction %q outside the root", ErrMalformed, t.Target)
+			}
+		case *etree.Comment:
+		case *etree.CharData:
+			if !isWhitespace(t.Data) {
+				return nil, fmt.Errorf("%w: text outside the root", ErrMalformed)
+			}
+		case *etree.Directive:
+			return nil, ErrDoctype
+		default:
+			return nil, fmt.Errorf("%w: unexpected %T outside the root", ErrMalformed, t)
+		}
+	}
+	if roots != 1 {
+		return nil, fmt.Errorf("%w: %d root elements", ErrMalformed, roots)
+	}
+	return doc, nil
+}
+
+func isWhitespace(s string) bool {
+	return strings.Trim(s, xmlWhitespaceSet) == ""
+}
+
+// compact removes whitespace-only text nodes and comments from el and its
+// descendants.
+func compact(el *etree.Element) {
+	n := 0
+	for _, t := range el.Child {
+		switch t := t.(type) {
+		case *etree.CharData:
+			if isWhitespace(t.Data) {
+				continue
+			}
+		case *etree.Comment:
+			continue
+		case *etree.Element:
+			compact(t)
+		}
+		el.Child[n] = t
+		n++
+	}
+	clear(el.Child[n:])
+	el.Child = el.Child[:n]
+	el.ReindexChildren()
+}
