@@ -118,4 +118,3 @@ func replaceOnce(tb testing.TB, b []byte, old, new string) []byte {
 	}
 	return bytes.Replace(b, []byte(old), []byte(new), 1)
 }
-
