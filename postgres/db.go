@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
 )
 
@@ -17,17 +19,23 @@ type DB struct {
 	Now func() time.Time
 
 	pool *pgxpool.Pool
+	// river inserts jobs in the store's transactions.
+	river *river.Client[pgx.Tx]
 }
 
 var _ sello.Store = (*DB)(nil)
 
 // Open connects to the database at url (postgres://…), applies the
-// embedded migrations and returns the store. Parameters pgx does not know,
-// such as search_path, are set on every connection.
+// embedded migrations, then River's, and returns the store. Parameters pgx
+// does not know, such as search_path, are set on every connection. Without
+// pool_max_conns in the URL the pool holds up to 20 connections.
 func Open(ctx context.Context, url string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = max(cfg.MaxConns, defaultMaxConns)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -41,14 +49,19 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{Now: time.Now, pool: pool}, nil
+	client, err := newInsertClient(pool)
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return &DB{Now: time.Now, pool: pool, river: client}, nil
 }
 
-// Pool returns the connection pool, for work that must share a
-// transaction with the store's rows (River jobs).
+// Pool returns the connection pool, for tests and tools that query the
+// database directly.
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 
-// Close implements sello.Store.
+// Close implements sello.Store. Stop job runners first.
 func (db *DB) Close() error {
 	db.pool.Close()
 	return nil

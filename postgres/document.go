@@ -14,8 +14,8 @@ import (
 
 // CreateDocument implements sello.DocumentStore: in one transaction it
 // claims the idempotency key, locks the tenant's ranges of the type, takes
-// the e-NCF, calls nd.Prepare and writes the document, its first status and
-// its ecf.queued event. Returns INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED,
+// the e-NCF, calls nd.Prepare and writes the document, its first status,
+// its ecf.queued event and the jobs of nd.Jobs. Returns INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED,
 // SEQUENCE_EXHAUSTED, VALIDATION_FAILED, CONFLICT, NOT_FOUND (no such
 // tenant) or Prepare's error.
 func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.Document, bool, error) {
@@ -49,7 +49,13 @@ func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.
 		if doc, err = nd.Build(n, seq, now); err != nil {
 			return err
 		}
-		return insertDocument(ctx, tx, doc, nd)
+		if err := insertDocument(ctx, tx, doc, nd); err != nil {
+			return err
+		}
+		if nd.Jobs == nil {
+			return nil
+		}
+		return db.insertJobs(ctx, tx, nd.Jobs(doc))
 	})
 	if err != nil {
 		return nil, false, err

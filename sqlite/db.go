@@ -3,9 +3,11 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -25,16 +27,23 @@ type DB struct {
 	// writer queues this process's write transactions in Go, in arrival
 	// order, instead of leaving them to SQLite's busy handler, which polls
 	// and can starve a writer for seconds under load. busy_timeout still
-	// arbitrates between processes.
+	// arbitrates between processes. River's transactions take it too (see
+	// river.go).
 	writer chan struct{}
+
+	// riverDB is River's own pool on the file; river inserts jobs in the
+	// store's transactions.
+	riverDB *sql.DB
+	river   *river.Client[*sql.Tx]
 }
 
 var _ sello.Store = (*DB)(nil)
 
 // Open opens the SQLite file at path, creating it if needed, and applies
-// the embedded migrations. The path must not contain '?'.
+// the embedded migrations, then River's. The path must not contain '?'.
 func Open(ctx context.Context, path string) (*DB, error) {
-	sqlDB, err := sql.Open("sqlite", path+"?"+pragmas)
+	dsn := path + "?" + pragmas
+	sqlDB, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
@@ -47,15 +56,21 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqlDB.Close()
 		return nil, err
 	}
-	return &DB{Now: time.Now, db: sqlDB, writer: make(chan struct{}, 1)}, nil
+	writer := make(chan struct{}, 1)
+	riverDB, client, err := openRiver(ctx, dsn, writer)
+	if err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	return &DB{Now: time.Now, db: sqlDB, writer: writer, riverDB: riverDB, river: client}, nil
 }
 
-// SQL returns the underlying database, for work that must share a
-// transaction with the store's rows (River jobs).
+// SQL returns the underlying database, for tests and tools that read the
+// file directly.
 func (db *DB) SQL() *sql.DB { return db.db }
 
-// Close implements sello.Store.
-func (db *DB) Close() error { return db.db.Close() }
+// Close implements sello.Store. Stop job runners first.
+func (db *DB) Close() error { return errors.Join(db.riverDB.Close(), db.db.Close()) }
 
 // now returns the store's clock in UTC at the precision it stores.
 func (db *DB) now() time.Time { return db.Now().UTC().Truncate(time.Microsecond) }

@@ -1,0 +1,142 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/sello-do/sello"
+)
+
+// AddCertificate implements sello.CertificateStore. Returns INVALID_REQUEST,
+// NOT_FOUND if the tenant does not exist and CONFLICT if the tenant already
+// has the certificate in its environment.
+func (db *DB) AddCertificate(ctx context.Context, c *sello.Certificate) error {
+	if err := checkCertificate(c); err != nil {
+		return err
+	}
+	id, now := sello.NewID(), db.now()
+	notBefore, notAfter := *storedTime(&c.NotBefore), *storedTime(&c.NotAfter)
+	_, err := db.pool.Exec(ctx, `
+		INSERT INTO certificates (id, tenant_id, environment, subject, issuer, serial_number, fingerprint,
+			not_before, not_after, self_signed, der, sealed_key, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+		id, c.TenantID, c.Environment, c.Subject, c.Issuer, c.SerialNumber, c.Fingerprint,
+		notBefore, notAfter, c.SelfSigned, c.DER, c.SealedKey, now)
+	switch errorKind(err) {
+	case kindForeignKey:
+		return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + c.TenantID + "\" not found.", Err: err}
+	case kindUnique:
+		return &sello.Error{Code: sello.CodeConflict, Message: "Certificate " + c.Fingerprint + " is already stored for " + string(c.Environment) + ".", Err: err}
+	}
+	if err != nil {
+		return dbError(err, "add certificate")
+	}
+	c.ID, c.CreatedAt, c.NotBefore, c.NotAfter = id, now, notBefore, notAfter
+	return nil
+}
+
+// checkCertificate refuses a certificate the store cannot keep. Returns
+// INVALID_REQUEST.
+func checkCertificate(c *sello.Certificate) error {
+	if c.TenantID == "" {
+		return sello.Errorf(sello.CodeInvalidRequest, "Tenant required.")
+	} else if _, err := sello.ParseEnvironment(string(c.Environment)); err != nil {
+		return err
+	} else if c.Fingerprint == "" || len(c.DER) == 0 {
+		return sello.Errorf(sello.CodeInvalidRequest, "Certificate required.")
+	} else if len(c.SealedKey) == 0 {
+		return sello.Errorf(sello.CodeInvalidRequest, "Sealed private key required.")
+	}
+	return nil
+}
+
+const certificateColumns = `id, tenant_id, environment, subject, issuer, serial_number, fingerprint,
+	not_before, not_after, self_signed, der, sealed_key, created_at`
+
+// FindCertificates implements sello.CertificateStore: newest first.
+func (db *DB) FindCertificates(ctx context.Context, tenantID string, env sello.Environment) ([]*sello.Certificate, error) {
+	rows, err := db.pool.Query(ctx, `
+		SELECT `+certificateColumns+` FROM certificates
+		WHERE tenant_id = $1 AND environment = $2
+		ORDER BY created_at DESC, id DESC`, tenantID, env)
+	if err != nil {
+		return nil, dbError(err, "find certificates")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*sello.Certificate, error) { return scanCertificate(r) })
+	return out, dbError(err, "find certificates")
+}
+
+// FindSigningCertificate implements sello.CertificateStore: the valid
+// certificate added last. Returns NOT_FOUND when none is valid at now.
+func (db *DB) FindSigningCertificate(ctx context.Context, tenantID string, env sello.Environment, now time.Time) (*sello.Certificate, error) {
+	c, err := scanCertificate(db.pool.QueryRow(ctx, `
+		SELECT `+certificateColumns+` FROM certificates
+		WHERE tenant_id = $1 AND environment = $2 AND not_before <= $3 AND not_after > $3
+		ORDER BY created_at DESC, id DESC
+		LIMIT 1`, tenantID, env, *storedTime(&now)))
+	if isNoRows(err) {
+		return nil, sello.Errorf(sello.CodeNotFound, "No valid signing certificate in %s.", env)
+	}
+	return c, dbError(err, "find signing certificate")
+}
+
+// WarnCertificateExpiring implements sello.CertificateStore: in one
+// transaction it marks c warned and writes its certificate.expiring event,
+// unless it was warned before (false). Returns NOT_FOUND if the tenant has
+// no such certificate in its environment.
+func (db *DB) WarnCertificateExpiring(ctx context.Context, c *sello.Certificate, now time.Time) (bool, error) {
+	now = *storedTime(&now)
+	warned := false
+	err := db.inTx(ctx, func(tx pgx.Tx) error {
+		var subject string
+		var notAfter time.Time
+		err := tx.QueryRow(ctx, `
+			UPDATE certificates SET warned_at = $1
+			WHERE tenant_id = $2 AND environment = $3 AND id = $4 AND warned_at IS NULL
+			RETURNING subject, not_after`,
+			now, c.TenantID, c.Environment, c.ID).Scan(&subject, &notAfter)
+		if isNoRows(err) {
+			var one int
+			err := tx.QueryRow(ctx, `SELECT 1 FROM certificates WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
+				c.TenantID, c.Environment, c.ID).Scan(&one)
+			if isNoRows(err) {
+				return sello.Errorf(sello.CodeNotFound, "Certificate %q not found in %s.", c.ID, c.Environment)
+			}
+			return dbError(err, "find certificate")
+		} else if err != nil {
+			return dbError(err, "warn certificate expiring")
+		}
+		warned = true
+		return insertEvent(ctx, tx, expiringEvent(c, subject, notAfter, now))
+	})
+	return warned, err
+}
+
+// expiringEvent is the certificate.expiring event of c, which expires at
+// notAfter.
+func expiringEvent(c *sello.Certificate, subject string, notAfter, now time.Time) *sello.Event {
+	return &sello.Event{
+		ID:          sello.NewID(),
+		Type:        sello.EventCertificateExpiring,
+		CreatedAt:   now,
+		TenantID:    c.TenantID,
+		Environment: c.Environment,
+		Data: sello.EventData{
+			Severity: "warning",
+			Message:  fmt.Sprintf("The signing certificate of %s expires on %s.", subject, notAfter.UTC().Format(time.DateOnly)),
+			Payload:  map[string]any{"certificateId": c.ID, "notAfter": sello.FormatTime(notAfter), "subject": subject},
+		},
+	}
+}
+
+func scanCertificate(r pgx.Row) (*sello.Certificate, error) {
+	var c sello.Certificate
+	if err := r.Scan(&c.ID, &c.TenantID, &c.Environment, &c.Subject, &c.Issuer, &c.SerialNumber, &c.Fingerprint,
+		&c.NotBefore, &c.NotAfter, &c.SelfSigned, &c.DER, &c.SealedKey, &c.CreatedAt); err != nil {
+		return nil, err
+	}
+	c.NotBefore, c.NotAfter, c.CreatedAt = utc(c.NotBefore), utc(c.NotAfter), utc(c.CreatedAt)
+	return &c, nil
+}

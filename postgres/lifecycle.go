@@ -1,0 +1,210 @@
+package postgres
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/sello-do/sello"
+)
+
+// FindDocumentByID implements sello.LifecycleStore. Returns NOT_FOUND.
+func (db *DB) FindDocumentByID(ctx context.Context, tenantID string, env sello.Environment, id string) (*sello.Document, error) {
+	return findDocumentByID(ctx, db.pool.QueryRow, tenantID, env, id, "")
+}
+
+// findDocumentByID reads a document with queryRow; lock is "" or a locking
+// clause.
+func findDocumentByID(ctx context.Context, queryRow func(context.Context, string, ...any) pgx.Row, tenantID string, env sello.Environment, id, lock string) (*sello.Document, error) {
+	doc, err := scanDocument(queryRow(ctx, `
+		SELECT `+documentColumns+` FROM documents
+		WHERE tenant_id = $1 AND environment = $2 AND id = $3 `+lock, tenantID, env, id))
+	if isNoRows(err) {
+		return nil, sello.Errorf(sello.CodeNotFound, "Document %q not found in %s.", id, env)
+	}
+	return doc, dbError(err, "find document by id")
+}
+
+// UpdateDocument implements sello.LifecycleStore: in one transaction it
+// locks the document's row, checks ch.From, sets the change's fields,
+// writes a status-history row, the jobs and the event, and returns the
+// document as it is after. Returns INVALID_REQUEST for an unknown status,
+// NOT_FOUND, or CONFLICT when the document's status is not one of ch.From.
+func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Environment, id string, ch sello.DocumentChange) (*sello.Document, error) {
+	if err := checkChange(ch); err != nil {
+		return nil, err
+	}
+	var doc *sello.Document
+	err := db.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if doc, err = findDocumentByID(ctx, tx.QueryRow, tenantID, env, id, "FOR UPDATE"); err != nil {
+			return err
+		}
+		if len(ch.From) > 0 && !slices.Contains(ch.From, doc.Status) {
+			return conflictFrom(doc, ch.From)
+		}
+		now := db.now() // under the row lock, so a document's times follow its changes
+		applyChange(doc, ch, now)
+		dgii, err := jsonOrNull(doc.DGII)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `
+			UPDATE documents SET status = $1, track_id = $2, security_code = $3, signed_at = $4, qr_url = $5, dgii = $6,
+				failure_reason = $7, updated_at = $8, signed_xml = coalesce($9, signed_xml), rfce_xml = coalesce($10, rfce_xml)
+			WHERE tenant_id = $11 AND environment = $12 AND id = $13`,
+			doc.Status, doc.TrackID, doc.SecurityCode, doc.SignedAt, doc.QRURL, dgii,
+			doc.FailureReason, doc.UpdatedAt, blobOrNull(ch.SignedXML), blobOrNull(ch.RFCEXML),
+			tenantID, env, id); err != nil {
+			return dbError(err, "update document")
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO document_status_history (document_id, tenant_id, status, at, reason) VALUES ($1, $2, $3, $4, $5)`,
+			doc.ID, doc.TenantID, doc.Status, now, ch.Reason); err != nil {
+			return dbError(err, "insert document status")
+		}
+		if err := db.insertJobs(ctx, tx, ch.Jobs); err != nil {
+			return err
+		}
+		if ch.EventType == "" {
+			return nil
+		}
+		// Last: the event takes the tenant's event lock until the commit.
+		return insertEvent(ctx, tx, sello.NewDocumentEvent(ch.EventType, doc, severity(ch), ch.Message, now))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return doc, nil
+}
+
+// checkChange validates what the store cannot fix. Returns INVALID_REQUEST.
+func checkChange(ch sello.DocumentChange) error {
+	for _, s := range append([]sello.Status{ch.Status}, ch.From...) {
+		if s == "" {
+			continue
+		}
+		if _, err := sello.ParseStatus(string(s)); err != nil {
+			return err
+		}
+	}
+	switch ch.Severity {
+	case "", "info", "warning", "error":
+		return nil
+	}
+	return sello.Errorf(sello.CodeInvalidRequest, "Unknown event severity %q.", ch.Severity)
+}
+
+// conflictFrom is UpdateDocument's CONFLICT for a document not in from.
+func conflictFrom(doc *sello.Document, from []sello.Status) error {
+	names := make([]string, len(from))
+	for i, s := range from {
+		names[i] = string(s)
+	}
+	return sello.Errorf(sello.CodeConflict, "Document %s is %s, not %s.", doc.ENCF, doc.Status, strings.Join(names, " or "))
+}
+
+// applyChange sets on doc the fields ch sets; it never clears one.
+func applyChange(doc *sello.Document, ch sello.DocumentChange, now time.Time) {
+	if ch.Status != "" {
+		doc.Status = ch.Status
+	}
+	if ch.Status == sello.StatusFailed && ch.Reason != "" {
+		doc.FailureReason = ch.Reason
+	}
+	if ch.SecurityCode != "" {
+		doc.SecurityCode = ch.SecurityCode
+	}
+	if ch.SignedAt != nil {
+		doc.SignedAt = storedTime(ch.SignedAt)
+	}
+	if ch.QRURL != "" {
+		doc.QRURL = ch.QRURL
+	}
+	if ch.TrackID != "" {
+		doc.TrackID = ch.TrackID
+	}
+	if ch.DGII != nil {
+		r := *ch.DGII
+		r.Mensajes = slices.Clone(r.Mensajes)
+		doc.DGII = &r
+	}
+	doc.UpdatedAt = now
+}
+
+// severity is the change's event severity, "info" when not given.
+func severity(ch sello.DocumentChange) string {
+	if ch.Severity == "" {
+		return "info"
+	}
+	return ch.Severity
+}
+
+// blobOrNull is b, or NULL when empty: coalesce then keeps the stored value.
+func blobOrNull(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+// FindDocumentXML implements sello.LifecycleStore. Returns NOT_FOUND when
+// there is no such document or it is not signed yet.
+func (db *DB) FindDocumentXML(ctx context.Context, tenantID string, env sello.Environment, encf string) ([]byte, error) {
+	var xml []byte
+	err := db.pool.QueryRow(ctx, `
+		SELECT signed_xml FROM documents WHERE tenant_id = $1 AND environment = $2 AND encf = $3`,
+		tenantID, env, encf).Scan(&xml)
+	if isNoRows(err) {
+		return nil, sello.Errorf(sello.CodeNotFound, "Document %s not found in %s.", encf, env)
+	} else if err != nil {
+		return nil, dbError(err, "find document xml")
+	} else if xml == nil {
+		return nil, sello.Errorf(sello.CodeNotFound, "Document %s is not signed yet.", encf)
+	}
+	return xml, nil
+}
+
+// FindDocumentRFCE implements sello.LifecycleStore. Returns NOT_FOUND when
+// there is no such document or it has no RFCE.
+func (db *DB) FindDocumentRFCE(ctx context.Context, tenantID string, env sello.Environment, id string) ([]byte, error) {
+	var xml []byte
+	err := db.pool.QueryRow(ctx, `
+		SELECT rfce_xml FROM documents WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
+		tenantID, env, id).Scan(&xml)
+	if isNoRows(err) {
+		return nil, sello.Errorf(sello.CodeNotFound, "Document %q not found in %s.", id, env)
+	} else if err != nil {
+		return nil, dbError(err, "find document rfce")
+	} else if xml == nil {
+		return nil, sello.Errorf(sello.CodeNotFound, "Document %q has no signed RFCE.", id)
+	}
+	return xml, nil
+}
+
+// FindDocumentHistory implements sello.LifecycleStore: oldest first.
+// Returns NOT_FOUND when the tenant has no such document in env.
+func (db *DB) FindDocumentHistory(ctx context.Context, tenantID string, env sello.Environment, id string) ([]sello.StatusChange, error) {
+	rows, err := db.pool.Query(ctx, `
+		SELECT h.status, h.at, h.reason FROM document_status_history h
+		JOIN documents d ON d.tenant_id = h.tenant_id AND d.id = h.document_id
+		WHERE h.tenant_id = $1 AND d.environment = $2 AND h.document_id = $3
+		ORDER BY h.at, h.id`, tenantID, env, id)
+	if err != nil {
+		return nil, dbError(err, "find document history")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sello.StatusChange, error) {
+		var c sello.StatusChange
+		err := r.Scan(&c.Status, &c.At, &c.Reason)
+		c.At = utc(c.At)
+		return c, err
+	})
+	if err != nil {
+		return nil, dbError(err, "find document history")
+	} else if len(out) == 0 {
+		return nil, sello.Errorf(sello.CodeNotFound, "Document %q not found in %s.", id, env)
+	}
+	return out, nil
+}

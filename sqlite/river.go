@@ -1,0 +1,253 @@
+package sqlite
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/sello-do/sello"
+	"modernc.org/sqlite"
+)
+
+// River's connections.
+//
+// River gets a pool of its own (riverConns connections) on the same file, so
+// that its producer, completer, elector and maintenance services never wait
+// for a connection the store holds, nor the store for one of River's. Every
+// transaction River begins on that pool first takes the store's write queue
+// (DB.writer), the same one the store's own transactions take: with
+// IMMEDIATE transactions each of them is a writer for SQLite, and the queue
+// serves them all in arrival order instead of leaving River to SQLite's
+// polling busy handler, which a busy store would starve. River's single
+// statements outside a transaction still meet the store's writes in
+// SQLite's busy handler; they are short.
+//
+// Nothing holds the queue while it waits for a second transaction: the store
+// inserts its jobs with the transaction it already holds, and River never
+// nests transactions (it runs on one connection, as its documentation
+// advises).
+const riverConns = 4
+
+// Polling of the job runner. SQLite has no LISTEN/NOTIFY: River's listener
+// polls its notification table every 50 ms, and the producer looks for
+// due jobs (retries, snoozes, scheduled jobs) every fetchPollInterval.
+const (
+	fetchPollInterval = 100 * time.Millisecond
+	fetchCooldown     = 20 * time.Millisecond
+)
+
+// openRiver opens River's pool, applies River's migrations on their own
+// migration line and returns the pool and an insert-only client.
+func openRiver(ctx context.Context, dsn string, writer chan struct{}) (*sql.DB, *river.Client[*sql.Tx], error) {
+	pool := sql.OpenDB(&queuedConnector{dsn: dsn, driver: &sqlite.Driver{}, writer: writer})
+	pool.SetMaxOpenConns(riverConns)
+	pool.SetMaxIdleConns(riverConns)
+	if err := migrateRiver(ctx, pool); err != nil {
+		pool.Close()
+		return nil, nil, err
+	}
+	client, err := river.NewClient(riversqlite.New(pool), &river.Config{Logger: discardLogger})
+	if err != nil {
+		pool.Close()
+		return nil, nil, fmt.Errorf("river client: %w", err)
+	}
+	return pool, client, nil
+}
+
+// migrateRiver applies River's migrations in one IMMEDIATE transaction, so
+// two processes opening a new file at once apply them once.
+func migrateRiver(ctx context.Context, pool *sql.DB) error {
+	m, err := rivermigrate.New(riversqlite.New(pool), &rivermigrate.Config{Logger: discardLogger})
+	if err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	tx, err := pool.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	defer tx.Rollback()
+	// MigrateTx is deprecated because some PostgreSQL migrations cannot
+	// share a transaction; River's SQLite migrations are plain DDL.
+	if _, err := m.MigrateTx(ctx, tx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("river migrations: %w", err)
+	}
+	return nil
+}
+
+var discardLogger = slog.New(slog.DiscardHandler)
+
+// insertJobs inserts jobs with tx, so they exist only if tx commits. A
+// sello.Job has River's JobArgs method set; job types that also implement
+// InsertOpts() river.InsertOpts get their options.
+func (db *DB) insertJobs(ctx context.Context, tx *sql.Tx, jobs []sello.Job) error {
+	if len(jobs) == 0 {
+		return nil
+	}
+	params := make([]river.InsertManyParams, len(jobs))
+	for i, j := range jobs {
+		if j == nil {
+			return errors.New("insert jobs: nil job")
+		}
+		params[i] = river.InsertManyParams{Args: j}
+	}
+	if _, err := db.river.InsertManyTx(ctx, tx, params); err != nil {
+		return fmt.Errorf("insert jobs: %w", err)
+	}
+	return nil
+}
+
+// NewJobRunner implements sello.Store: a River client working the default
+// queue with cfg.Workers workers (default 8) on River's own pool. workers
+// must be a *river.Workers and cfg.Periodic nil or []*river.PeriodicJob.
+func (db *DB) NewJobRunner(workers any, cfg sello.JobConfig) (sello.JobRunner, error) {
+	rc, err := riverConfig(workers, cfg)
+	if err != nil {
+		return nil, err
+	}
+	rc.FetchPollInterval, rc.FetchCooldown = fetchPollInterval, fetchCooldown
+	client, err := river.NewClient(riversqlite.New(db.riverDB), rc)
+	if err != nil {
+		return nil, fmt.Errorf("new job runner: %w", err)
+	}
+	return client, nil
+}
+
+// riverConfig is the River configuration of a job runner with cfg's
+// defaults applied.
+func riverConfig(workers any, cfg sello.JobConfig) (*river.Config, error) {
+	w, ok := workers.(*river.Workers)
+	if !ok || w == nil {
+		return nil, fmt.Errorf("new job runner: workers must be a non-nil *river.Workers, not %T", workers)
+	}
+	periodic, ok := cfg.Periodic.([]*river.PeriodicJob)
+	if !ok && cfg.Periodic != nil {
+		return nil, fmt.Errorf("new job runner: periodic jobs must be a []*river.PeriodicJob, not %T", cfg.Periodic)
+	}
+	n := cmp.Or(max(cfg.Workers, 0), 8)
+	timeout := cmp.Or(cfg.JobTimeout, time.Minute)
+	rescue := cmp.Or(cfg.RescueAfter, 2*time.Minute)
+	if rescue <= timeout {
+		return nil, fmt.Errorf("new job runner: RescueAfter (%s) must exceed JobTimeout (%s)", rescue, timeout)
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = discardLogger
+	}
+	return &river.Config{
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: n}},
+		Workers:              w,
+		PeriodicJobs:         periodic,
+		JobTimeout:           timeout,
+		RescueStuckJobsAfter: rescue,
+		Logger:               logger,
+	}, nil
+}
+
+// queuedConnector opens modernc connections whose transactions take the
+// store's write queue before they begin and give it back when they end.
+type queuedConnector struct {
+	dsn    string
+	driver *sqlite.Driver
+	writer chan struct{}
+}
+
+func (c *queuedConnector) Connect(context.Context) (driver.Conn, error) {
+	conn, err := c.driver.Open(c.dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &queuedConn{conn: conn, writer: c.writer}, nil
+}
+
+func (c *queuedConnector) Driver() driver.Driver { return c.driver }
+
+// queuedConn forwards to a modernc connection; only BeginTx differs.
+type queuedConn struct {
+	conn   driver.Conn
+	writer chan struct{}
+}
+
+// The interfaces modernc's connection implements and database/sql uses.
+var (
+	_ driver.ConnBeginTx        = (*queuedConn)(nil)
+	_ driver.ConnPrepareContext = (*queuedConn)(nil)
+	_ driver.ExecerContext      = (*queuedConn)(nil)
+	_ driver.QueryerContext     = (*queuedConn)(nil)
+	_ driver.Pinger             = (*queuedConn)(nil)
+	_ driver.SessionResetter    = (*queuedConn)(nil)
+	_ driver.Validator          = (*queuedConn)(nil)
+)
+
+func (c *queuedConn) Prepare(query string) (driver.Stmt, error) { return c.conn.Prepare(query) }
+func (c *queuedConn) Close() error                              { return c.conn.Close() }
+
+func (c *queuedConn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+func (c *queuedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	select {
+	case c.writer <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	tx, err := c.conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+	if err != nil {
+		<-c.writer
+		return nil, err
+	}
+	return &queuedTx{tx: tx, writer: c.writer}, nil
+}
+
+func (c *queuedConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+}
+
+func (c *queuedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.conn.(driver.ExecerContext).ExecContext(ctx, query, args)
+}
+
+func (c *queuedConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.conn.(driver.QueryerContext).QueryContext(ctx, query, args)
+}
+
+func (c *queuedConn) Ping(ctx context.Context) error {
+	return c.conn.(driver.Pinger).Ping(ctx)
+}
+
+func (c *queuedConn) ResetSession(ctx context.Context) error {
+	return c.conn.(driver.SessionResetter).ResetSession(ctx)
+}
+
+func (c *queuedConn) IsValid() bool { return c.conn.(driver.Validator).IsValid() }
+
+// queuedTx gives the write queue back once, when it commits or rolls back.
+type queuedTx struct {
+	tx     driver.Tx
+	writer chan struct{}
+	once   sync.Once
+}
+
+func (t *queuedTx) Commit() error {
+	defer t.release()
+	return t.tx.Commit()
+}
+
+func (t *queuedTx) Rollback() error {
+	defer t.release()
+	return t.tx.Rollback()
+}
+
+func (t *queuedTx) release() { t.once.Do(func() { <-t.writer }) }
