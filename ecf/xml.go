@@ -152,12 +152,12 @@ func appendEscaped(b []byte, s string) []byte {
 type xmlKind int
 
 const (
-	xText        xmlKind = iota // string or Code
-	xDecimal                    // *Decimal
-	xGroup                      // *Struct
-	xGroupList                  // []Struct
-	xTextList                   // []string
-	xIgnored                    // xml:"-"
+	xText      xmlKind = iota // string or Code
+	xDecimal                  // *Decimal
+	xGroup                    // *Struct
+	xGroupList                // []Struct
+	xTextList                 // []string
+	xIgnored                  // xml:"-"
 )
 
 type xmlField struct {

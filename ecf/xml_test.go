@@ -188,8 +188,8 @@ func TestXML_FechaHoraFirmaInGMTMinus4(t *testing.T) {
 	d := MustReady(t, "31")
 	tests := map[string]time.Time{
 		// Just after midnight UTC is the previous evening in the DR.
-		"01-04-2025 20:00:00": time.Date(2025, 4, 2, 0, 0, 0, 0, time.UTC),
-		"02-04-2025 09:30:05": signedAt,
+		"01-04-2025 20:00:00":                     time.Date(2025, 4, 2, 0, 0, 0, 0, time.UTC),
+		"02-04-2025 09:30:05":                     signedAt,
 		"02-04-2025 09:30:05 (from another zone)": signedAt.In(time.FixedZone("CET", 3600)),
 	}
 	for want, at := range tests {
@@ -233,8 +233,10 @@ func TestXML_Escaping(t *testing.T) {
 	}
 	// And a parser reads back exactly the text.
 	var v struct {
-		Encabezado struct{ Emisor struct{ RazonSocialEmisor string } }
-		Items      []struct{ NombreItem, DescripcionItem string } `xml:"DetallesItems>Item"`
+		Encabezado struct {
+			Emisor struct{ RazonSocialEmisor string }
+		}
+		Items []struct{ NombreItem, DescripcionItem string } `xml:"DetallesItems>Item"`
 	}
 	if err := xml.Unmarshal(got, &v); err != nil {
 		t.Fatal(err)

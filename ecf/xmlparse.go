@@ -1,0 +1,409 @@
+package ecf
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/sello-do/sello"
+)
+
+// Size limits of the XML documents Sello reads from DGII and other
+// taxpayers: far above what a valid one holds (an e-CF has at most 1,000
+// lines on the P2P route; an ACECF or ARECF is a few KB with its signature).
+const (
+	MaxECFSize   = 8 << 20
+	MaxReplySize = 64 << 10
+)
+
+// maxXMLDepth bounds element nesting; DGII's documents nest 7 deep, their
+// signatures a little more.
+const maxXMLDepth = 32
+
+// ECFHeader is what Sello reads from an inbound signed e-CF (one a supplier
+// posts to the receiver endpoint) to acknowledge it and file it.
+type ECFHeader struct {
+	TipoeCF                 sello.DocumentType
+	ENCF                    string
+	RNCEmisor               string
+	RazonSocialEmisor       string
+	RNCComprador            string // "" when absent
+	IdentificadorExtranjero string // "" when absent
+	RazonSocialComprador    string // "" when absent
+	FechaEmision            sello.Date
+	MontoTotal              string // as written ("1180.00")
+	TotalITBIS              string // as written, "" when absent
+	FechaHoraFirma          time.Time
+	// SecurityCode is the first six characters of the SignatureValue (the
+	// código de seguridad of the printed representation), "" when unsigned.
+	SecurityCode string
+}
+
+// ParseECFHeader reads the key fields of a signed e-CF: root <ECF> without
+// namespace, UTF-8, at most MaxECFSize bytes, no DOCTYPE (so no entity
+// definitions). It does not check the signature or the XSD.
+//
+// Returns PAYLOAD_TOO_LARGE, INVALID_REQUEST when the XML is not a
+// well-formed e-CF, or VALIDATION_FAILED with a detail per missing or
+// invalid field (paths like "ECF.Encabezado.IdDoc.eNCF").
+func ParseECFHeader(data []byte) (*ECFHeader, error) {
+	f := map[string]string{}
+	paths := []string{
+		"Encabezado/IdDoc/TipoeCF", "Encabezado/IdDoc/eNCF",
+		"Encabezado/Emisor/RNCEmisor", "Encabezado/Emisor/RazonSocialEmisor", "Encabezado/Emisor/FechaEmision",
+		"Encabezado/Comprador/RNCComprador", "Encabezado/Comprador/IdentificadorExtranjero", "Encabezado/Comprador/RazonSocialComprador",
+		"Encabezado/Totales/MontoTotal", "Encabezado/Totales/TotalITBIS",
+		"FechaHoraFirma", "Signature/SignatureValue",
+	}
+	if err := scanXML(data, MaxECFSize, "ECF", paths, f); err != nil {
+		return nil, err
+	}
+	var v validation
+	path := func(p string) string { return "ECF." + strings.ReplaceAll(p, "/", ".") }
+	required := func(p string) string {
+		s := f[p]
+		if s == "" {
+			v.add(path(p), "Required.")
+		}
+		return s
+	}
+	h := &ECFHeader{
+		TipoeCF:                 sello.DocumentType(required("Encabezado/IdDoc/TipoeCF")),
+		ENCF:                    required("Encabezado/IdDoc/eNCF"),
+		RNCEmisor:               required("Encabezado/Emisor/RNCEmisor"),
+		RazonSocialEmisor:       required("Encabezado/Emisor/RazonSocialEmisor"),
+		RNCComprador:            f["Encabezado/Comprador/RNCComprador"],
+		IdentificadorExtranjero: f["Encabezado/Comprador/IdentificadorExtranjero"],
+		RazonSocialComprador:    f["Encabezado/Comprador/RazonSocialComprador"],
+		MontoTotal:              required("Encabezado/Totales/MontoTotal"),
+		TotalITBIS:              f["Encabezado/Totales/TotalITBIS"],
+	}
+	if h.TipoeCF != "" && !slices.Contains(sello.DocumentTypes, h.TipoeCF) {
+		v.add(path("Encabezado/IdDoc/TipoeCF"), "Must be one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47.")
+	}
+	if h.ENCF != "" {
+		if e, err := sello.ParseENCF(h.ENCF); err != nil {
+			v.add(path("Encabezado/IdDoc/eNCF"), sello.ErrorMessageOf(err))
+		} else if h.TipoeCF != "" && e.Type != h.TipoeCF {
+			v.add(path("Encabezado/IdDoc/eNCF"), fmt.Sprintf("Must be of type %s, the TipoeCF.", h.TipoeCF))
+		}
+	}
+	if h.RNCEmisor != "" {
+		v.rnc(path("Encabezado/Emisor/RNCEmisor"), h.RNCEmisor)
+	}
+	if h.RNCComprador != "" {
+		v.rnc(path("Encabezado/Comprador/RNCComprador"), h.RNCComprador)
+	}
+	if s := required("Encabezado/Emisor/FechaEmision"); s != "" {
+		if d, ok := parseLooseDate(s); ok {
+			h.FechaEmision = d
+		} else {
+			v.add(path("Encabezado/Emisor/FechaEmision"), "Must be a date dd-MM-yyyy.")
+		}
+	}
+	for _, p := range []string{"Encabezado/Totales/MontoTotal", "Encabezado/Totales/TotalITBIS"} {
+		if s := f[p]; s != "" {
+			if _, err := ParseDecimal(s); err != nil {
+				v.add(path(p), "Must be an amount like 1180.00.")
+			}
+		}
+	}
+	if s := required("FechaHoraFirma"); s != "" {
+		if t, ok := parseDGIIDateTime(s); ok {
+			h.FechaHoraFirma = t
+		} else {
+			v.add(path("FechaHoraFirma"), "Must be a date and time dd-MM-yyyy HH:mm:ss.")
+		}
+	}
+	h.SecurityCode = securityCode(f["Signature/SignatureValue"])
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// securityCode is the first six characters of a base64 SignatureValue,
+// whose text may be wrapped on several lines.
+func securityCode(sigValue string) string {
+	var b strings.Builder
+	for _, r := range sigValue {
+		if unicode.IsSpace(r) {
+			continue
+		}
+		b.WriteRune(r)
+		if b.Len() == 6 {
+			break
+		}
+	}
+	if b.Len() < 6 {
+		return ""
+	}
+	return b.String()
+}
+
+// ParseACECF reads a commercial approval (signed or not): root <ACECF>,
+// UTF-8, at most MaxReplySize bytes, no DOCTYPE. It does not check the
+// signature. The result satisfies the same rules as ACECF.XML.
+//
+// Returns PAYLOAD_TOO_LARGE, INVALID_REQUEST when the XML is not a
+// well-formed ACECF, or VALIDATION_FAILED with a detail per missing or
+// invalid field (paths like "ACECF.eNCF").
+func ParseACECF(data []byte) (*ACECF, error) {
+	const d = "DetalleAprobacionComercial/"
+	f := map[string]string{}
+	names := []string{"Version", "RNCEmisor", "eNCF", "FechaEmision", "MontoTotal", "RNCComprador", "Estado", "DetalleMotivoRechazo", "FechaHoraAprobacionComercial"}
+	if err := scanXML(data, MaxReplySize, "ACECF", prefixed(d, names), f); err != nil {
+		return nil, err
+	}
+	var v validation
+	version(&v, "ACECF.Version", f[d+"Version"])
+	a := &ACECF{
+		RNCEmisor:            f[d+"RNCEmisor"],
+		ENCF:                 f[d+"eNCF"],
+		MontoTotal:           f[d+"MontoTotal"],
+		RNCComprador:         f[d+"RNCComprador"],
+		DetalleMotivoRechazo: f[d+"DetalleMotivoRechazo"],
+	}
+	if day, ok := parseLooseDate(f[d+"FechaEmision"]); ok {
+		a.FechaEmision = day
+	} else {
+		v.add("ACECF.FechaEmision", "Must be a date dd-MM-yyyy.")
+	}
+	a.Estado = ApprovalState(integer(&v, "ACECF.Estado", f[d+"Estado"]))
+	if t, ok := parseDGIIDateTime(f[d+"FechaHoraAprobacionComercial"]); ok {
+		a.At = t
+	} else {
+		v.add("ACECF.FechaHoraAprobacionComercial", "Must be a date and time dd-MM-yyyy HH:mm:ss.")
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// ParseARECF reads a receipt (signed or not): root <ARECF>, UTF-8, at most
+// MaxReplySize bytes, no DOCTYPE. It does not check the signature. The
+// result satisfies the same rules as ARECF.XML.
+//
+// Returns PAYLOAD_TOO_LARGE, INVALID_REQUEST when the XML is not a
+// well-formed ARECF, or VALIDATION_FAILED with a detail per missing or
+// invalid field (paths like "ARECF.Estado").
+func ParseARECF(data []byte) (*ARECF, error) {
+	const d = "DetalleAcusedeRecibo/"
+	f := map[string]string{}
+	names := []string{"Version", "RNCEmisor", "RNCComprador", "eNCF", "Estado", "CodigoMotivoNoRecibido", "FechaHoraAcuseRecibo"}
+	if err := scanXML(data, MaxReplySize, "ARECF", prefixed(d, names), f); err != nil {
+		return nil, err
+	}
+	var v validation
+	version(&v, "ARECF.Version", f[d+"Version"])
+	a := &ARECF{
+		RNCEmisor:    f[d+"RNCEmisor"],
+		RNCComprador: f[d+"RNCComprador"],
+		ENCF:         f[d+"eNCF"],
+		Estado:       ReceiptState(integer(&v, "ARECF.Estado", f[d+"Estado"])),
+	}
+	if s := f[d+"CodigoMotivoNoRecibido"]; s != "" {
+		a.CodigoMotivoNoRecibido = NotReceivedReason(integer(&v, "ARECF.CodigoMotivoNoRecibido", s))
+		if a.CodigoMotivoNoRecibido == 0 {
+			v.add("ARECF.CodigoMotivoNoRecibido", "Must be 1, 2, 3 or 4.")
+		}
+	}
+	if t, ok := parseDGIIDateTime(f[d+"FechaHoraAcuseRecibo"]); ok {
+		a.At = t
+	} else {
+		v.add("ARECF.FechaHoraAcuseRecibo", "Must be a date and time dd-MM-yyyy HH:mm:ss.")
+	}
+	if err := v.err(); err != nil {
+		return nil, err
+	}
+	if err := a.validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func prefixed(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
+}
+
+func version(v *validation, path, s string) {
+	if s != "1.0" {
+		v.add(path, "Must be 1.0.")
+	}
+}
+
+// integer parses a small non-negative integer (DGII's codes), adding a
+// detail and returning -1 when s is not one.
+func integer(v *validation, path, s string) int {
+	if s == "" || len(s) > 2 || strings.Trim(s, "0123456789") != "" {
+		v.add(path, "Required: a code of one or two digits.")
+		return -1
+	}
+	n, _ := strconv.Atoi(s)
+	return n
+}
+
+// scanXML reads data, whose root element must be root (without namespace),
+// and stores in f the trimmed text of each element at one of paths ("/"-
+// joined local names below the root). It rejects documents over max bytes,
+// DOCTYPEs and other directives, encodings other than UTF-8, undefined
+// entities, nesting deeper than maxXMLDepth, a wanted element that repeats
+// or holds elements, and anything after the root.
+func scanXML(data []byte, max int, root string, paths []string, f map[string]string) error {
+	if len(data) > max {
+		return sello.Errorf(sello.CodePayloadTooLarge, "The %s XML has %d bytes; at most %d are accepted.", root, len(data), max)
+	}
+	bad := func(format string, args ...any) error {
+		return sello.Errorf(sello.CodeInvalidRequest, "The %s XML is not valid: %s.", root, fmt.Sprintf(format, args...))
+	}
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.Strict = true
+	var (
+		stack   []string
+		current string // the wanted path being read, or ""
+		text    []byte
+		done    bool
+	)
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		} else if err != nil {
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				return bad("line %d: %s", se.Line, se.Msg)
+			}
+			return bad("%v", err)
+		}
+		switch t := tok.(type) {
+		case xml.Directive:
+			return bad("DOCTYPE and other declarations are not accepted")
+		case xml.ProcInst:
+			if t.Target == "xml" && !utf8Declared(t.Inst) {
+				return bad("the encoding must be UTF-8")
+			}
+		case xml.StartElement:
+			if done {
+				return bad("content after the root element")
+			}
+			if len(stack) == 0 && (t.Name.Local != root || t.Name.Space != "") {
+				return bad("the root element must be <%s> without namespace prefix, not <%s>", root, qualified(t.Name))
+			}
+			if len(stack) >= maxXMLDepth {
+				return bad("elements nest deeper than %d", maxXMLDepth)
+			}
+			if current != "" {
+				return bad("<%s> must hold text, not elements", strings.ReplaceAll(current, "/", "."))
+			}
+			stack = append(stack, t.Name.Local)
+			if p := strings.Join(stack[1:], "/"); slices.Contains(paths, p) {
+				if _, seen := f[p]; seen {
+					return bad("<%s> appears more than once", strings.ReplaceAll(p, "/", "."))
+				}
+				current, text = p, text[:0]
+			}
+		case xml.CharData:
+			if len(stack) == 0 && len(bytes.TrimSpace(t)) > 0 {
+				return bad("text outside the root element")
+			}
+			if current != "" {
+				text = append(text, t...)
+			}
+		case xml.EndElement:
+			if current != "" {
+				f[current] = strings.TrimSpace(string(text))
+				current = ""
+			}
+			stack = stack[:len(stack)-1]
+			done = len(stack) == 0
+		}
+	}
+	if !done {
+		return bad("no <%s> element", root)
+	}
+	return nil
+}
+
+// utf8Declared reports whether an XML declaration's encoding, if any, is
+// UTF-8.
+func utf8Declared(inst []byte) bool {
+	s := string(inst)
+	i := strings.Index(s, "encoding=")
+	if i < 0 {
+		return true
+	}
+	s = s[i+len("encoding="):]
+	if len(s) < 2 || (s[0] != '"' && s[0] != '\'') {
+		return false
+	}
+	end := strings.IndexByte(s[1:], s[0])
+	return end >= 0 && strings.EqualFold(s[1:1+end], "utf-8")
+}
+
+func qualified(n xml.Name) string {
+	if n.Space != "" {
+		return n.Space + ":" + n.Local
+	}
+	return n.Local
+}
+
+var (
+	looseDate     = regexp.MustCompile(`^([0-9]{1,2})-([0-9]{1,2})-([0-9]{4})$`)
+	looseDateTime = regexp.MustCompile(`^([0-9]{1,2})-([0-9]{1,2})-([0-9]{4}) ([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})$`)
+)
+
+// parseLooseDate parses dd-MM-yyyy, allowing one-digit days and months as
+// DGII's schemas do.
+func parseLooseDate(s string) (sello.Date, bool) {
+	m := looseDate.FindStringSubmatch(s)
+	if m == nil {
+		return sello.Date{}, false
+	}
+	t, ok := civil(m[1:4], []string{"0", "0", "0"})
+	return sello.DateOf(t), ok
+}
+
+// parseDGIIDateTime parses dd-MM-yyyy HH:mm:ss in GMT-4, allowing one-digit
+// fields as DGII's schemas do.
+func parseDGIIDateTime(s string) (time.Time, bool) {
+	m := looseDateTime.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, false
+	}
+	return civil(m[1:4], m[4:7])
+}
+
+// civil builds the time of day/month/year and hour/minute/second in GMT-4,
+// reporting false for values out of range (31-02, 24:00…) or years outside
+// 1900–2099.
+func civil(date, clock []string) (time.Time, bool) {
+	var n [6]int
+	for i, s := range append(slices.Clone(date), clock...) {
+		n[i], _ = strconv.Atoi(s)
+	}
+	day, month, year, h, m, sec := n[0], n[1], n[2], n[3], n[4], n[5]
+	if year < 1900 || year > 2099 || h > 23 || m > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	t := time.Date(year, time.Month(month), day, h, m, sec, 0, sello.DRZone)
+	if t.Day() != day || int(t.Month()) != month {
+		return time.Time{}, false
+	}
+	return t, true
+}
