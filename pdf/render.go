@@ -185,7 +185,7 @@ func small() props.Text { return props.Text{Size: 7, Color: gray} }
 
 // pair is a row of a left and a right text of the header block.
 func pair(l core.Component, r core.Component) core.Row {
-	return row.New().Add(col.New(14).Add(l), col.New(10).Add(r))
+	return row.New().Add(col.New(12).Add(l), col.New(12).Add(r))
 }
 
 func blank(h float64) core.Row { return row.New(h) }
