@@ -274,6 +274,9 @@ func scanXML(data []byte, max int, root string, paths []string, f map[string]str
 	}
 	dec := xml.NewDecoder(bytes.NewReader(data))
 	dec.Strict = true
+	dec.CharsetReader = func(label string, _ io.Reader) (io.Reader, error) {
+		return nil, fmt.Errorf("the encoding must be UTF-8, not %q", label)
+	}
 	var (
 		stack   []string
 		current string // the wanted path being read, or ""
@@ -294,10 +297,6 @@ func scanXML(data []byte, max int, root string, paths []string, f map[string]str
 		switch t := tok.(type) {
 		case xml.Directive:
 			return bad("DOCTYPE and other declarations are not accepted")
-		case xml.ProcInst:
-			if t.Target == "xml" && !utf8Declared(t.Inst) {
-				return bad("the encoding must be UTF-8")
-			}
 		case xml.StartElement:
 			if done {
 				return bad("content after the root element")
@@ -338,22 +337,6 @@ func scanXML(data []byte, max int, root string, paths []string, f map[string]str
 		return bad("no <%s> element", root)
 	}
 	return nil
-}
-
-// utf8Declared reports whether an XML declaration's encoding, if any, is
-// UTF-8.
-func utf8Declared(inst []byte) bool {
-	s := string(inst)
-	i := strings.Index(s, "encoding=")
-	if i < 0 {
-		return true
-	}
-	s = s[i+len("encoding="):]
-	if len(s) < 2 || (s[0] != '"' && s[0] != '\'') {
-		return false
-	}
-	end := strings.IndexByte(s[1:], s[0])
-	return end >= 0 && strings.EqualFold(s[1:1+end], "utf-8")
 }
 
 func qualified(n xml.Name) string {
