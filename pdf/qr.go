@@ -38,26 +38,33 @@ type timbreQR struct {
 
 // encodeQR encodes url at the error-correction level that brings the symbol
 // closest to DGII's version 8, preferring the stronger level on a tie. The
-// QR library picks the smallest version for a level; DGII's URL (about 200
-// characters) needs version 8 at level L or version 9–10 at M, so the
-// symbol is version 8 whenever the URL allows it.
+// QR library picks the smallest version for a level and cannot be told one;
+// DGII's URL (about 200 characters) fits version 8 at level L up to 192
+// bytes, else it takes version 9 or 10.
 //
 // symbolMM is the printed size of the symbol: the PNG's quiet zone is wide
 // enough for DGII's 3 mm margin at that size.
 func encodeQR(url string, symbolMM float64) (timbreQR, error) {
+	// Versions grow with the level, so go from L up and stop past 8: a
+	// typical URL is version 9 at L already and costs one encoding (each
+	// costs milliseconds: the library scores all eight masks).
 	var best barcode.Barcode
 	bestDist := -1
-	for _, level := range []qr.ErrorCorrectionLevel{qr.H, qr.Q, qr.M, qr.L} {
+	for _, level := range []qr.ErrorCorrectionLevel{qr.L, qr.M, qr.Q, qr.H} {
 		code, err := qr.Encode(url, level, qr.Auto)
 		if err != nil {
-			continue // too long for this level
+			break // too long for this level, so for the stronger ones too
 		}
-		d := versionOf(code) - qrVersion
+		v := versionOf(code)
+		d := v - qrVersion
 		if d < 0 {
 			d = -d
 		}
-		if bestDist < 0 || d < bestDist {
+		if bestDist < 0 || d <= bestDist {
 			best, bestDist = code, d
+		}
+		if v >= qrVersion {
+			break
 		}
 	}
 	if best == nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/johnfercher/maroto/v2/pkg/consts/align"
 	"github.com/johnfercher/maroto/v2/pkg/consts/border"
 	"github.com/johnfercher/maroto/v2/pkg/consts/extension"
-	"github.com/johnfercher/maroto/v2/pkg/consts/fontfamily"
 	"github.com/johnfercher/maroto/v2/pkg/consts/fontstyle"
 	"github.com/johnfercher/maroto/v2/pkg/consts/pagesize"
 	"github.com/johnfercher/maroto/v2/pkg/core"
@@ -139,8 +138,9 @@ func newRenderer(d *ecf.Document, m Meta, qr timbreQR) *renderer {
 		WithTopMargin(marginTop).
 		WithBottomMargin(marginBottom).
 		WithMaxGridSize(grid).
-		WithDefaultFont(&props.Font{Family: fontfamily.Helvetica, Size: baseSize}).
-		WithPageNumber(props.PageNumber{Pattern: "Página {current} de {total}", Place: props.RightBottom, Size: 7.5, Color: gray}).
+		WithDefaultFont(&props.Font{Family: family, Size: baseSize}).
+		WithPageNumber(props.PageNumber{Pattern: cp1252("Página {current} de {total}"), Place: props.RightBottom, Family: family, Size: 7.5, Color: gray}).
+		WithCompression(true).
 		WithTitle(TypeName(d.Type())+" "+m.ENCF, true).
 		WithCreator("Sello", true).
 		WithCreationDate(m.SignedAt).
@@ -174,7 +174,10 @@ func txt(s string, ps ...props.Text) core.Component {
 	if len(ps) > 0 {
 		p = ps[0]
 	}
-	return text.New(s, p)
+	if p.Family == "" {
+		p.Family = family
+	}
+	return text.New(cp1252(s), p)
 }
 
 func bold(size float64) props.Text { return props.Text{Style: fontstyle.Bold, Size: size} }

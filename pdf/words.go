@@ -200,3 +200,47 @@ func group(s string) string {
 	b.WriteString(frac)
 	return b.String()
 }
+
+// family is Helvetica spelled so that maroto does not translate each text to
+// cp1252 itself (it builds gofpdf's translation table with fmt.Sscanf on
+// every call, 90% of the rendering time); gofpdf lowercases the name and
+// uses the core font. Texts go through cp1252 instead.
+const family = "Helvetica"
+
+// cp1252 encodes s for the PDF core fonts (WinAnsiEncoding): ASCII and
+// Latin-1 as themselves (á é í ó ú ñ ü ¿ ¡ …), the Windows-1252 extras (— – “ ” ‘ ’ € …)
+// to their bytes, and anything else to "?".
+func cp1252(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for _, r := range s {
+		switch {
+		case r < 0x80 || (r >= 0xa0 && r <= 0xff):
+			b = append(b, byte(r))
+		default:
+			if c, ok := win1252[r]; ok {
+				b = append(b, c)
+			} else {
+				b = append(b, '?')
+			}
+		}
+	}
+	return string(b)
+}
+
+// win1252 maps the characters of Windows-1252's 0x80–0x9F range.
+var win1252 = map[rune]byte{
+	'€': 0x80, '‚': 0x82, 'ƒ': 0x83, '„': 0x84, '…': 0x85, '†': 0x86, '‡': 0x87,
+	'ˆ': 0x88, '‰': 0x89, 'Š': 0x8a, '‹': 0x8b, 'Œ': 0x8c, 'Ž': 0x8e,
+	'‘': 0x91, '’': 0x92, '“': 0x93, '”': 0x94, '•': 0x95, '–': 0x96, '—': 0x97,
+	'˜': 0x98, '™': 0x99, 'š': 0x9a, '›': 0x9b, 'œ': 0x9c, 'ž': 0x9e, 'Ÿ': 0x9f,
+}
