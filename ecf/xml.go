@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -112,7 +113,42 @@ func (w *xmlWriter) decimal(name string, d *Decimal) {
 	if d == nil {
 		return
 	}
-	w.text(name, d.String())
+	w.open(name)
+	w.b = appendDecimal(w.b, d)
+	w.b = append(w.b, '<', '/')
+	w.b = append(w.b, name...)
+	w.b = append(w.b, '>')
+}
+
+// appendDecimal appends d.String() without its allocations when the
+// coefficient fits in an int64, as every amount DGII accepts does.
+func appendDecimal(b []byte, d *Decimal) []byte {
+	exp := d.v.Exponent()
+	if exp > 0 || d.v.NumDigits() > 18 {
+		return append(b, d.String()...)
+	}
+	c := d.v.CoefficientInt64()
+	if c < 0 {
+		b = append(b, '-')
+		c = -c
+	}
+	scale := int(-exp)
+	var buf [20]byte
+	digits := strconv.AppendInt(buf[:0], c, 10)
+	intLen := len(digits) - scale
+	if intLen <= 0 { // 0.05: zeros between the point and the digits
+		b = append(b, '0', '.')
+		for range -intLen {
+			b = append(b, '0')
+		}
+		return append(b, digits...)
+	}
+	b = append(b, digits[:intLen]...)
+	if scale > 0 {
+		b = append(b, '.')
+		b = append(b, digits[intLen:]...)
+	}
+	return b
 }
 
 // appendEscaped appends s with & < > " ' escaped, and carriage returns as

@@ -319,7 +319,6 @@ func BenchmarkXML(b *testing.B) {
 				}
 			}
 			d.ECF.DetallesItems.Item = items
-			d.ECF.Encabezado.IdDoc.IndicadorMontoGravado = ""
 			MustCheckNumber(b, d)
 			size := len(MustXML(b, d))
 			b.SetBytes(int64(size))
