@@ -294,6 +294,9 @@ func TestRender_ManyItems(t *testing.T) {
 			t.Errorf("page %d of a production document has the test banner", i+1)
 		}
 	}
+	if !strings.Contains(pages[n-1], "Artículo número 300") {
+		t.Errorf("last page lacks the last item: the totals stand alone")
+	}
 	if !strings.Contains(pages[n-1], pdf.Money(d.ECF.Encabezado.Totales.MontoTotal)) {
 		t.Errorf("last page lacks MontoTotal %s", pdf.Money(d.ECF.Encabezado.Totales.MontoTotal))
 	}

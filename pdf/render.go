@@ -157,9 +157,19 @@ func (r *renderer) render() ([]byte, error) {
 	}
 	r.p.add(r.reference()...)
 	r.p.add(r.payment()...)
-	r.items()
-	r.p.add(r.adjustments()...)
-	r.timbre()
+	adj := r.adjustments()
+	block, blockH := r.timbre()
+	tail := blockH
+	for _, row := range adj {
+		tail += r.p.height(row)
+	}
+	r.items(tail)
+	r.p.add(adj...)
+	if !r.p.fits(blockH) {
+		r.p.newPage()
+	}
+	r.p.space(r.p.remaining() - blockH - 0.01)
+	r.p.add(block)
 	out, err := r.doc.Generate()
 	if err != nil {
 		return nil, fmt.Errorf("generate pdf: %w", err)
@@ -416,8 +426,10 @@ func (r *renderer) columnHeads() core.Row {
 	).WithStyle(&props.Cell{BackgroundColor: headFill})
 }
 
-// items adds the items table, repeating the column heads on every page.
-func (r *renderer) items() {
+// items adds the items table, repeating the column heads on every page. The
+// last item goes to a new page when the tail (the height of what follows
+// the table) would not fit after it, so that the totals never stand alone.
+func (r *renderer) items(tail float64) {
 	var items []ecf.Item
 	if di := r.d.ECF.DetallesItems; di != nil {
 		items = di.Item
@@ -432,6 +444,9 @@ func (r *renderer) items() {
 		var h float64
 		for _, row := range rows {
 			h += r.p.height(row)
+		}
+		if i == len(items)-1 && r.p.fits(h) && !r.p.fits(h+r.p.height(blank(1))+r.p.height(rule())+tail) {
+			h = r.p.remaining() + 1 // keep the last item with the totals
 		}
 		if !r.p.fits(h) {
 			r.p.newPage()
@@ -621,11 +636,11 @@ func (r *renderer) totals() []totalLine {
 	return out
 }
 
-// timbre adds the last block at the bottom of the last page: on the left
-// the QR (DGII: lower left, at least 22×22 mm, with its margin) with the
-// security code and the signature date-time below it; on the right the
-// totals.
-func (r *renderer) timbre() {
+// timbre is the last block, for the bottom of the last page, and its
+// height: on the left the QR (DGII: lower left, at least 22×22 mm, with its
+// margin) with the security code and the signature date-time below it; on
+// the right the totals.
+func (r *renderer) timbre() (core.Row, float64) {
 	lines := r.totals()
 	const qrCol = 8 // grid units for the QR column
 	quiet := qrSymbolMM * float64(r.qr.quiet) / float64(r.qr.modules)
@@ -657,11 +672,5 @@ func (r *renderer) timbre() {
 		pv.Right = 1
 		values.Add(txt(l.value, pv))
 	}
-	block := row.New(h).Add(left, col.New(grid-qrCol-9-5), labels, values)
-
-	if !r.p.fits(h) {
-		r.p.newPage()
-	}
-	r.p.space(r.p.remaining() - h - 0.01)
-	r.p.add(block)
+	return row.New(h).Add(left, col.New(grid-qrCol-9-5), labels, values), h
 }
