@@ -5,6 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
 	"net/url"
 	"os"
 	"os/exec"
@@ -377,4 +380,83 @@ func BenchmarkRender(b *testing.B) {
 			b.ReportMetric(float64(size)/1024, "KiB/pdf")
 		})
 	}
+}
+
+// TestRender_QRPlacement checks DGII's placement rules on the rendered page
+// [IT §17.2.3]: the QR is read from the lower-left quarter of the page
+// alone, its symbol is at least 22 mm wide and at least 2 cm from the
+// sheet's left and bottom edges.
+func TestRender_QRPlacement(t *testing.T) {
+	d := MustFixture(t, sello.TypeCreditoFiscal)
+	m := meta(d, sello.EnvProd, sello.StatusAccepted)
+	b := MustRender(t, d, m)
+	ppm := oracle.Require(t, "pdftoppm")
+	zbar := oracle.Require(t, "zbarimg")
+	dir := t.TempDir()
+	in := filepath.Join(dir, "doc.pdf")
+	if err := os.WriteFile(in, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const dpi = 150
+	if out, err := exec.Command(ppm, "-r", fmt.Sprint(dpi), "-png", "-gray", "-singlefile", in, filepath.Join(dir, "page")).CombinedOutput(); err != nil {
+		t.Fatalf("pdftoppm: %v %s", err, out)
+	}
+	f, err := os.Open(filepath.Join(dir, "page.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	page, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds := page.Bounds()
+	quarter := image.Rect(0, bounds.Dy()/2, bounds.Dx()/2, bounds.Dy())
+	crop := image.NewGray(quarter)
+	draw.Draw(crop, quarter, page, quarter.Min, draw.Src)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, crop); err != nil {
+		t.Fatal(err)
+	}
+	cropPath := filepath.Join(dir, "quarter.png")
+	if err := os.WriteFile(cropPath, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(zbar, "--raw", "-q", cropPath).Output()
+	if err != nil {
+		t.Fatalf("zbarimg finds no QR in the lower-left quarter: %v", err)
+	}
+	if got := strings.TrimRight(string(out), "\n"); got != m.QRURL {
+		t.Errorf("QR in the lower-left quarter:\n got %s\nwant %s", got, m.QRURL)
+	}
+
+	// The symbol's top row is its two top finder patterns: the first dark
+	// row of the quarter spans the symbol's width.
+	dark := func(x, y int) bool { return crop.GrayAt(x, y).Y < 128 }
+	top, minX, maxX := -1, 0, 0
+	for y := quarter.Min.Y; y < quarter.Max.Y && top < 0; y++ {
+		for x := quarter.Min.X; x < quarter.Max.X; x++ {
+			if dark(x, y) {
+				if top < 0 {
+					top, minX = y, x
+				}
+				maxX = x
+			}
+		}
+	}
+	if top < 0 {
+		t.Fatal("no dark pixel in the lower-left quarter")
+	}
+	mm := func(px int) float64 { return float64(px) * 25.4 / dpi }
+	width := mm(maxX - minX + 1)
+	if width < 22 {
+		t.Errorf("QR symbol %.1f mm wide, want ≥ 22 mm", width)
+	}
+	if left := mm(minX); left < 20 {
+		t.Errorf("QR %.1f mm from the left edge, want ≥ 20 mm", left)
+	}
+	if bottom := mm(bounds.Dy() - (top + maxX - minX + 1)); bottom < 20 {
+		t.Errorf("QR %.1f mm from the bottom edge, want ≥ 20 mm", bottom)
+	}
+	t.Logf("QR symbol %.1f mm wide, %.1f mm from the left edge, %.1f mm from the bottom", width, mm(minX), mm(bounds.Dy()-(top+maxX-minX+1)))
 }
