@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"bytes"
 	"testing"
+	"time"
 
 	"github.com/sello-do/sello"
 )
@@ -22,6 +24,11 @@ func testTenantIsolation(t *testing.T, open func(t *testing.T) sello.Store) {
 	if err := e.s.CreateAPIKey(ctx, keyA); err != nil {
 		t.Fatalf("CreateAPIKey: %v", err)
 	}
+	sign := signChange()
+	sign.EventType, sign.RFCEXML = "", rfceXML // A keeps a single event
+	docA = mustUpdate(t, e.s, docA, sign)
+	now := e.clock.Peek()
+	certA := MustAddCertificate(t, e.s, newCertificate(a.ID, en, "a", now.Add(-time.Hour), now.Add(24*time.Hour)))
 
 	t.Run("Documents", func(t *testing.T) {
 		_, err := e.s.FindDocument(ctx, b.ID, en, docA.ENCF)
@@ -32,6 +39,12 @@ func testTenantIsolation(t *testing.T, open func(t *testing.T) sello.Store) {
 		if got, _, err := e.s.ListDocuments(ctx, b.ID, en, sello.DocumentFilter{}); err != nil || len(got) != 0 {
 			t.Errorf("ListDocuments: got %d, %v; want none", len(got), err)
 		}
+	})
+	t.Run("Lifecycle", func(t *testing.T) {
+		testLifecycleIsolation(t, e, docA, b.ID, en)
+	})
+	t.Run("Certificates", func(t *testing.T) {
+		testCertificateIsolation(t, e, certA, b.ID, en)
 	})
 	t.Run("Sequences", func(t *testing.T) {
 		if got, err := e.s.FindSequences(ctx, b.ID, en); err != nil || len(got) != 0 {
@@ -118,7 +131,18 @@ func testEnvironmentIsolation(t *testing.T, open func(t *testing.T) sello.Store)
 	nd := newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal)
 	nd.IdempotencyKey, nd.RequestHash = "order-1", []byte("hash-a")
 	docTest := MustCreateDocument(t, e.s, nd)
+	sign := signChange()
+	sign.RFCEXML = rfceXML
+	docTest = mustUpdate(t, e.s, docTest, sign)
+	now := e.clock.Peek()
+	certTest := MustAddCertificate(t, e.s, newCertificate(tn.ID, sello.EnvTest, "test", now.Add(-time.Hour), now.Add(24*time.Hour)))
 
+	t.Run("Lifecycle", func(t *testing.T) {
+		testLifecycleIsolation(t, e, docTest, tn.ID, sello.EnvProd)
+	})
+	t.Run("Certificates", func(t *testing.T) {
+		testCertificateIsolation(t, e, certTest, tn.ID, sello.EnvProd)
+	})
 	t.Run("Documents", func(t *testing.T) {
 		_, err := e.s.FindDocument(ctx, tn.ID, sello.EnvProd, docTest.ENCF)
 		wantError(t, err, sello.CodeNotFound, docTest.ENCF)
@@ -151,4 +175,65 @@ func testEnvironmentIsolation(t *testing.T, open func(t *testing.T) sello.Store)
 			t.Errorf("TesteCF Next: got %d, want 2", got)
 		}
 	})
+}
+
+// testLifecycleIsolation checks that tenant tenantID in env (another tenant
+// or environment than doc's) can neither read nor change doc.
+func testLifecycleIsolation(t *testing.T, e env, doc *sello.Document, tenantID string, en sello.Environment) {
+	ctx := t.Context()
+	_, err := e.s.FindDocumentByID(ctx, tenantID, en, doc.ID)
+	wantError(t, err, sello.CodeNotFound, doc.ID)
+	ch := sello.DocumentChange{Status: sello.StatusFailed, Reason: "hijacked", TrackID: "trk-evil", SignedXML: []byte("<evil/>"),
+		EventType: sello.EventECFFailed}
+	_, err = e.s.UpdateDocument(ctx, tenantID, en, doc.ID, ch)
+	wantError(t, err, sello.CodeNotFound, doc.ID)
+	_, err = e.s.FindDocumentXML(ctx, tenantID, en, doc.ENCF)
+	wantError(t, err, sello.CodeNotFound, doc.ENCF)
+	_, err = e.s.FindDocumentRFCE(ctx, tenantID, en, doc.ID)
+	wantError(t, err, sello.CodeNotFound, doc.ID)
+	_, err = e.s.FindDocumentHistory(ctx, tenantID, en, doc.ID)
+	wantError(t, err, sello.CodeNotFound, doc.ID)
+
+	deepEqual(t, "the owner's document", mustDocumentByID(t, e.s, doc), doc)
+	if xml, err := e.s.FindDocumentXML(ctx, doc.TenantID, doc.Environment, doc.ENCF); err != nil || !bytes.Equal(xml, signedXML) {
+		t.Errorf("the owner's XML: got %q, %v", xml, err)
+	}
+	if h := mustHistory(t, e.s, doc); len(h) != 2 {
+		t.Errorf("the owner's history: got %+v, want 2 rows", h)
+	}
+	for _, ev := range mustEvents(t, e.s, tenantID, en) {
+		if ev.Type == sello.EventECFFailed {
+			t.Errorf("event written for another tenant or environment: %+v", ev)
+		}
+	}
+}
+
+// testCertificateIsolation checks that tenant tenantID in env (another
+// tenant or environment than c's) neither sees c nor can warn about it.
+func testCertificateIsolation(t *testing.T, e env, c *sello.Certificate, tenantID string, en sello.Environment) {
+	ctx := t.Context()
+	now := e.clock.Peek()
+	if got := mustCertificates(t, e.s, tenantID, en); len(got) != 0 {
+		t.Errorf("FindCertificates: got %d, want none", len(got))
+	}
+	_, err := e.s.FindSigningCertificate(ctx, tenantID, en, now)
+	wantError(t, err, sello.CodeNotFound)
+	other := *c
+	other.TenantID, other.Environment = tenantID, en
+	_, err = e.s.WarnCertificateExpiring(ctx, &other, now)
+	wantError(t, err, sello.CodeNotFound, c.ID)
+	if got, err := e.s.FindSigningCertificate(ctx, c.TenantID, c.Environment, now); err != nil || got.ID != c.ID {
+		t.Errorf("the owner's signing certificate: got %v, %v", got, err)
+	}
+	// The warning was not spent by the other call.
+	for _, ev := range mustEvents(t, e.s, c.TenantID, c.Environment) {
+		if ev.Type == sello.EventCertificateExpiring {
+			t.Errorf("certificate.expiring written: %+v", ev)
+		}
+	}
+	// The same certificate is another record for the other tenant or
+	// environment, not a conflict.
+	dup := *c
+	dup.ID, dup.TenantID, dup.Environment = "", tenantID, en
+	MustAddCertificate(t, e.s, &dup)
 }

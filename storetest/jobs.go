@@ -1,0 +1,298 @@
+package storetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/sello-do/sello"
+)
+
+// stepArgs is the suite's job: one step of a document's lifecycle.
+type stepArgs struct {
+	TenantID    string            `json:"tenantId"`
+	Environment sello.Environment `json:"environment"`
+	DocumentID  string            `json:"documentId"`
+	Step        string            `json:"step"`
+}
+
+const stepKind = "storetest_step"
+
+// Kind implements river.JobArgs.
+func (stepArgs) Kind() string { return stepKind }
+
+// optsArgs is a job with its own insert options, which the store must pass
+// on to River.
+type optsArgs struct{}
+
+const optsKind = "storetest_opts"
+
+func (optsArgs) Kind() string { return optsKind }
+
+// InsertOpts implements river.JobArgsWithInsertOpts.
+func (optsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, Priority: 2, Tags: []string{"storetest"}}
+}
+
+// stepWorker works stepArgs with a function.
+type stepWorker struct {
+	river.WorkerDefaults[stepArgs]
+	work func(ctx context.Context, a stepArgs) error
+}
+
+func (w *stepWorker) Work(ctx context.Context, j *river.Job[stepArgs]) error {
+	return w.work(ctx, j.Args)
+}
+
+type optsWorker struct{ river.WorkerDefaults[optsArgs] }
+
+func (optsWorker) Work(context.Context, *river.Job[optsArgs]) error { return nil }
+
+// jobLister is what River's client offers to list jobs, whatever its
+// transaction type.
+type jobLister interface {
+	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+}
+
+// newRunner returns a job runner working steps with work; it is stopped at
+// cleanup. It is not started.
+func newRunner(t *testing.T, s sello.Store, work func(ctx context.Context, a stepArgs) error) sello.JobRunner {
+	t.Helper()
+	ws := river.NewWorkers()
+	river.AddWorker(ws, &stepWorker{work: work})
+	river.AddWorker(ws, optsWorker{})
+	r, err := s.NewJobRunner(ws, sello.JobConfig{Workers: 8})
+	if err != nil {
+		t.Fatalf("NewJobRunner: %v", err)
+	}
+	return r
+}
+
+// start starts r until the test ends.
+func start(t *testing.T, r sello.JobRunner) {
+	t.Helper()
+	if err := r.Start(context.Background()); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := r.Stop(ctx); err != nil {
+			t.Errorf("Stop: %v", err)
+		}
+	})
+}
+
+// jobRow is the part of a River job the suite checks.
+type jobRow struct {
+	Kind        string
+	Args        stepArgs
+	MaxAttempts int
+	Priority    int
+	Tags        []string
+}
+
+// mustJobs lists the suite's jobs, oldest first.
+func mustJobs(tb testing.TB, r sello.JobRunner) []jobRow {
+	tb.Helper()
+	l, ok := r.(jobLister)
+	if !ok {
+		tb.Fatalf("runner %T cannot list jobs", r)
+	}
+	res, err := l.JobList(tb.Context(), river.NewJobListParams().Kinds(stepKind, optsKind).First(10_000))
+	if err != nil {
+		tb.Fatalf("JobList: %v", err)
+	}
+	var out []jobRow
+	for _, j := range res.Jobs {
+		row := jobRow{Kind: j.Kind, MaxAttempts: j.MaxAttempts, Priority: j.Priority, Tags: j.Tags}
+		if j.Kind == stepKind {
+			if err := json.Unmarshal(j.EncodedArgs, &row.Args); err != nil {
+				tb.Fatalf("decode job args %s: %v", j.EncodedArgs, err)
+			}
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// withJobs is nd with a job per step.
+func withJobs(nd sello.NewDocument, steps ...string) sello.NewDocument {
+	nd.Jobs = func(d *sello.Document) []sello.Job {
+		var jobs []sello.Job
+		for _, s := range steps {
+			jobs = append(jobs, stepArgs{TenantID: d.TenantID, Environment: d.Environment, DocumentID: d.ID, Step: s})
+		}
+		return jobs
+	}
+	return nd
+}
+
+func testJobs(t *testing.T, open func(t *testing.T) sello.Store) {
+	t.Run("CreateDocument", func(t *testing.T) {
+		e := newEnv(t, open)
+		ctx := t.Context()
+		tn := MustCreateTenant(t, e.s)
+		MustAddSequence(t, e.s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 100)
+		worked := make(chan stepArgs, 10)
+		r := newRunner(t, e.s, func(_ context.Context, a stepArgs) error {
+			worked <- a
+			return nil
+		})
+
+		boom := errors.New("boom")
+		failing := withJobs(newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal), "never")
+		failing.Prepare = func(sello.ENCF, *sello.Sequence) (*sello.PreparedDocument, error) { return nil, boom }
+		if _, _, err := e.s.CreateDocument(ctx, failing); !errors.Is(err, boom) {
+			t.Fatalf("CreateDocument with a failing Prepare: got %v, want boom", err)
+		}
+		if jobs := mustJobs(t, r); len(jobs) != 0 {
+			t.Fatalf("jobs after a rolled-back create: got %+v, want none", jobs)
+		}
+		noJobs := newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal)
+		noJobs.Jobs = func(*sello.Document) []sello.Job { return nil }
+		MustCreateDocument(t, e.s, noJobs)
+		MustCreateDocument(t, e.s, newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal)) // nd.Jobs nil
+
+		nd := withJobs(newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal), "sign")
+		nd.IdempotencyKey, nd.RequestHash = "order-1", []byte("h")
+		doc := MustCreateDocument(t, e.s, nd)
+		want := stepArgs{TenantID: tn.ID, Environment: sello.EnvTest, DocumentID: doc.ID, Step: "sign"}
+		deepEqual(t, "jobs", mustJobs(t, r), []jobRow{{Kind: stepKind, Args: want, MaxAttempts: river.MaxAttemptsDefault, Priority: 1, Tags: []string{}}})
+		if _, replayed, err := e.s.CreateDocument(ctx, nd); err != nil || !replayed {
+			t.Fatalf("replay: %v, replayed %v", err, replayed)
+		}
+		if jobs := mustJobs(t, r); len(jobs) != 1 {
+			t.Errorf("jobs after a replay: got %d, want 1", len(jobs))
+		}
+
+		start(t, r)
+		select {
+		case got := <-worked:
+			deepEqual(t, "worked", got, want)
+		case <-time.After(20 * time.Second):
+			t.Fatal("the job was not worked in 20 s")
+		}
+	})
+	t.Run("UpdateDocument", func(t *testing.T) {
+		e := newEnv(t, open)
+		doc := newLifecycleDoc(t, e)
+		r := newRunner(t, e.s, func(context.Context, stepArgs) error { return nil })
+		step := stepArgs{TenantID: doc.TenantID, Environment: doc.Environment, DocumentID: doc.ID, Step: "submit"}
+		ch := signChange()
+		ch.Jobs = []sello.Job{step, optsArgs{}}
+		mustUpdate(t, e.s, doc, ch)
+		want := []jobRow{
+			{Kind: stepKind, Args: step, MaxAttempts: river.MaxAttemptsDefault, Priority: 1, Tags: []string{}},
+			{Kind: optsKind, MaxAttempts: 3, Priority: 2, Tags: []string{"storetest"}},
+		}
+		deepEqual(t, "jobs", mustJobs(t, r), want)
+		// A change that does not apply inserts no job.
+		_, err := e.s.UpdateDocument(t.Context(), doc.TenantID, doc.Environment, doc.ID, ch)
+		wantError(t, err, sello.CodeConflict)
+		deepEqual(t, "jobs after a conflict", mustJobs(t, r), want)
+	})
+	t.Run("ErrRunnerConfig", func(t *testing.T) {
+		e := newEnv(t, open)
+		for _, tc := range []struct {
+			workers any
+			cfg     sello.JobConfig
+		}{
+			{"workers", sello.JobConfig{}},
+			{(*river.Workers)(nil), sello.JobConfig{}},
+			{river.NewWorkers(), sello.JobConfig{Periodic: "every minute"}},
+			{river.NewWorkers(), sello.JobConfig{JobTimeout: time.Minute, RescueAfter: time.Second}},
+		} {
+			if r, err := e.s.NewJobRunner(tc.workers, tc.cfg); err == nil {
+				t.Errorf("NewJobRunner(%T, %+v): got %T, want an error", tc.workers, tc.cfg, r)
+			}
+		}
+	})
+	t.Run("Load", func(t *testing.T) { testJobsLoad(t, open) })
+}
+
+// testJobsLoad runs the lifecycle under load: producers create documents
+// with a sign job while the runner's workers sign them (UpdateDocument with
+// a submit job) and submit them, all on one store. On SQLite, River's
+// writes and the store's share one write queue; nothing may deadlock or
+// fail.
+func testJobsLoad(t *testing.T, open func(t *testing.T) sello.Store) {
+	const producers, each = 8, 25
+	const total = producers * each
+	e := newEnv(t, open)
+	ctx := t.Context()
+	tn := MustCreateTenant(t, e.s)
+	MustAddSequence(t, e.s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, total)
+	done := make(chan string, total)
+	failed := make(chan error, 1)
+	r := newRunner(t, e.s, func(ctx context.Context, a stepArgs) error {
+		var err error
+		switch a.Step {
+		case "sign":
+			ch := signChange()
+			ch.Jobs = []sello.Job{stepArgs{TenantID: a.TenantID, Environment: a.Environment, DocumentID: a.DocumentID, Step: "submit"}}
+			_, err = e.s.UpdateDocument(ctx, a.TenantID, a.Environment, a.DocumentID, ch)
+		case "submit":
+			_, err = e.s.UpdateDocument(ctx, a.TenantID, a.Environment, a.DocumentID, sello.DocumentChange{
+				From: []sello.Status{sello.StatusSigned}, Status: sello.StatusSubmitted, TrackID: "trk-" + a.DocumentID,
+				EventType: sello.EventECFSubmitted,
+			})
+			if err == nil {
+				done <- a.DocumentID
+			}
+		}
+		if err != nil {
+			select {
+			case failed <- fmt.Errorf("%s %s: %w", a.Step, a.DocumentID, err):
+			default:
+			}
+		}
+		return err
+	})
+	started := time.Now()
+	start(t, r)
+	var wg sync.WaitGroup
+	for range producers {
+		wg.Go(func() {
+			for range each {
+				if _, _, err := e.s.CreateDocument(ctx, withJobs(newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal), "sign")); err != nil {
+					select {
+					case failed <- fmt.Errorf("create: %w", err):
+					default:
+					}
+					return
+				}
+			}
+		})
+	}
+	var ids []string
+	timeout := time.After(90 * time.Second)
+	for len(ids) < total {
+		select {
+		case id := <-done:
+			ids = append(ids, id)
+		case err := <-failed:
+			wg.Wait()
+			t.Fatalf("after %d of %d documents: %v", len(ids), total, err)
+		case <-timeout:
+			wg.Wait()
+			t.Fatalf("only %d of %d documents submitted in 90 s", len(ids), total)
+		}
+	}
+	wg.Wait()
+	t.Logf("%d documents created, signed and submitted through jobs in %v", total, time.Since(started).Round(time.Millisecond))
+	slices.Sort(ids)
+	if len(slices.Compact(ids)) != total {
+		t.Errorf("submitted: got %d distinct documents, want %d", len(slices.Compact(ids)), total)
+	}
+	docs, _, err := e.s.ListDocuments(ctx, tn.ID, sello.EnvTest, sello.DocumentFilter{Status: sello.StatusSubmitted, Limit: sello.MaxPageSize})
+	if err != nil || len(docs) != min(total, sello.MaxPageSize) {
+		t.Errorf("submitted documents: got %d, %v", len(docs), err)
+	}
+}
