@@ -1,6 +1,7 @@
 package xmldsig
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
@@ -9,10 +10,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
-
-	"github.com/beevik/etree"
-	dsig "github.com/russellhaering/goxmldsig"
 )
 
 // Signer signs XML documents in DGII's profile with Key; Cert is the
@@ -36,64 +35,104 @@ func (s *Signer) Sign(doc []byte) ([]byte, error) {
 	if s.Key == nil || s.Cert == nil {
 		return nil, errors.New("sign xml: signer needs a key and a certificate")
 	}
+	// The Signature adds about 1.4 KB plus the certificate.
+	extra := 1500 + base64.StdEncoding.EncodedLen(len(s.Cert.Raw))
+	res, ok := fastCanonicalize(doc, extra)
+	if !ok {
+		var err error
+		if res, err = slowCanonicalize(doc, extra); err != nil {
+			return nil, fmt.Errorf("sign xml: %w", err)
+		}
+	}
+	return s.sign(res, extra)
+}
+
+// slowCanonicalize is fastCanonicalize for any XML etree reads.
+func slowCanonicalize(doc []byte, extra int) (fastResult, error) {
 	d, err := parseDocument(doc)
 	if err != nil {
-		return nil, fmt.Errorf("sign xml: %w", err)
+		return fastResult{}, err
+	}
+	var res fastResult
+	if bytes.HasPrefix(doc, []byte("<?xml")) {
+		res.decl = doc[:bytes.Index(doc, []byte("?>"))+2]
 	}
 	root := d.Root()
 	compact(root)
-	n := 0
-	for _, t := range d.Child {
-		if c, ok := t.(*etree.CharData); ok && isWhitespace(c.Data) {
-			continue
+	res.canon = canonicalize(root, nil, len(doc)+extra)
+	for _, a := range root.Attr {
+		switch {
+		case a.Space == "xmlns" && a.Key != "xml":
+			res.rootNS = append(res.rootNS, nsBinding{a.Key, a.Value})
+		case a.Space == "xml":
+			res.rootXML = append(res.rootXML, canonAttr{uri: nsXML, key: a.Key, name: a.FullKey(), value: a.Value})
 		}
-		if _, ok := t.(*etree.Comment); ok {
-			continue
-		}
-		d.Child[n] = t
-		n++
 	}
-	d.Child = d.Child[:n]
-	d.ReindexChildren()
+	return res, nil
+}
 
-	c14n := dsig.MakeC14N10RecCanonicalizer()
-	canon, err := c14n.Canonicalize(root)
-	if err != nil {
-		return nil, fmt.Errorf("sign xml: canonicalize: %w", err)
+// Fixed parts of the Signature Sign writes.
+const (
+	signedInfoHead = `<CanonicalizationMethod Algorithm="` + algC14N10 + `"></CanonicalizationMethod>` +
+		`<SignatureMethod Algorithm="` + algRSASHA256 + `"></SignatureMethod>` +
+		`<Reference URI=""><Transforms><Transform Algorithm="` + algEnveloped + `"></Transform></Transforms>` +
+		`<DigestMethod Algorithm="` + algSHA256 + `"></DigestMethod><DigestValue>`
+	signedInfoTail = `</DigestValue></Reference></SignedInfo>`
+)
+
+// sign appends the Signature of the canonical document res to its root.
+// The output is res's XML declaration and canonical root with the
+// Signature before the root's end tag: the document digested is the
+// document written.
+func (s *Signer) sign(res fastResult, extra int) ([]byte, error) {
+	digest := sha256.Sum256(res.canon)
+	var digestB64 [44]byte
+	base64.StdEncoding.Encode(digestB64[:], digest[:])
+
+	// SignedInfo in canonical form: as the apex of a document subset it
+	// carries the namespaces in scope (Signature's default and the root's
+	// prefixes) and the root's xml:* attributes (C14N 1.0 §2.4).
+	si := make([]byte, 0, 1024)
+	si = append(si, `<SignedInfo xmlns="`+nsDSig+`"`...)
+	ns := slices.SortedFunc(slices.Values(res.rootNS), func(a, b nsBinding) int { return strings.Compare(a.prefix, b.prefix) })
+	for _, b := range ns {
+		si = append(si, " xmlns:"...)
+		si = append(si, b.prefix...)
+		si = append(si, '=', '"')
+		si = appendEscapedAttr(si, b.uri)
+		si = append(si, '"')
 	}
-	digest := sha256.Sum256(canon)
-
-	sig := root.CreateElement("Signature")
-	sig.CreateAttr("xmlns", nsDSig)
-	si := sig.CreateElement("SignedInfo")
-	si.CreateElement("CanonicalizationMethod").CreateAttr("Algorithm", algC14N10)
-	si.CreateElement("SignatureMethod").CreateAttr("Algorithm", algRSASHA256)
-	ref := si.CreateElement("Reference")
-	ref.CreateAttr("URI", "")
-	ref.CreateElement("Transforms").CreateElement("Transform").CreateAttr("Algorithm", algEnveloped)
-	ref.CreateElement("DigestMethod").CreateAttr("Algorithm", algSHA256)
-	ref.CreateElement("DigestValue").SetText(base64.StdEncoding.EncodeToString(digest[:]))
-
-	// SignedInfo is canonicalized in place: the canonicalizer renders the
-	// namespaces in scope from Signature and the root on it.
-	canonSI, err := c14n.Canonicalize(si)
-	if err != nil {
-		return nil, fmt.Errorf("sign xml: canonicalize signed info: %w", err)
+	for _, a := range slices.SortedFunc(slices.Values(res.rootXML), compareAttr) {
+		si = append(si, ' ')
+		si = append(si, a.name...)
+		si = append(si, '=', '"')
+		si = appendEscapedAttr(si, a.value)
+		si = append(si, '"')
 	}
-	h := sha256.Sum256(canonSI)
+	si = append(si, '>')
+	body := len(si)
+	si = append(si, signedInfoHead...)
+	si = append(si, digestB64[:]...)
+	si = append(si, signedInfoTail...)
+
+	h := sha256.Sum256(si)
 	value, err := rsa.SignPKCS1v15(rand.Reader, s.Key, crypto.SHA256, h[:])
 	if err != nil {
 		return nil, fmt.Errorf("sign xml: %w", err)
 	}
-	sig.CreateElement("SignatureValue").SetText(base64.StdEncoding.EncodeToString(value))
-	sig.CreateElement("KeyInfo").CreateElement("X509Data").CreateElement("X509Certificate").
-		SetText(base64.StdEncoding.EncodeToString(s.Cert.Raw))
 
-	d.WriteSettings = etree.WriteSettings{CanonicalEndTags: true, CanonicalText: true, CanonicalAttrVal: true}
-	out, err := d.WriteToBytes()
-	if err != nil {
-		return nil, fmt.Errorf("sign xml: %w", err)
-	}
+	end := bytes.LastIndex(res.canon, []byte("</"))
+	out := make([]byte, 0, len(res.decl)+len(res.canon)+extra)
+	out = append(out, res.decl...)
+	out = append(out, res.canon[:end]...)
+	out = append(out, `<Signature xmlns="`+nsDSig+`"><SignedInfo>`...)
+	out = append(out, si[body:]...)
+	out = append(out, "<SignatureValue>"...)
+	out = base64.StdEncoding.AppendEncode(out, value)
+	out = append(out, "</SignatureValue><KeyInfo><X509Data><X509Certificate>"...)
+	out = base64.StdEncoding.AppendEncode(out, s.Cert.Raw)
+	out = append(out, "</X509Certificate></X509Data></KeyInfo></Signature>"...)
+	out = append(out, res.canon[end:]...)
 	return out, nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
-	dsig "github.com/russellhaering/goxmldsig"
 )
 
 // minRSABits is the smallest RSA key Verify accepts.
@@ -64,22 +63,12 @@ func verify(signed []byte) (*x509.Certificate, error) {
 		return nil, err
 	}
 
-	c14n := dsig.MakeC14N10RecCanonicalizer()
-	canonSI, err := c14n.Canonicalize(sig.signedInfo)
-	if err != nil {
-		return nil, fmt.Errorf("%w: canonicalize signed info: %w", ErrMalformed, err)
-	}
-	root.RemoveChildAt(sigEl.Index())
-	canon, err := c14n.Canonicalize(root)
-	if err != nil {
-		return nil, fmt.Errorf("%w: canonicalize: %w", ErrMalformed, err)
-	}
-	digest := sha256.Sum256(canon)
+	digest := sha256.Sum256(canonicalize(root, sigEl, len(signed)))
 	if subtle.ConstantTimeCompare(digest[:], sig.digestValue) != 1 {
 		return nil, ErrDigestMismatch
 	}
 
-	h := sha256.Sum256(canonSI)
+	h := sha256.Sum256(canonicalizeSubtree(sig.signedInfo))
 	for _, c := range sig.certs {
 		if rsa.VerifyPKCS1v15(c.PublicKey.(*rsa.PublicKey), crypto.SHA256, h[:], sig.value) == nil {
 			return c, nil

@@ -1,0 +1,472 @@
+package xmldsig
+
+import (
+	"bytes"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// This file is Sign's fast path: a one-pass canonicalizer for the compact
+// XML Sello writes, reading the bytes directly instead of building an
+// etree (parsing alone costs more than the RSA signature on a large e-CF).
+// It handles elements, attributes, namespaces, the predefined and
+// character references, comments and whitespace-only text (dropped, as
+// Sign does), and gives up on anything else (CDATA, processing
+// instructions, DOCTYPE, non-ASCII names, unusual XML declarations or
+// anything malformed): Sign then takes the etree path, which also reports
+// errors. Fuzzing checks that whenever it succeeds it agrees with that
+// path.
+
+// fastResult is the canonical form of a document and what SignedInfo
+// inherits from its root.
+type fastResult struct {
+	decl    []byte      // the XML declaration, as written
+	canon   []byte      // the root element in canonical form
+	rootNS  []nsBinding // prefixed namespaces declared on the root
+	rootXML []canonAttr // xml:* attributes of the root
+}
+
+// maxFastDepth is the deepest nesting the fast path handles.
+const maxFastDepth = 256
+
+type fastScanner struct {
+	in    []byte
+	pos   int
+	out   []byte
+	scope []nsBinding
+	attrs []canonAttr
+	res   fastResult
+}
+
+// fastCanonicalize returns doc's canonical form after removing comments
+// and whitespace-only text, or false when doc is outside the subset it
+// handles.
+func fastCanonicalize(doc []byte, extra int) (fastResult, bool) {
+	if !utf8.Valid(doc) || bytes.Contains(doc, []byte("\uFFFE")) || bytes.Contains(doc, []byte("\uFFFF")) ||
+		bytes.Contains(doc, []byte("<!DOCTYPE")) { // refused by the etree path, even in a comment
+		return fastResult{}, false
+	}
+	s := &fastScanner{in: doc, out: make([]byte, 0, len(doc)+extra)}
+	if bytes.HasPrefix(doc, []byte("<?xml")) {
+		end := bytes.Index(doc, []byte("?>"))
+		if end < 0 {
+			return fastResult{}, false
+		}
+		switch string(doc[5:end]) {
+		case ` version="1.0" encoding="utf-8"`, ` version="1.0" encoding="UTF-8"`, ` version="1.0"`:
+		default:
+			return fastResult{}, false
+		}
+		s.res.decl = doc[:end+2]
+		s.pos = end + 2
+	}
+	if !s.misc() || s.pos >= len(doc) || !s.root() || !s.misc() || s.pos != len(doc) {
+		return fastResult{}, false
+	}
+	s.res.canon = s.out
+	return s.res, true
+}
+
+// misc skips whitespace and comments outside the root.
+func (s *fastScanner) misc() bool {
+	for s.pos < len(s.in) {
+		switch c := s.in[s.pos]; {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			s.pos++
+		case bytes.HasPrefix(s.in[s.pos:], []byte("<!--")):
+			if !s.comment() {
+				return false
+			}
+		case c == '<' && s.pos+1 < len(s.in) && (s.in[s.pos+1] == '?' || s.in[s.pos+1] == '!'):
+			return false
+		default:
+			return true
+		}
+	}
+	return true
+}
+
+// comment skips a comment at pos.
+func (s *fastScanner) comment() bool {
+	body := s.in[s.pos+4:]
+	end := bytes.Index(body, []byte("-->"))
+	if end < 0 || bytes.Contains(body[:end], []byte("--")) || bytes.HasSuffix(body[:end], []byte("-")) {
+		return false
+	}
+	s.pos += 4 + end + 3
+	return true
+}
+
+// root scans the root element and everything in it.
+func (s *fastScanner) root() bool {
+	type open struct {
+		name  []byte
+		scope int
+	}
+	var stack []open
+	for first := true; first || len(stack) > 0; first = false {
+		if s.pos >= len(s.in) {
+			return false
+		}
+		if s.in[s.pos] != '<' {
+			if first || !s.text() {
+				return false
+			}
+			continue
+		}
+		switch {
+		case bytes.HasPrefix(s.in[s.pos:], []byte("</")):
+			if len(stack) == 0 {
+				return false
+			}
+			s.pos += 2
+			name := s.name()
+			s.space()
+			top := stack[len(stack)-1]
+			if name == nil || !bytes.Equal(name, top.name) || s.pos >= len(s.in) || s.in[s.pos] != '>' {
+				return false
+			}
+			s.pos++
+			s.out = append(s.out, "</"...)
+			s.out = append(s.out, name...)
+			s.out = append(s.out, '>')
+			s.scope = s.scope[:top.scope]
+			stack = stack[:len(stack)-1]
+		case bytes.HasPrefix(s.in[s.pos:], []byte("<!--")):
+			if !s.comment() {
+				return false
+			}
+		case s.pos+1 < len(s.in) && (s.in[s.pos+1] == '!' || s.in[s.pos+1] == '?'):
+			return false
+		default:
+			s.pos++
+			depth := len(s.scope)
+			name, empty, ok := s.startTag(len(stack) == 0)
+			if !ok {
+				return false
+			}
+			if empty {
+				s.out = append(s.out, "</"...)
+				s.out = append(s.out, name...)
+				s.out = append(s.out, '>')
+				s.scope = s.scope[:depth]
+				if len(stack) == 0 {
+					return true
+				}
+				continue
+			}
+			if len(stack) == maxFastDepth {
+				return false
+			}
+			stack = append(stack, open{name, depth})
+		}
+	}
+	return true
+}
+
+func isNameStart(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+}
+
+func isNameByte(c byte) bool {
+	return isNameStart(c) || '0' <= c && c <= '9' || c == '-' || c == '.'
+}
+
+// name reads an ASCII name with at most one colon, between non-empty
+// parts; nil if there is none.
+func (s *fastScanner) name() []byte {
+	start := s.pos
+	if s.pos >= len(s.in) || !isNameStart(s.in[s.pos]) {
+		return nil
+	}
+	colon := false
+	for s.pos++; s.pos < len(s.in); s.pos++ {
+		c := s.in[s.pos]
+		if c == ':' {
+			if colon || s.pos+1 >= len(s.in) || !isNameStart(s.in[s.pos+1]) {
+				return nil
+			}
+			colon = true
+			continue
+		}
+		if !isNameByte(c) {
+			break
+		}
+	}
+	return s.in[start:s.pos]
+}
+
+// space skips whitespace and reports whether there was any.
+func (s *fastScanner) space() bool {
+	start := s.pos
+	for s.pos < len(s.in) {
+		switch s.in[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+			continue
+		}
+		break
+	}
+	return s.pos > start
+}
+
+// splitName returns the prefix and local part of a qualified name.
+func splitName(name []byte) (prefix, local string) {
+	if i := bytes.IndexByte(name, ':'); i >= 0 {
+		return string(name[:i]), string(name[i+1:])
+	}
+	return "", string(name)
+}
+
+// startTag reads a start tag after its '<' and writes it in canonical
+// form: namespace declarations not already in effect, then attributes,
+// sorted.
+func (s *fastScanner) startTag(isRoot bool) (name []byte, empty, ok bool) {
+	name = s.name()
+	if name == nil {
+		return nil, false, false
+	}
+	attrs := s.attrs[:0]
+	rendered := len(s.scope)
+	for {
+		sp := s.space()
+		if s.pos >= len(s.in) {
+			return nil, false, false
+		}
+		if s.in[s.pos] == '>' {
+			s.pos++
+			break
+		}
+		if s.in[s.pos] == '/' {
+			if s.pos+1 >= len(s.in) || s.in[s.pos+1] != '>' {
+				return nil, false, false
+			}
+			s.pos += 2
+			empty = true
+			break
+		}
+		an := s.name()
+		if !sp || an == nil {
+			return nil, false, false
+		}
+		s.space()
+		if s.pos >= len(s.in) || s.in[s.pos] != '=' {
+			return nil, false, false
+		}
+		s.pos++
+		s.space()
+		value, ok := s.attrValue()
+		if !ok {
+			return nil, false, false
+		}
+		prefix, local := splitName(an)
+		switch {
+		case prefix == "" && local == "xmlns":
+			attrs = append(attrs, canonAttr{isNS: true, key: "", value: value})
+		case prefix == "xmlns":
+			if local == "xml" || local == "xmlns" || value == "" {
+				return nil, false, false
+			}
+			attrs = append(attrs, canonAttr{isNS: true, key: local, value: value})
+		default:
+			attrs = append(attrs, canonAttr{uri: prefix, key: local, name: string(an), value: value})
+		}
+	}
+
+	// Declarations first: they are in scope for the element's own name
+	// and attributes.
+	for i := range attrs {
+		if !attrs[i].isNS {
+			continue
+		}
+		a := &attrs[i]
+		cur, _ := lookupNS(s.scope[:rendered], a.key)
+		if a.value == cur {
+			a.name = "" // already in effect: not rendered
+		} else if a.key == "" {
+			a.name = "xmlns"
+		} else {
+			a.name = "xmlns:" + a.key
+		}
+		s.scope = append(s.scope, nsBinding{a.key, a.value})
+		if isRoot && a.key != "" {
+			s.res.rootNS = append(s.res.rootNS, nsBinding{a.key, a.value})
+		}
+	}
+	if prefix, _ := splitName(name); prefix != "" {
+		if _, ok := lookupNS(s.scope, prefix); !ok || prefix == "xml" || prefix == "xmlns" {
+			return nil, false, false
+		}
+	}
+	for i := range attrs {
+		a := &attrs[i]
+		if a.isNS || a.uri == "" {
+			continue
+		}
+		if a.uri == "xml" {
+			a.uri = nsXML
+			if isRoot {
+				s.res.rootXML = append(s.res.rootXML, *a)
+			}
+			continue
+		}
+		uri, ok := lookupNS(s.scope, a.uri)
+		if !ok || uri == "" {
+			return nil, false, false
+		}
+		a.uri = uri
+	}
+	slices.SortFunc(attrs, compareAttr)
+	for i := 1; i < len(attrs); i++ {
+		if compareAttr(attrs[i-1], attrs[i]) == 0 {
+			return nil, false, false // duplicate attribute
+		}
+	}
+
+	s.out = append(s.out, '<')
+	s.out = append(s.out, name...)
+	for _, a := range attrs {
+		if a.name == "" {
+			continue
+		}
+		s.out = append(s.out, ' ')
+		s.out = append(s.out, a.name...)
+		s.out = append(s.out, '=', '"')
+		s.out = appendEscapedAttr(s.out, a.value)
+		s.out = append(s.out, '"')
+	}
+	s.out = append(s.out, '>')
+	s.attrs = attrs[:0]
+	return name, empty, true
+}
+
+// attrValue reads a quoted attribute value and returns it decoded.
+func (s *fastScanner) attrValue() (string, bool) {
+	if s.pos >= len(s.in) || s.in[s.pos] != '"' && s.in[s.pos] != '\'' {
+		return "", false
+	}
+	q := s.in[s.pos]
+	s.pos++
+	end := bytes.IndexByte(s.in[s.pos:], q)
+	if end < 0 {
+		return "", false
+	}
+	raw := s.in[s.pos : s.pos+end]
+	s.pos += end + 1
+	var buf []byte
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '<' || c < 0x20: // tabs and line ends would need attribute-value normalization
+			return "", false
+		case c == '&':
+			r, n := entity(raw[i:])
+			if n == 0 {
+				return "", false
+			}
+			if buf == nil {
+				buf = append(make([]byte, 0, len(raw)), raw[:i]...)
+			}
+			buf = utf8.AppendRune(buf, r)
+			i += n - 1
+		default:
+			if buf != nil {
+				buf = append(buf, c)
+			}
+		}
+	}
+	if buf == nil {
+		return string(raw), true
+	}
+	return string(buf), true
+}
+
+// text reads character data up to the next '<' and writes it in canonical
+// form, or nothing if it is whitespace only.
+func (s *fastScanner) text() bool {
+	start := len(s.out)
+	blank := true
+	last := s.pos
+	for ; s.pos < len(s.in); s.pos++ {
+		c := s.in[s.pos]
+		switch {
+		case c == '<':
+			s.out = append(s.out, s.in[last:s.pos]...)
+			if blank {
+				s.out = s.out[:start]
+			}
+			return true
+		case c == '>':
+			if s.pos >= 2 && s.in[s.pos-1] == ']' && s.in[s.pos-2] == ']' {
+				return false // "]]>" is not allowed in text
+			}
+			s.out = append(s.out, s.in[last:s.pos]...)
+			s.out = append(s.out, "&gt;"...)
+			last = s.pos + 1
+			blank = false
+		case c == '&':
+			r, n := entity(s.in[s.pos:])
+			if n == 0 {
+				return false
+			}
+			s.out = append(s.out, s.in[last:s.pos]...)
+			var tmp [utf8.UTFMax]byte
+			s.out = appendEscapedText(s.out, string(utf8.AppendRune(tmp[:0], r)))
+			if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
+				blank = false
+			}
+			s.pos += n - 1
+			last = s.pos + 1
+		case c == '\r': // line ends would need normalizing
+			return false
+		case c == ' ' || c == '\t' || c == '\n':
+		case c < 0x20:
+			return false
+		default:
+			blank = false
+		}
+	}
+	return false
+}
+
+// entity decodes the reference at the start of b (which starts with '&')
+// and returns its rune and length, or 0 if it is not a predefined or a
+// valid character reference.
+func entity(b []byte) (rune, int) {
+	end := bytes.IndexByte(b[:min(len(b), 12)], ';')
+	if end < 2 {
+		return 0, 0
+	}
+	name := string(b[1:end])
+	switch name {
+	case "amp":
+		return '&', end + 1
+	case "lt":
+		return '<', end + 1
+	case "gt":
+		return '>', end + 1
+	case "quot":
+		return '"', end + 1
+	case "apos":
+		return '\'', end + 1
+	}
+	if name[0] != '#' || len(name) < 2 {
+		return 0, 0
+	}
+	base, digits := 10, name[1:]
+	if digits[0] == 'x' {
+		base, digits = 16, digits[1:]
+	}
+	if digits == "" || digits[0] == '+' || digits[0] == '-' {
+		return 0, 0
+	}
+	n, err := strconv.ParseUint(digits, base, 32)
+	if err != nil {
+		return 0, 0
+	}
+	r := rune(n)
+	if !(r == 0x9 || r == 0xA || r == 0xD || 0x20 <= r && r <= 0xD7FF || 0xE000 <= r && r <= 0xFFFD || 0x10000 <= r && r <= 0x10FFFF) {
+		return 0, 0
+	}
+	return r, end + 1
+}
