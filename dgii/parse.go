@@ -26,8 +26,8 @@ import (
 // maxDepth bounds the nesting of an XML body; DGII's bodies are 3 deep.
 const maxDepth = 64
 
-// errNotStructured is returned for a body that is neither JSON nor XML.
-var errNotStructured = errors.New("body is neither JSON nor XML")
+// errNotStructured is returned for an empty body.
+var errNotStructured = errors.New("empty body")
 
 // decodeBody decodes a JSON or XML body. An XML body becomes its root
 // element's content.
@@ -37,20 +37,17 @@ func decodeBody(b []byte) (any, error) {
 	if len(t) == 0 {
 		return nil, errNotStructured
 	}
-	switch t[0] {
-	case '{', '[':
-		d := json.NewDecoder(bytes.NewReader(t))
-		d.UseNumber()
-		var v any
-		if err := d.Decode(&v); err != nil {
-			return nil, fmt.Errorf("decode json: %w", err)
-		}
-		return lowerKeys(v), nil
-	case '<':
+	if t[0] == '<' {
 		_, v, err := decodeXML(t)
 		return v, err
 	}
-	return nil, errNotStructured
+	d := json.NewDecoder(bytes.NewReader(t))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, fmt.Errorf("decode json: %w", err)
+	}
+	return lowerKeys(v), nil
 }
 
 // lowerKeys lower-cases every object key in v, recursively.
