@@ -269,9 +269,10 @@ func (r *renderer) pageHeader() []core.Row {
 	if b := r.banner(); b != "" {
 		rows = append(rows, blank(1.5), row.New(7).Add(col.New().Add(
 			txt(b, props.Text{Style: fontstyle.Bold, Size: 10, Color: red, Align: align.Center, Top: 1.5}),
-		)).WithStyle(&props.Cell{BackgroundColor: bannerFill, BorderColor: red, BorderType: border.Full, BorderThickness: 0.4}))
+		)).WithStyle(&props.Cell{BackgroundColor: bannerFill, BorderColor: red, BorderType: border.Full, BorderThickness: 0.4}), blank(2))
+	} else {
+		rows = append(rows, blank(1), rule())
 	}
-	rows = append(rows, blank(1), rule())
 	rows = append(rows, r.buyer()...)
 	return rows
 }
