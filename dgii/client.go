@@ -274,10 +274,11 @@ func (s *Session) authenticate(ctx context.Context) (string, time.Time, error) {
 		if errors.As(err, &de) && de.Status >= 400 && de.Status < 500 {
 			return "", time.Time{}, fmt.Errorf("%w: %w", ErrUnauthorized, err)
 		}
-		// A send's uncertainty does not matter for a token: at worst DGII
-		// issued one nobody uses.
-		if errors.Is(err, ErrUncertain) && !errors.Is(err, ErrUnavailable) {
-			err = fmt.Errorf("%w: %w", ErrUnavailable, err)
+		// A send's uncertainty does not matter for a token (at worst DGII
+		// issued one nobody uses), and must not make the caller's call look
+		// uncertain: report DGII as unavailable.
+		if errors.Is(err, ErrUncertain) {
+			err = fmt.Errorf("%w: %v", ErrUnavailable, err)
 		}
 		return "", time.Time{}, err
 	}

@@ -719,3 +719,21 @@ func TestVoidRanges(t *testing.T) {
 		}
 	})
 }
+
+func TestValidarSemillaTimeoutIsNotUncertain(t *testing.T) {
+	f := newFixture(t, options{timeout: 200 * time.Millisecond})
+	f.rec.setOverride(func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.HasSuffix(strings.ToLower(r.URL.Path), pValidar) {
+			<-r.Context().Done() // hold until the client gives up
+			return true
+		}
+		return false
+	})
+	_, err := f.sess.SendECF(ctx, encf(1), doc{encf: encf(1)}.signed(t))
+	if !errors.Is(err, dgii.ErrUnavailable) || errors.Is(err, dgii.ErrUncertain) {
+		t.Fatalf("err = %v, want ErrUnavailable only", err)
+	}
+	if got := f.rec.count(pRecepcion); got != 0 {
+		t.Fatalf("recepcion calls = %d, want 0", got)
+	}
+}

@@ -14,8 +14,9 @@ import (
 	"time"
 )
 
-// maxResponse bounds how much of a response body is read.
-const maxResponse = 8 << 20
+// maxResponse bounds how much of a response body is read; the whole
+// directory is the largest answer.
+const maxResponse = 32 << 20
 
 // request is one call to a DGII service.
 type request struct {

@@ -424,3 +424,33 @@ func TestFakeSignature(t *testing.T) {
 		t.Error("FakeSign without an end tag: want an error")
 	}
 }
+
+func TestRFCE(t *testing.T) {
+	h := newHarness(t, dgiisim.Config{})
+	tok := h.token("testecf")
+	rfce := func(e, total, buyer string) []byte {
+		b, _ := dgiisim.FakeSign(ctx, fmt.Appendf(nil, `<RFCE><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>32</TipoeCF><eNCF>%s</eNCF></IdDoc><Emisor><RNCEmisor>131880681</RNCEmisor></Emisor><Comprador><RNCComprador>%s</RNCComprador></Comprador><Totales><MontoTotal>%s</MontoTotal></Totales><CodigoSeguridadeCF>Xy9aBc</CodigoSeguridadeCF></Encabezado></RFCE>`, e, buyer, total))
+		return b
+	}
+	path := "/testecf/recepcionfc/api/recepcion/ecf"
+	status, body := h.upload(path, tok, "131880681E320000000001.xml", rfce("E320000000001", "100.00", "101010101"))
+	if status != 200 || body != `{"codigo":1,"estado":"Aceptado","mensajes":[],"encf":"E320000000001","secuenciaUtilizada":true}` {
+		t.Fatalf("%d %s", status, body)
+	}
+	status, body = h.upload(path, tok, "131880681E320000000002.xml", rfce("E320000000002", "100.00", dgiisim.RNCRejectReusable))
+	if status != 400 || !strings.Contains(body, `"codigo":2,"estado":"Rechazado","mensajes":[{"valor":"El e-NCF no está autorizado`) || !strings.Contains(body, `"secuenciaUtilizada":false`) {
+		t.Fatalf("%d %s", status, body)
+	}
+	status, body = h.do(http.MethodGet, "/testecf/consultarfce/api/Consultas/Consulta?RNC_Emisor=131880681&ENCF=E320000000001&Cod_Seguridad_eCF=xy9abc", tok, "", nil, "")
+	if status != 200 || !strings.Contains(body, `"codigo":"1","estado":"Aceptado"`) {
+		t.Fatalf("consultarfce: %d %s", status, body)
+	}
+	status, body = h.do(http.MethodGet, "/testecf/consultarfce/api/Consultas/Consulta?RNC_Emisor=131880681&ENCF=E320000000001&Cod_Seguridad_eCF=zzzzzz", tok, "", nil, "")
+	if status != 200 || !strings.Contains(body, `"codigo":"0"`) {
+		t.Fatalf("consultarfce, wrong code: %d %s", status, body)
+	}
+	// An RFCE is not a recepción send: no trackIds.
+	if status, _ := h.do(http.MethodGet, "/testecf/consultatrackids/api/trackids/consulta?rncemisor=131880681&encf=E320000000001", tok, "", nil, ""); status != 404 {
+		t.Fatalf("consultatrackids: status %d, want 404", status)
+	}
+}
