@@ -294,7 +294,8 @@ func (s *fastScanner) startTag(isRoot bool) (name []byte, empty, ok bool) {
 			s.res.rootNS = append(s.res.rootNS, nsBinding{a.key, a.value})
 		}
 	}
-	if prefix, _ := splitName(name); prefix != "" {
+	if i := bytes.IndexByte(name, ':'); i >= 0 {
+		prefix := string(name[:i])
 		if _, ok := lookupNS(s.scope, prefix); !ok || prefix == "xml" || prefix == "xmlns" {
 			return nil, false, false
 		}
@@ -410,8 +411,18 @@ func (s *fastScanner) text() bool {
 				return false
 			}
 			s.out = append(s.out, s.in[last:s.pos]...)
-			var tmp [utf8.UTFMax]byte
-			s.out = appendEscapedText(s.out, string(utf8.AppendRune(tmp[:0], r)))
+			switch r {
+			case '&':
+				s.out = append(s.out, "&amp;"...)
+			case '<':
+				s.out = append(s.out, "&lt;"...)
+			case '>':
+				s.out = append(s.out, "&gt;"...)
+			case '\r':
+				s.out = append(s.out, "&#xD;"...)
+			default:
+				s.out = utf8.AppendRune(s.out, r)
+			}
 			if r != ' ' && r != '\t' && r != '\n' && r != '\r' {
 				blank = false
 			}
