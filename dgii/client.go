@@ -286,15 +286,23 @@ func (s *Session) authenticate(ctx context.Context) (string, time.Time, error) {
 	if err != nil {
 		return "", time.Time{}, fmt.Errorf("dgii: validarsemilla: %w", err)
 	}
-	now := s.c.now()
-	if expira.IsZero() {
-		// No readable expiry: assume DGII's documented hour from issue.
-		if expedido.IsZero() {
-			expedido = now
-		}
-		expira = expedido.Add(time.Hour)
+	return token, renewAt(s.c.now(), expira, expedido), nil
+}
+
+// renewAt is when a token issued now should be replaced. With both of
+// DGII's times it counts the lifetime from now, so a clock that disagrees
+// with DGII's neither keeps a dead token nor renews on every call.
+func renewAt(now, expira, expedido time.Time) time.Time {
+	var life time.Duration
+	switch {
+	case !expira.IsZero() && !expedido.IsZero() && expira.After(expedido):
+		life = expira.Sub(expedido)
+	case !expira.IsZero():
+		life = expira.Sub(now)
+	default:
+		life = time.Hour // DGII's documented lifetime
 	}
-	return token, expira.Add(-TokenMargin), nil
+	return now.Add(max(life-TokenMargin, life/2))
 }
 
 // compactSeed checks that b is DGII's SemillaModel and removes its

@@ -46,6 +46,23 @@ func TestAuthentication(t *testing.T) {
 		}
 	})
 
+	t.Run("ClockSkew", func(t *testing.T) {
+		f := newFixture(t, options{})
+		f.clock.Add(3 * time.Hour) // ours runs ahead of DGII's
+		f.result(t, "x")
+		f.result(t, "x")
+		f.clock.Add(58 * time.Minute)
+		f.result(t, "x")
+		if got := f.rec.count(pValidar); got != 1 {
+			t.Fatalf("validarsemilla calls = %d, want 1", got)
+		}
+		f.clock.Add(time.Minute)
+		f.result(t, "x")
+		if got := f.rec.count(pValidar); got != 2 {
+			t.Fatalf("validarsemilla calls = %d, want 2", got)
+		}
+	})
+
 	t.Run("SeedSentCompactAsMultipart", func(t *testing.T) {
 		f := newFixture(t, options{})
 		f.result(t, "x")
