@@ -11,7 +11,14 @@
 //
 // Sign removes whitespace-only text nodes first, as DGII signs "sin
 // preservación de espacios": signing a pretty-printed seed as is makes DGII
-// answer "Firma del certificado invalida". The output is compact.
+// answer "Firma del certificado invalida". It writes the canonical form of
+// the document, so what is digested is exactly what is sent. Compact XML,
+// as Sello writes it, is canonicalized in one pass over the bytes
+// (fastpath.go); anything else goes through etree (c14n.go). The
+// canonicalizer is Sello's own: goxmldsig's MakeC14N10RecCanonicalizer
+// copies every subtree once per level (too slow for 300-item e-CFs) and,
+// for an element detached from its document, lets the ancestors'
+// namespaces and xml:* attributes override the element's own.
 //
 // Verify accepts that shape as produced by Sello, DGII, .NET's SignedXml or
 // xmlsec1 (also with an explicit C14N transform after the enveloped one) and

@@ -1,11 +1,14 @@
 package xmldsig_test
 
 import (
+	"crypto/x509"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
+	"github.com/beevik/etree"
+	dsig "github.com/russellhaering/goxmldsig"
 	"github.com/sello-do/sello/oracle"
 	"github.com/sello-do/sello/xmldsig"
 )
@@ -137,5 +140,34 @@ func TestSeedSchema(t *testing.T) {
 	signed := MustSign(t, MustSigner(t), prettySeed)
 	if out, err := exec.Command(bin, "--noout", "--schema", xsd, MustWriteFile(t, "seed.xml", signed)).CombinedOutput(); err != nil {
 		t.Fatalf("xmllint: %v\n%s", err, out)
+	}
+}
+
+// TestGoxmldsigVerifiesSello is a third opinion: goxmldsig's validator
+// accepts Sello's signatures (on documents under its 1,000-element
+// traversal limit).
+//
+// Not with xml:* attributes on the root: C14N 1.0 renders them on
+// SignedInfo (xmlsec1 does, and verifies "Namespaces"), goxmldsig's
+// validator does not. DGII's documents have none.
+func TestGoxmldsigVerifiesSello(t *testing.T) {
+	s := MustSigner(t)
+	docs := map[string]string{"NamespacesNoXMLLang": strings.Replace(roundTripDocs["Namespaces"], ` xml:lang="es"`, "", 1)}
+	for name, doc := range roundTripDocs {
+		if name != "Namespaces" {
+			docs[name] = doc
+		}
+	}
+	for name, doc := range docs {
+		t.Run(name, func(t *testing.T) {
+			d := etree.NewDocument()
+			if err := d.ReadFromBytes(MustSign(t, s, doc)); err != nil {
+				t.Fatal(err)
+			}
+			ctx := dsig.NewDefaultValidationContext(&dsig.MemoryX509CertificateStore{Roots: []*x509.Certificate{s.Cert}})
+			if _, err := ctx.Validate(d.Root()); err != nil {
+				t.Errorf("goxmldsig: %v", err)
+			}
+		})
 	}
 }

@@ -34,6 +34,7 @@ func parseDocument(b []byte) (*etree.Document, error) {
 		}
 		return nil, fmt.Errorf("encoding %q is not utf-8", charset)
 	}
+	doc.ReadSettings.PreserveDuplicateAttrs = true // to refuse them below
 	if err := doc.ReadFromBytes(b); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
@@ -60,7 +61,30 @@ func parseDocument(b []byte) (*etree.Document, error) {
 	if roots != 1 {
 		return nil, fmt.Errorf("%w: %d root elements", ErrMalformed, roots)
 	}
+	if err := checkAttrs(doc.Root()); err != nil {
+		return nil, err
+	}
 	return doc, nil
+}
+
+// checkAttrs refuses duplicate attributes, which encoding/xml lets
+// through and other parsers may read differently.
+func checkAttrs(el *etree.Element) error {
+	for i, a := range el.Attr {
+		for _, b := range el.Attr[:i] {
+			if a.Space == b.Space && a.Key == b.Key {
+				return fmt.Errorf("%w: duplicate attribute %s on %s", ErrMalformed, a.FullKey(), el.FullTag())
+			}
+		}
+	}
+	for _, t := range el.Child {
+		if c, ok := t.(*etree.Element); ok {
+			if err := checkAttrs(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func isWhitespace(s string) bool {

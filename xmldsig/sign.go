@@ -29,8 +29,11 @@ type Signer struct {
 //
 // doc is UTF-8 XML without a BOM or DOCTYPE. Whitespace-only text nodes and
 // comments are removed before signing (DGII signs without preserving
-// whitespace); the output is compact, with empty elements written as
-// <a></a>, and keeps doc's XML declaration if it has one.
+// whitespace). The output is doc's XML declaration, if any, followed by the
+// canonical form of the signed document (compact, attributes and namespace
+// declarations sorted, empty elements as <a></a>) with the Signature in
+// it: the bytes written are the bytes digested. Errors (malformed XML, a
+// DOCTYPE, a signer without key) are wrapped with "sign xml: ".
 func (s *Signer) Sign(doc []byte) ([]byte, error) {
 	if s.Key == nil || s.Cert == nil {
 		return nil, errors.New("sign xml: signer needs a key and a certificate")

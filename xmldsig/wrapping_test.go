@@ -142,6 +142,7 @@ func TestVerify_Wrapping(t *testing.T) {
 		"NoKeyInfo":           {regexp.MustCompile(`<KeyInfo>.*</KeyInfo>`).ReplaceAllString(head+sig+tail, ""), xmldsig.ErrStructure, "Signature has no KeyInfo"},
 		"TextInSignedInfo":    {sub(`<SignedInfo>`, `<SignedInfo>x`), xmldsig.ErrStructure, "text in SignedInfo"},
 		"Empty":               {"", xmldsig.ErrMalformed, ""},
+		"DuplicateAttribute":  {sub(`<Reference URI="">`, `<Reference URI="" URI="#x">`), xmldsig.ErrMalformed, "duplicate attribute URI on Reference"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := xmldsig.Verify([]byte(tc.doc))
