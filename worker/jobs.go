@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"math/rand/v2"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -45,7 +46,21 @@ func (SubmitArgs) Kind() string { return "sello.submit" }
 
 // InsertOpts implements river.JobArgsWithInsertOpts.
 func (SubmitArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: maxAttempts}
+	return river.InsertOpts{MaxAttempts: submitAttempts}
+}
+
+// submitAttempts bounds a send's failed attempts: with retryDelay, about
+// 35 days of retries every 5 minutes.
+const submitAttempts = 10_000
+
+// retryDelay is the wait before attempt+1: 2^attempt seconds up to five
+// minutes, ±20% jitter.
+func retryDelay(attempt int) time.Duration {
+	d := 5 * time.Minute
+	if attempt < 9 {
+		d = min(d, time.Duration(1<<attempt)*time.Second)
+	}
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
 // PollArgs asks DGII for the verdict on a submitted document.

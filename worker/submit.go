@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
@@ -18,6 +19,13 @@ import (
 type submitWorker struct {
 	river.WorkerDefaults[SubmitArgs]
 	w *Worker
+}
+
+// NextRetry spaces the attempts after an uncertain send: quickly at first,
+// then every five minutes at most. With submitAttempts it never gives up
+// within any outage worth the name (weeks), so a document is never dropped.
+func (sw *submitWorker) NextRetry(job *river.Job[SubmitArgs]) time.Time {
+	return time.Now().Add(retryDelay(job.Attempt))
 }
 
 func (sw *submitWorker) Work(ctx context.Context, job *river.Job[SubmitArgs]) error {
@@ -67,12 +75,16 @@ func (sw *submitWorker) Work(ctx context.Context, job *river.Job[SubmitArgs]) er
 	switch {
 	case err == nil:
 		return w.submitted(ctx, ref, trackID)
+	case errors.Is(err, dgii.ErrUncertain):
+		// It may have arrived (checked before "unavailable": a 5xx after
+		// the request went out is both). Failing the attempt makes the
+		// next one ask DGII before sending again.
+		return fmt.Errorf("submit: outcome unknown, will ask dgii before resending: %w", err)
 	case unavailable(err):
 		// DGII never took it: wait for DGII without using up an attempt.
 		return river.JobSnooze(w.wait(job.CreatedAt))
-	case errors.Is(err, dgii.ErrUncertain):
-		// It may have arrived: the next attempt asks DGII before resending.
-		return fmt.Errorf("submit: outcome unknown, will ask dgii before resending: %w", err)
+	case errors.Is(err, dgii.ErrUnauthorized):
+		return w.fail(ctx, ref, sello.StatusSigned, "DGII refused the certificate: check that its holder is delegated for the RNC in DGII's Oficina Virtual. "+err.Error())
 	}
 	var de *dgii.Error
 	if errors.As(err, &de) && de.Status >= 400 && de.Status < 500 && de.Status != 401 && de.Status != 429 {
