@@ -22,6 +22,7 @@ type dgiiFlags struct {
 	url     string        // an external simulator's base URL
 	simAddr string        // where the in-process simulator listens
 	delay   time.Duration // the simulator's "En Proceso" time
+	timeout time.Duration // one call to DGII
 }
 
 func (f *dgiiFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -29,13 +30,11 @@ func (f *dgiiFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 	fs.StringVar(&f.url, "dgii-url", getenv("SELLO_DGII_URL"), "base URL of an external DGII simulator (sello dgii-sim); overrides --dgii (env SELLO_DGII_URL)")
 	fs.StringVar(&f.simAddr, "dgii-sim-addr", "127.0.0.1:0", "address of the in-process simulator (loopback only)")
 	fs.DurationVar(&f.delay, "dgii-sim-delay", 2*time.Second, "how long the in-process simulator keeps a document En Proceso")
+	fs.DurationVar(&f.timeout, "dgii-timeout", 30*time.Second, "how long one call to DGII may take")
 }
 
 // simulated reports whether serve talks to a simulator, in process or not.
 func (f *dgiiFlags) simulated() bool { return f.url != "" || f.mode == "simulated" }
-
-// dgiiTimeout bounds one call to DGII.
-const dgiiTimeout = 30 * time.Second
 
 // start returns the URLs of the DGII to use, starting the in-process
 // simulator when asked; stop shuts it down.

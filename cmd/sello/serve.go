@@ -64,7 +64,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	wk := worker.New(worker.Config{
 		Store:     st,
-		DGII:      dgii.New(dgii.Config{URLs: urls, HTTPClient: &http.Client{Timeout: dgiiTimeout}}),
+		DGII:      dgii.New(dgii.Config{URLs: urls, HTTPClient: &http.Client{Timeout: df.timeout}}),
 		MasterKey: mk,
 		Logger:    logger.With("component", "worker"),
 	})
