@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/sello-do/sello"
@@ -20,14 +22,55 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // MustOpen opens a new store in t's temporary directory, closed at cleanup.
+// The file starts as a copy of a migrated one: migrating (Sello's and
+// River's schemas) is slow under the race detector, and Open still checks
+// both migration lines.
 func MustOpen(tb testing.TB) *sqlite.DB {
 	tb.Helper()
-	db, err := sqlite.Open(tb.Context(), filepath.Join(tb.TempDir(), "sello.db"))
+	path := filepath.Join(tb.TempDir(), "sello.db")
+	if err := os.WriteFile(path, mustTemplate(tb), 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	db, err := sqlite.Open(tb.Context(), path)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
 	}
 	tb.Cleanup(func() { db.Close() })
 	return db
+}
+
+var template struct {
+	once sync.Once
+	file []byte
+	err  error
+}
+
+// mustTemplate returns the bytes of a new, migrated, closed store file.
+func mustTemplate(tb testing.TB) []byte {
+	tb.Helper()
+	template.once.Do(func() {
+		dir, err := os.MkdirTemp("", "sello-sqlite-template-")
+		if err != nil {
+			template.err = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "sello.db")
+		db, err := sqlite.Open(context.Background(), path)
+		if err != nil {
+			template.err = err
+			return
+		}
+		if err := db.Close(); err != nil {
+			template.err = err
+			return
+		}
+		template.file, template.err = os.ReadFile(path)
+	})
+	if template.err != nil {
+		tb.Fatalf("template store: %v", template.err)
+	}
+	return template.file
 }
 
 func TestStore(t *testing.T) {

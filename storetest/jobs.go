@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -64,10 +65,15 @@ type jobLister interface {
 // cleanup. It is not started.
 func newRunner(t *testing.T, s sello.Store, work func(ctx context.Context, a stepArgs) error) sello.JobRunner {
 	t.Helper()
+	return newRunnerLogging(t, s, work, nil)
+}
+
+func newRunnerLogging(t *testing.T, s sello.Store, work func(ctx context.Context, a stepArgs) error, logger *slog.Logger) sello.JobRunner {
+	t.Helper()
 	ws := river.NewWorkers()
 	river.AddWorker(ws, &stepWorker{work: work})
 	river.AddWorker(ws, optsWorker{})
-	r, err := s.NewJobRunner(ws, sello.JobConfig{Workers: 8})
+	r, err := s.NewJobRunner(ws, sello.JobConfig{Workers: 8, Logger: logger})
 	if err != nil {
 		t.Fatalf("NewJobRunner: %v", err)
 	}
@@ -231,7 +237,8 @@ func testJobsLoad(t *testing.T, open func(t *testing.T) sello.Store) {
 	MustAddSequence(t, e.s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, total)
 	done := make(chan string, total)
 	failed := make(chan error, 1)
-	r := newRunner(t, e.s, func(ctx context.Context, a stepArgs) error {
+	logs := &warnings{}
+	r := newRunnerLogging(t, e.s, func(ctx context.Context, a stepArgs) error {
 		var err error
 		switch a.Step {
 		case "sign":
@@ -254,7 +261,7 @@ func testJobsLoad(t *testing.T, open func(t *testing.T) sello.Store) {
 			}
 		}
 		return err
-	})
+	}, slog.New(logs))
 	started := time.Now()
 	start(t, r)
 	var wg sync.WaitGroup
@@ -287,6 +294,9 @@ func testJobsLoad(t *testing.T, open func(t *testing.T) sello.Store) {
 	}
 	wg.Wait()
 	t.Logf("%d documents created, signed and submitted through jobs in %v", total, time.Since(started).Round(time.Millisecond))
+	if w := logs.all(); len(w) > 0 {
+		t.Errorf("River logged %d warnings or errors, first: %s", len(w), w[0])
+	}
 	slices.Sort(ids)
 	if len(slices.Compact(ids)) != total {
 		t.Errorf("submitted: got %d distinct documents, want %d", len(slices.Compact(ids)), total)
@@ -295,4 +305,33 @@ func testJobsLoad(t *testing.T, open func(t *testing.T) sello.Store) {
 	if err != nil || len(docs) != min(total, sello.MaxPageSize) {
 		t.Errorf("submitted documents: got %d, %v", len(docs), err)
 	}
+}
+
+// warnings is a slog handler that keeps records of level warning and above.
+type warnings struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warnings) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+func (w *warnings) Handle(_ context.Context, r slog.Record) error {
+	msg := r.Level.String() + " " + r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		msg += " " + a.String()
+		return true
+	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.msgs = append(w.msgs, msg)
+	return nil
+}
+
+func (w *warnings) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w *warnings) WithGroup(string) slog.Handler      { return w }
+
+func (w *warnings) all() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.msgs)
 }
