@@ -67,10 +67,14 @@ func parseDocument(b []byte) (*etree.Document, error) {
 	return doc, nil
 }
 
-// checkAttrs refuses duplicate attributes, which encoding/xml lets
-// through and other parsers may read differently.
+// checkAttrs refuses duplicate attributes and namespace declarations XML
+// 1.0 forbids (xmlns:p="", xmlns:xmlns, xml bound elsewhere), which
+// encoding/xml lets through and other parsers read differently.
 func checkAttrs(el *etree.Element) error {
 	for i, a := range el.Attr {
+		if a.Space == "xmlns" && (a.Value == "" || a.Key == "xmlns" || a.Key == "xml" && a.Value != nsXML) {
+			return fmt.Errorf("%w: namespace declaration %s=%q on %s", ErrMalformed, a.FullKey(), a.Value, el.FullTag())
+		}
 		for _, b := range el.Attr[:i] {
 			if a.Space == b.Space && a.Key == b.Key {
 				return fmt.Errorf("%w: duplicate attribute %s on %s", ErrMalformed, a.FullKey(), el.FullTag())

@@ -90,6 +90,8 @@ func TestSign_Errors(t *testing.T) {
 		"Latin1":     {`<?xml version="1.0" encoding="ISO-8859-1"?><a>x</a>`, "not utf-8"},
 		"ProcInst":   {`<?pi x?><a>x</a>`, "processing instruction"},
 		"TextAround": {`x<a></a>`, "malformed xml"},
+		"EmptyNS":    {`<a xmlns:p=""></a>`, `namespace declaration xmlns:p=""`},
+		"XMLNSNS":    {`<a xmlns:xmlns="urn:x"></a>`, "namespace declaration xmlns:xmlns"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := s.Sign([]byte(tc.doc))
