@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -120,4 +121,9 @@ func replaceOnce(tb testing.TB, b []byte, old, new string) []byte {
 		tb.Fatalf("%q not in document", old)
 	}
 	return bytes.Replace(b, []byte(old), []byte(new), 1)
+}
+
+// errorsIs reports whether err wraps target and carries Verify's context.
+func errorsIs(err, target error) bool {
+	return errors.Is(err, target) && strings.HasPrefix(err.Error(), "verify xml signature: ")
 }

@@ -41,7 +41,6 @@ func Verify(signed []byte) (*x509.Certificate, error) {
 
 // signature is a parsed Signature element.
 type signature struct {
-	el          *etree.Element
 	signedInfo  *etree.Element
 	digestValue []byte
 	value       []byte
@@ -166,7 +165,7 @@ func algorithm(el *etree.Element, want string, errKind error) error {
 }
 
 func parseSignature(sigEl *etree.Element) (*signature, error) {
-	sig := &signature{el: sigEl}
+	sig := &signature{}
 	kids, err := dsigChildren(sigEl)
 	if err != nil {
 		return nil, err
