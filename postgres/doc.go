@@ -3,8 +3,12 @@
 // RateLimiter, a GCRA limiter whose buckets live in the database so every
 // node enforces the same limits.
 //
-// Open applies the embedded migrations under a session advisory lock, so
-// nodes starting together migrate once. Numbers are assigned under a row
-// lock on the sequence, in the transaction that inserts the document.
-// A search_path in the connection URL's query selects the schema.
+// Open applies the embedded migrations, then River's (its own migration
+// line), under one session advisory lock, so nodes starting together migrate
+// once. Jobs (River, driver riverpgxv5) are inserted in the store's own
+// transactions; job runners share the store's pool (20 connections unless
+// the URL sets pool_max_conns) and hear of new jobs through LISTEN/NOTIFY.
+// Numbers are assigned under a row lock on the sequence, in the transaction
+// that inserts the document. A search_path in the connection URL's query
+// selects the schema.
 package postgres
