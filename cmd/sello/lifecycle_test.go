@@ -1,0 +1,317 @@
+package main
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/apitest"
+	"github.com/sello-do/sello/dgiisim"
+	"github.com/sello-do/sello/oracle"
+	"github.com/sello-do/sello/xmldsig"
+)
+
+// mustSimulator starts a DGII simulator in the test process (so it outlives
+// the servers it serves) with real signature verification.
+func mustSimulator(tb testing.TB) (*dgiisim.Simulator, string) {
+	tb.Helper()
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, ProcessingDelay: 100 * time.Millisecond})
+	ts := httptest.NewServer(sim)
+	tb.Cleanup(ts.Close)
+	return sim, ts.URL
+}
+
+// mustLifecycleServer is a demo server against a simulator of the test.
+func mustLifecycleServer(tb testing.TB, extra ...string) (*testServer, *dgiisim.Simulator) {
+	tb.Helper()
+	sim, url := mustSimulator(tb)
+	return MustRunServer(tb, append([]string{"--dgii-url", url, "--dgii-timeout", "2s"}, extra...)...), sim
+}
+
+// waitFor polls a document until cond holds or 30 s pass.
+func (s *testServer) waitFor(tb testing.TB, key, encf string, cond func(map[string]any) bool) map[string]any {
+	tb.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		r := s.Do(tb, request{Method: "GET", Path: docsPath + "/" + encf, Key: key})
+		if r.Status == http.StatusOK {
+			if d := document(tb, r); cond(d) {
+				return d
+			}
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("document %s: condition not met within 30 s; last %s", encf, r.Body)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// final waits for a final status.
+func (s *testServer) final(tb testing.TB, key, encf string) map[string]any {
+	tb.Helper()
+	return s.waitFor(tb, key, encf, func(d map[string]any) bool { return sello.Status(d["status"].(string)).Final() })
+}
+
+// withBuyer sets the buyer's RNC (the simulator's outcome triggers).
+func withBuyer(rnc string) func(map[string]any) {
+	return func(ecf map[string]any) { apitest.Section(ecf, "Comprador")["RNCComprador"] = rnc }
+}
+
+func TestLifecycleAccepted(t *testing.T) {
+	s, sim := mustLifecycleServer(t)
+	key := s.Keys[sello.EnvTest]
+	created := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice()}))
+	encf := created["encf"].(string)
+
+	d := s.final(t, key, encf)
+	if d["status"] != "accepted" {
+		t.Fatalf("status %v, want accepted: %v", d["status"], d)
+	}
+	dg := d["dgii"].(map[string]any)
+	if dg["codigo"] != float64(1) || dg["estado"] != "Aceptado" {
+		t.Fatalf("dgii %v", dg)
+	}
+	code, _ := d["securityCode"].(string)
+	if len(code) != 6 || d["trackId"] == nil || d["signedAt"] == nil {
+		t.Fatalf("securityCode %q, trackId %v, signedAt %v", code, d["trackId"], d["signedAt"])
+	}
+	qr := d["qrUrl"].(string)
+	if !strings.HasPrefix(qr, "https://ecf.dgii.gov.do/testecf/consultatimbre?") || !strings.Contains(qr, "encf="+encf) {
+		t.Fatalf("qrUrl %q", qr)
+	}
+
+	t.Run("SentOnce", func(t *testing.T) {
+		n := 0
+		for _, snd := range sim.Sends() {
+			if snd.ENCF == encf {
+				n++
+				if snd.TrackID != d["trackId"] {
+					t.Errorf("DGII's trackId %s, document's %v", snd.TrackID, d["trackId"])
+				}
+			}
+		}
+		if n != 1 {
+			t.Fatalf("DGII received %s %d times, want once", encf, n)
+		}
+	})
+
+	t.Run("Events", func(t *testing.T) {
+		db := mustOpenStore(t, s)
+		tenant, _ := db.FindTenantByRNC(t.Context(), demoRNC)
+		events, err := db.ListEvents(t.Context(), tenant.ID, sello.EnvTest, sello.EventFilter{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range events {
+			if e.Document != nil && e.Document.ENCF == encf {
+				got = append(got, string(e.Type)+":"+string(e.Document.Status))
+			}
+		}
+		want := "ecf.queued:queued_for_signing ecf.signed:signed ecf.submitted:submitted ecf.accepted:accepted"
+		if strings.Join(got, " ") != want {
+			t.Fatalf("events %v, want %s", got, want)
+		}
+		history, err := db.FindDocumentHistory(t.Context(), tenant.ID, sello.EnvTest, created["id"].(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var statuses []string
+		for _, h := range history {
+			statuses = append(statuses, string(h.Status))
+		}
+		if got := strings.Join(statuses, " "); got != "queued_for_signing signed submitted accepted" {
+			t.Fatalf("history %s", got)
+		}
+	})
+
+	t.Run("XML", func(t *testing.T) {
+		r := s.Do(t, request{Method: "GET", Path: docsPath + "/" + encf + "/xml", Key: key})
+		if r.Status != http.StatusOK || r.Header.Get("Content-Type") != "application/xml" {
+			t.Fatalf("status %d, type %q", r.Status, r.Header.Get("Content-Type"))
+		}
+		dir := t.TempDir()
+		file := filepath.Join(dir, encf+".xml")
+		os.WriteFile(file, r.Body, 0o600)
+		if out, err := exec.Command(oracle.Require(t, "xmllint"), "--noout", "--schema", oracle.XSD(t, "e-CF-31.xsd"), file).CombinedOutput(); err != nil {
+			t.Fatalf("xmllint: %v\n%s", err, out)
+		}
+		m := regexp.MustCompile(`<X509Certificate>([^<]+)</X509Certificate>`).FindSubmatch(r.Body)
+		der, _ := base64.StdEncoding.DecodeString(string(m[1]))
+		pem := filepath.Join(dir, "cert.pem")
+		os.WriteFile(pem, append(append([]byte("-----BEGIN CERTIFICATE-----\n"), []byte(base64.StdEncoding.EncodeToString(der))...), "\n-----END CERTIFICATE-----\n"...), 0o600)
+		if out, err := exec.Command(oracle.Require(t, "xmlsec1"), "--verify", "--pubkey-cert-pem", pem, file).CombinedOutput(); err != nil {
+			t.Fatalf("xmlsec1 does not verify the signed XML: %v\n%s", err, out)
+		}
+		sv := regexp.MustCompile(`<SignatureValue>([^<]+)</SignatureValue>`).FindSubmatch(r.Body)
+		if got := strings.TrimSpace(string(sv[1]))[:6]; got != code {
+			t.Fatalf("security code %q, SignatureValue starts %q", code, got)
+		}
+	})
+
+	t.Run("PDF", func(t *testing.T) {
+		r := s.Do(t, request{Method: "GET", Path: docsPath + "/" + encf + "/pdf", Key: key})
+		if r.Status != http.StatusOK || r.Header.Get("Content-Type") != "application/pdf" {
+			t.Fatalf("status %d, type %q", r.Status, r.Header.Get("Content-Type"))
+		}
+		dir := t.TempDir()
+		file := filepath.Join(dir, "doc.pdf")
+		os.WriteFile(file, r.Body, 0o600)
+		text, err := exec.Command(oracle.Require(t, "pdftotext"), "-layout", file, "-").Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"Factura de Crédito Fiscal Electrónica", encf, code, "Cliente Ejemplo SRL", "1,180.00"} {
+			if !strings.Contains(string(text), want) {
+				t.Errorf("the PDF's text lacks %q", want)
+			}
+		}
+		if err := exec.Command(oracle.Require(t, "pdftoppm"), "-r", "150", "-png", file, filepath.Join(dir, "page")).Run(); err != nil {
+			t.Fatal(err)
+		}
+		pages, _ := filepath.Glob(filepath.Join(dir, "page*.png"))
+		out, err := exec.Command(oracle.Require(t, "zbarimg"), append([]string{"--raw", "-q"}, pages...)...).Output()
+		if err != nil || strings.TrimSpace(string(out)) != qr {
+			t.Fatalf("QR decodes to %q (%v), want %q", out, err, qr)
+		}
+	})
+}
+
+func TestLifecycleOutcomes(t *testing.T) {
+	s, _ := mustLifecycleServer(t)
+	key := s.Keys[sello.EnvTest]
+	for _, tt := range []struct {
+		name, buyer string
+		status      string
+		reusable    any
+	}{
+		{"Rejected", "999000002", "rejected", true},
+		{"RejectedReusable", "999000003", "rejected", false},
+		{"AcceptedConditional", "999000004", "accepted_conditional", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer(tt.buyer))}))["encf"].(string)
+			d := s.final(t, key, encf)
+			if d["status"] != tt.status {
+				t.Fatalf("status %v, want %s", d["status"], tt.status)
+			}
+			dg := d["dgii"].(map[string]any)
+			if tt.reusable != nil && dg["secuenciaUtilizada"] != tt.reusable {
+				t.Fatalf("secuenciaUtilizada %v, want %v", dg["secuenciaUtilizada"], tt.reusable)
+			}
+			if len(dg["mensajes"].([]any)) == 0 && tt.status != "accepted" {
+				t.Fatalf("no DGII messages: %v", dg)
+			}
+		})
+	}
+}
+
+// TestLifecycleRFCE: a consumer invoice under DOP 250,000 goes to DGII as
+// its RFCE summary, with a synchronous verdict and no trackId.
+func TestLifecycleRFCE(t *testing.T) {
+	s, sim := mustLifecycleServer(t)
+	key := s.Keys[sello.EnvTest]
+	body := invoice(func(ecf map[string]any) {
+		apitest.IdDoc(ecf)["TipoeCF"] = "32"
+		apitest.Section(ecf, "Comprador")["RNCComprador"] = "131880681"
+	})
+	r := s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: body})
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	encf := document(t, r)["encf"].(string)
+	d := s.final(t, key, encf)
+	if d["status"] != "accepted" || d["trackId"] != nil {
+		t.Fatalf("status %v, trackId %v", d["status"], d["trackId"])
+	}
+	if qr := d["qrUrl"].(string); !strings.Contains(qr, "fc.dgii.gov.do/testecf/consultatimbrefc?") {
+		t.Fatalf("qrUrl %q", qr)
+	}
+	for _, snd := range sim.Sends() {
+		if snd.ENCF == encf && !snd.RFCE {
+			t.Fatalf("the full e-CF went to recepción: %+v", snd)
+		}
+	}
+}
+
+// TestLifecycleDGIIDown: while DGII is down documents wait (signed, never
+// failed) and go on when it returns.
+func TestLifecycleDGIIDown(t *testing.T) {
+	s, sim := mustLifecycleServer(t)
+	key := s.Keys[sello.EnvTest]
+	sim.SetDown(true)
+	var encfs []string
+	for range 3 {
+		encfs = append(encfs, document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice()}))["encf"].(string))
+	}
+	for _, e := range encfs {
+		s.waitFor(t, key, e, func(d map[string]any) bool { return d["status"] == "signed" })
+	}
+	time.Sleep(1500 * time.Millisecond) // a few tries against the outage
+	for _, e := range encfs {
+		if d := document(t, s.Do(t, request{Method: "GET", Path: docsPath + "/" + e, Key: key})); d["status"] != "signed" {
+			t.Fatalf("%s during the outage: %v", e, d["status"])
+		}
+	}
+	sim.SetDown(false)
+	for _, e := range encfs {
+		if d := s.final(t, key, e); d["status"] != "accepted" {
+			t.Fatalf("%s after the outage: %v", e, d["status"])
+		}
+	}
+}
+
+// TestLifecycleUncertainSend: DGII records the document but its answer never
+// arrives; Sello asks DGII before sending again and follows the trackId it
+// already has, so DGII receives the document once.
+func TestLifecycleUncertainSend(t *testing.T) {
+	s, sim := mustLifecycleServer(t)
+	key := s.Keys[sello.EnvTest]
+	encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer("999000007"))}))["encf"].(string)
+	d := s.final(t, key, encf)
+	if d["status"] != "accepted" {
+		t.Fatalf("status %v", d["status"])
+	}
+	n := 0
+	for _, snd := range sim.Sends() {
+		if snd.ENCF == encf {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("DGII received %s %d times, want once", encf, n)
+	}
+}
+
+// TestLifecycleNoCertificate: a tenant without a certificate gets failed
+// documents that say what to do.
+func TestLifecycleNoCertificate(t *testing.T) {
+	s, _ := mustLifecycleServer(t)
+	s.cli(t, "tenants", "create", "--rnc", "404040404", "--name", "Sin Firma SRL")
+	s.cli(t, "sequences", "add", "--tenant", "404040404", "--env", "TesteCF", "--type", "31", "--from", "1", "--to", "10", "--expires", "31-12-2030")
+	key := strings.TrimSpace(s.cli(t, "keys", "create", "--tenant", "404040404", "--env", "TesteCF", "--scopes", "ecf:create,ecf:read"))
+	body := apitest.Invoice("404040404")
+	encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: body}))["encf"].(string)
+	d := s.final(t, key, encf)
+	if d["status"] != "failed" || !strings.Contains(d["failureReason"].(string), "certificate") {
+		t.Fatalf("status %v, reason %v", d["status"], d["failureReason"])
+	}
+	wantError(t, s.Do(t, request{Method: "GET", Path: docsPath + "/" + encf + "/xml", Key: key}), http.StatusNotFound, sello.CodeNotFound)
+
+	// With a certificate, the next document is signed and accepted.
+	if out := s.cli(t, "certificates", "generate", "--tenant", "404040404", "--env", "TesteCF"); len(strings.TrimSpace(out)) == 0 {
+		t.Fatal("certificates generate printed nothing")
+	}
+	encf = document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: body}))["encf"].(string)
+	if d := s.final(t, key, encf); d["status"] != "accepted" {
+		t.Fatalf("with a certificate: %v", d["status"])
+	}
+}
