@@ -112,9 +112,16 @@ func riverConfig(workers any, cfg sello.JobConfig) (*river.Config, error) {
 		RescueStuckJobsAfter: rescue,
 		Logger:               logger,
 		FetchPollInterval:    fetchPollInterval,
+		FetchCooldown:        fetchCooldown,
 	}, nil
 }
 
-// fetchPollInterval is how often the runner looks for due jobs (retries,
-// snoozes, scheduled jobs) besides the notifications of new ones.
-const fetchPollInterval = 250 * time.Millisecond
+// Fetching. The runner looks for due jobs (retries, snoozes, scheduled
+// jobs) every fetchPollInterval besides the notifications of new ones, and
+// fetches at most once per fetchCooldown. River's default cooldown (100 ms)
+// caps a runner at MaxWorkers jobs per 100 ms, which made a document's
+// sign → submit chain wait on it.
+const (
+	fetchPollInterval = 250 * time.Millisecond
+	fetchCooldown     = 20 * time.Millisecond
+)
