@@ -423,13 +423,19 @@ func TestReadDocuments(t *testing.T) {
 	})
 
 	t.Run("ListFilters", func(t *testing.T) {
-		m := s.Do(t, request{Method: "GET", Path: docsPath + "?status=queued_for_signing&type=E31", Key: key}).JSON(t)
+		// The lifecycle runs: wait for every verdict, then filter on it.
+		for i := 1; i <= 5; i++ {
+			s.final(t, key, fmt.Sprintf("E31%010d", i))
+		}
+		m := s.Do(t, request{Method: "GET", Path: docsPath + "?status=accepted&type=E31", Key: key}).JSON(t)
 		if n := len(m["documents"].([]any)); n != 5 {
 			t.Fatalf("%d documents, want 5", n)
 		}
-		m = s.Do(t, request{Method: "GET", Path: docsPath + "?status=accepted", Key: key}).JSON(t)
-		if n := len(m["documents"].([]any)); n != 0 {
-			t.Fatalf("%d accepted documents, want 0", n)
+		for _, q := range []string{"?status=rejected", "?type=E32"} {
+			m = s.Do(t, request{Method: "GET", Path: docsPath + q, Key: key}).JSON(t)
+			if n := len(m["documents"].([]any)); n != 0 {
+				t.Fatalf("%s: %d documents, want 0", q, n)
+			}
 		}
 		future := time.Now().Add(time.Hour).UTC().Format(sello.TimeFormat)
 		m = s.Do(t, request{Method: "GET", Path: docsPath + "?from=" + future, Key: key}).JSON(t)
