@@ -4,11 +4,15 @@
 //	                                    \--(type 32 under DOP 250,000: RFCE, synchronous verdict)--> accepted | …
 //	any step that cannot proceed without action --> failed (with a reason)
 //
-// Each step is one job. A step reads the document, does its work outside any
-// transaction (signing, calling DGII), then applies its transition with
-// UpdateDocument, which writes the new state, the history row, the event and
-// the next job in one transaction. A step that finds the document already
-// past it does nothing, so a job run twice is harmless.
+// One job per document carries it through (ProcessArgs). Each run reads the
+// document and does the step its status calls for, outside any transaction
+// (signing, calling DGII), then applies the transition with UpdateDocument,
+// which writes the new state, the history row and the event in one
+// transaction; then the next step, until the document is final or must wait
+// for DGII, when the job snoozes. One job instead of one per step keeps a
+// document to a handful of writes, which is what SQLite's single writer
+// affords. A run that finds a step already done moves on, so a job run twice
+// (River delivers at least once) is harmless.
 //
 // DGII being down never loses a document: the job snoozes (River does not
 // count snoozes as attempts) and tries again, for as long as it takes. A send

@@ -1,51 +1,13 @@
 package worker
 
 import (
-	"context"
 	"fmt"
 	"time"
 
-	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/ecf"
 	"github.com/sello-do/sello/xmldsig"
 )
-
-// signWorker builds DGII's XML of a queued document, signs it with the
-// tenant's certificate and, for type 32 under DOP 250,000, builds and signs
-// the RFCE summary too.
-type signWorker struct {
-	river.WorkerDefaults[SignArgs]
-	w *Worker
-}
-
-func (sw *signWorker) Work(ctx context.Context, job *river.Job[SignArgs]) error {
-	w, ref := sw.w, job.Args.DocumentRef
-	doc, err := w.cfg.Store.FindDocumentByID(ctx, ref.TenantID, ref.Environment, ref.DocumentID)
-	if err != nil {
-		return fmt.Errorf("sign: %w", err)
-	} else if doc.Status != sello.StatusQueuedForSigning {
-		return nil // done by an earlier run
-	}
-	_, signer, err := w.signer(ctx, ref.TenantID, ref.Environment)
-	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
-		return w.fail(ctx, ref, sello.StatusQueuedForSigning, fmt.Sprintf(
-			"No valid signing certificate for %s: add the taxpayer's certificate (sello certificates add) and create the document again.", ref.Environment))
-	} else if err != nil {
-		return fmt.Errorf("sign: %w", err)
-	}
-	ch, err := signDocument(doc, signer, w.cfg.Now())
-	if err != nil {
-		// The document passed every check when it was created, so this is
-		// Sello's fault: fail it with the reason rather than retry forever.
-		if job.Attempt >= maxAttempts {
-			return w.fail(ctx, ref, sello.StatusQueuedForSigning, "Sello could not build or sign the document: "+err.Error())
-		}
-		return fmt.Errorf("sign: %w", err)
-	}
-	ch.Jobs = []sello.Job{SubmitArgs{ref}}
-	return w.transition(ctx, ref, *ch)
-}
 
 // signDocument returns the change that signs doc at now.
 func signDocument(doc *sello.Document, signer *xmldsig.Signer, now time.Time) (*sello.DocumentChange, error) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
@@ -13,29 +12,11 @@ import (
 	"github.com/sello-do/sello/ecf"
 )
 
-// submitWorker sends a signed document to DGII: the full e-CF to recepción
-// (then polls for the verdict), or, for type 32 under DOP 250,000, the RFCE
-// summary to recepción FC (whose verdict is synchronous).
-type submitWorker struct {
-	river.WorkerDefaults[SubmitArgs]
-	w *Worker
-}
-
-// NextRetry spaces the attempts after an uncertain send: quickly at first,
-// then every five minutes at most. With submitAttempts it never gives up
-// within any outage worth the name (weeks), so a document is never dropped.
-func (sw *submitWorker) NextRetry(job *river.Job[SubmitArgs]) time.Time {
-	return time.Now().Add(retryDelay(job.Attempt))
-}
-
-func (sw *submitWorker) Work(ctx context.Context, job *river.Job[SubmitArgs]) error {
-	w, ref := sw.w, job.Args.DocumentRef
-	doc, err := w.cfg.Store.FindDocumentByID(ctx, ref.TenantID, ref.Environment, ref.DocumentID)
-	if err != nil {
-		return fmt.Errorf("submit: %w", err)
-	} else if doc.Status != sello.StatusSigned {
-		return nil
-	}
+// submit sends a signed document to DGII: the full e-CF to recepción (the
+// verdict comes later, by trackId), or, for type 32 under DOP 250,000, the
+// RFCE summary to recepción FC, whose verdict is synchronous.
+func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) error {
+	ref := job.Args.DocumentRef
 	d, err := ecf.Decode(doc.Payload)
 	if err != nil {
 		return fmt.Errorf("submit: decode stored document: %w", err)
@@ -47,20 +28,20 @@ func (sw *submitWorker) Work(ctx context.Context, job *river.Job[SubmitArgs]) er
 	} else if err != nil {
 		return fmt.Errorf("submit: %w", err)
 	}
+	if d.NeedsRFCE() {
+		return w.submitRFCE(ctx, job, doc, sess)
+	}
 	xml, err := w.cfg.Store.FindDocumentXML(ctx, ref.TenantID, ref.Environment, doc.ENCF)
 	if err != nil {
 		return fmt.Errorf("submit: %w", err)
 	}
-	if d.NeedsRFCE() {
-		return w.submitRFCE(ctx, job, doc, sess)
-	}
 
-	// A previous attempt may have reached DGII before its answer was lost
-	// (a timeout, a crash): ask DGII first, and follow what it has.
+	// A previous run may have reached DGII before its answer was lost (a
+	// timeout, a crash): ask DGII first, and follow what it has.
 	if job.Attempt > 1 {
 		entries, err := sess.TrackIDs(ctx, doc.ENCF)
 		if unavailable(err) {
-			return river.JobSnooze(w.wait(job.CreatedAt))
+			return errWait{w.wait(job.CreatedAt)}
 		} else if err != nil && !notFound(err) {
 			return fmt.Errorf("submit: ask dgii for earlier sends: %w", err)
 		}
@@ -77,36 +58,40 @@ func (sw *submitWorker) Work(ctx context.Context, job *river.Job[SubmitArgs]) er
 		return w.submitted(ctx, ref, trackID)
 	case errors.Is(err, dgii.ErrUncertain):
 		// It may have arrived (checked before "unavailable": a 5xx after
-		// the request went out is both). Failing the attempt makes the
-		// next one ask DGII before sending again.
+		// the request went out is both). Failing the run makes the next
+		// one ask DGII before sending again.
 		return fmt.Errorf("submit: outcome unknown, will ask dgii before resending: %w", err)
 	case unavailable(err):
 		// DGII never took it: wait for DGII without using up an attempt.
-		return river.JobSnooze(w.wait(job.CreatedAt))
+		return errWait{w.wait(job.CreatedAt)}
 	case errors.Is(err, dgii.ErrUnauthorized):
 		return w.fail(ctx, ref, sello.StatusSigned, "DGII refused the certificate: check that its holder is delegated for the RNC in DGII's Oficina Virtual. "+err.Error())
 	}
 	var de *dgii.Error
-	if errors.As(err, &de) && de.Status >= 400 && de.Status < 500 && de.Status != 401 && de.Status != 429 {
+	if errors.As(err, &de) && de.Status >= 400 && de.Status < 500 && de.Status != 429 {
 		return w.fail(ctx, ref, sello.StatusSigned, fmt.Sprintf("DGII refused the document at reception: %s", de.Error()))
 	}
 	return fmt.Errorf("submit: %w", err)
 }
 
-// submitted records DGII's trackId and schedules the first verdict query.
+// submitted records DGII's trackId; the verdict is asked for after
+// FirstPoll.
 func (w *Worker) submitted(ctx context.Context, ref DocumentRef, trackID string) error {
-	return w.transition(ctx, ref, sello.DocumentChange{
+	err := w.transition(ctx, ref, sello.DocumentChange{
 		From:      []sello.Status{sello.StatusSigned},
 		Status:    sello.StatusSubmitted,
 		TrackID:   trackID,
 		EventType: sello.EventECFSubmitted,
 		Message:   "Sent to DGII; trackId " + trackID + ".",
-		Jobs:      []sello.Job{PollArgs{DocumentRef: ref, TrackID: trackID, NotBefore: w.cfg.Now().Add(w.cfg.FirstPoll)}},
 	})
+	if err != nil {
+		return err
+	}
+	return errWait{w.cfg.FirstPoll}
 }
 
 // submitRFCE sends the RFCE summary and applies DGII's synchronous verdict.
-func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[SubmitArgs], doc *sello.Document, sess *dgii.Session) error {
+func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document, sess *dgii.Session) error {
 	ref := job.Args.DocumentRef
 	rfce, err := w.cfg.Store.FindDocumentRFCE(ctx, ref.TenantID, ref.Environment, doc.ID)
 	if err != nil {
@@ -117,7 +102,7 @@ func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[SubmitArgs], doc
 	case err == nil:
 		return w.verdict(ctx, ref, sello.StatusSigned, res)
 	case unavailable(err):
-		return river.JobSnooze(w.wait(job.CreatedAt))
+		return errWait{w.wait(job.CreatedAt)}
 	}
 	return fmt.Errorf("submit rfce: %w", err)
 }

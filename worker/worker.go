@@ -26,7 +26,7 @@ type Config struct {
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// FirstPoll is how long after a send the first verdict query waits
-	// (default 1 s; DGII's average validation takes 200 ms).
+	// (default 250 ms; DGII's average validation takes 200 ms).
 	FirstPoll time.Duration
 	// MaxWait caps the delay between two tries while DGII is down or still
 	// validating (default 1 minute).
@@ -51,7 +51,7 @@ func New(cfg Config) *Worker {
 		cfg.Now = time.Now
 	}
 	if cfg.FirstPoll == 0 {
-		cfg.FirstPoll = time.Second
+		cfg.FirstPoll = 250 * time.Millisecond
 	}
 	if cfg.MaxWait == 0 {
 		cfg.MaxWait = time.Minute
@@ -63,16 +63,15 @@ func New(cfg Config) *Worker {
 // job runner.
 func (w *Worker) Workers() *river.Workers {
 	ws := river.NewWorkers()
-	river.AddWorker(ws, &signWorker{w: w})
-	river.AddWorker(ws, &submitWorker{w: w})
-	river.AddWorker(ws, &pollWorker{w: w})
+	river.AddWorker(ws, &processWorker{w: w})
 	river.AddWorker(ws, &certificateCheckWorker{w: w})
 	return ws
 }
 
-// FirstJobs is the NewDocument.Jobs of a created document: sign it.
+// FirstJobs is the NewDocument.Jobs of a created document: the job that
+// takes it through its lifecycle.
 func FirstJobs(d *sello.Document) []sello.Job {
-	return []sello.Job{SignArgs{refOf(d)}}
+	return []sello.Job{ProcessArgs{refOf(d)}}
 }
 
 // signer returns the signer of the tenant's current certificate in env.
@@ -125,11 +124,12 @@ func (w *Worker) session(ctx context.Context, tenantID string, env sello.Environ
 	return sess, nil
 }
 
-// wait is how long to snooze a job that has been waiting since created:
-// a tenth of its age, between one second and MaxWait, with ±20% jitter, so
-// a short outage is ridden out quickly and a long one is not hammered.
-func (w *Worker) wait(created time.Time) time.Duration {
-	d := min(max(w.cfg.Now().Sub(created)/10, time.Second), w.cfg.MaxWait)
+// wait is how long to wait for DGII after waiting since `since`: a tenth
+// of that, between 250 ms and MaxWait, with ±20% jitter, so a short wait
+// (a validation, a blip) is ridden out quickly and a long outage is not
+// hammered.
+func (w *Worker) wait(since time.Time) time.Duration {
+	d := min(max(w.cfg.Now().Sub(since)/10, 250*time.Millisecond), w.cfg.MaxWait)
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
