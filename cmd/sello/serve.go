@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"github.com/sello-do/sello"
@@ -33,6 +34,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	var df dgiiFlags
 	df.register(fs, getenv)
 	workers := fs.Int("workers", 8, "jobs worked at once (signing, DGII calls)")
+	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off by default")
 	rescueAfter := fs.Duration("job-rescue-after", 2*time.Minute, "how long a job may run before it is deemed interrupted and run again")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -80,6 +82,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if err := runner.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start jobs: %w", err)
+	}
+
+	if *debugAddr != "" {
+		stopDebug, err := serveDebug(*debugAddr, logger)
+		if err != nil {
+			return err
+		}
+		defer stopDebug()
 	}
 
 	srv := &api.Server{Store: st, RateLimiter: st.limiter, Logger: logger, Ready: st.ready, Jobs: worker.FirstJobs}
@@ -132,4 +142,20 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(w, nil)), nil
 	}
 	return nil, usageError{fmt.Sprintf("--log-format must be text or json, not %q", format)}
+}
+
+// serveDebug serves net/http/pprof on addr, apart from the API.
+func serveDebug(addr string, logger *slog.Logger) (stop func(), err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("debug listener: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go hs.Serve(ln)
+	logger.Info("profiler", "addr", ln.Addr().String())
+	return func() { hs.Close() }, nil
 }
