@@ -228,3 +228,35 @@ func document(tb testing.TB, r *response) map[string]any {
 	}
 	return d
 }
+
+func ioPipe() (*io.PipeReader, *io.PipeWriter) { return io.Pipe() }
+
+// readLine reads one line from r, in 10 s at most.
+func readLine(r io.Reader) (string, error) {
+	type res struct {
+		s   string
+		err error
+	}
+	c := make(chan res, 1)
+	go func() {
+		s, err := bufio.NewReader(r).ReadString('\n')
+		c <- res{strings.TrimSpace(s), err}
+		io.Copy(io.Discard, r)
+	}()
+	select {
+	case v := <-c:
+		return v.s, v.err
+	case <-time.After(10 * time.Second):
+		return "", fmt.Errorf("no line in 10 s")
+	}
+}
+
+func httpGet(url string) (string, error) {
+	resp, err := http.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
