@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -333,4 +334,15 @@ func ParseCursor(c string) (time.Time, string, error) {
 		return time.Time{}, "", bad
 	}
 	return time.UnixMicro(n).UTC(), id, nil
+}
+
+// rfceLimit is DGII's line: consumer invoices (type 32) under DOP 250,000
+// go to DGII as an RFCE summary, not whole.
+var rfceLimit = big.NewRat(250_000, 1)
+
+// ViaRFCE reports whether the document goes to DGII as an RFCE summary: a
+// type-32 invoice whose total is under DOP 250,000.
+func (d *Document) ViaRFCE() bool {
+	total, ok := new(big.Rat).SetString(d.Total)
+	return d.Type == TypeConsumo && ok && total.Cmp(rfceLimit) < 0
 }

@@ -302,3 +302,18 @@ func TestNewCertificate(t *testing.T) {
 		t.Fatalf("mismatched key: %v", err)
 	}
 }
+
+func TestViaRFCE(t *testing.T) {
+	for _, tt := range []struct {
+		typ   sello.DocumentType
+		total string
+		want  bool
+	}{
+		{"32", "249999.99", true}, {"32", "250000.00", false}, {"32", "1180.00", true},
+		{"31", "1180.00", false}, {"32", "", false},
+	} {
+		if got := (&sello.Document{Type: tt.typ, Total: tt.total}).ViaRFCE(); got != tt.want {
+			t.Errorf("type %s total %q: %v, want %v", tt.typ, tt.total, got, tt.want)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
-	"github.com/sello-do/sello/ecf"
 )
 
 // trackIDLostAfter is how long DGII may answer "No encontrado" for a trackId
@@ -85,11 +84,7 @@ func (w *Worker) sign(ctx context.Context, job *river.Job[ProcessArgs], doc *sel
 // poll asks DGII for the verdict on a submitted document.
 func (w *Worker) poll(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) error {
 	ref := job.Args.DocumentRef
-	d, err := ecf.Decode(doc.Payload)
-	if err != nil {
-		return fmt.Errorf("poll: decode stored document: %w", err)
-	}
-	sess, err := w.session(ctx, ref.TenantID, ref.Environment, d.ECF.Encabezado.Emisor.RNCEmisor)
+	sess, err := w.session(ctx, ref.TenantID, ref.Environment)
 	if err != nil {
 		return fmt.Errorf("poll: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgii"
-	"github.com/sello-do/sello/ecf"
 )
 
 // submit sends a signed document to DGII: the full e-CF to recepción (the
@@ -17,18 +16,13 @@ import (
 // RFCE summary to recepción FC, whose verdict is synchronous.
 func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) error {
 	ref := job.Args.DocumentRef
-	d, err := ecf.Decode(doc.Payload)
-	if err != nil {
-		return fmt.Errorf("submit: decode stored document: %w", err)
-	}
-	rnc := d.ECF.Encabezado.Emisor.RNCEmisor
-	sess, err := w.session(ctx, ref.TenantID, ref.Environment, rnc)
+	sess, err := w.session(ctx, ref.TenantID, ref.Environment)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
 		return w.fail(ctx, ref, sello.StatusSigned, fmt.Sprintf("No valid certificate for %s to authenticate with DGII.", ref.Environment))
 	} else if err != nil {
 		return fmt.Errorf("submit: %w", err)
 	}
-	if d.NeedsRFCE() {
+	if doc.ViaRFCE() {
 		return w.submitRFCE(ctx, job, doc, sess)
 	}
 	xml, err := w.cfg.Store.FindDocumentXML(ctx, ref.TenantID, ref.Environment, doc.ENCF)

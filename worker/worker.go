@@ -109,8 +109,18 @@ func (w *Worker) signer(ctx context.Context, tenantID string, env sello.Environm
 
 // session returns the DGII session of the tenant in env, authenticated with
 // its current certificate (tokens are cached per session).
-func (w *Worker) session(ctx context.Context, tenantID string, env sello.Environment, rnc string) (*dgii.Session, error) {
+func (w *Worker) session(ctx context.Context, tenantID string, env sello.Environment) (*dgii.Session, error) {
 	cert, s, err := w.signer(ctx, tenantID, env)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	sess, ok := w.sessions[cert.ID]
+	w.mu.Unlock()
+	if ok {
+		return sess, nil
+	}
+	t, err := w.cfg.Store.FindTenantByID(ctx, tenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +129,7 @@ func (w *Worker) session(ctx context.Context, tenantID string, env sello.Environ
 	if sess, ok := w.sessions[cert.ID]; ok {
 		return sess, nil
 	}
-	sess := w.cfg.DGII.Session(env, rnc, func(_ context.Context, xml []byte) ([]byte, error) { return s.Sign(xml) })
+	sess = w.cfg.DGII.Session(env, t.RNC, func(_ context.Context, xml []byte) ([]byte, error) { return s.Sign(xml) })
 	w.sessions[cert.ID] = sess
 	return sess, nil
 }
