@@ -20,7 +20,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *sello.APIKey) error {
 	}
 	id, now := sello.NewID(), db.now()
 	k.ExpiresAt, k.RevokedAt = storedTime(k.ExpiresAt), storedTime(k.RevokedAt)
-	_, err := db.db.ExecContext(ctx, `
+	_, err := db.q().exec(ctx, `
 		INSERT INTO api_keys (id, tenant_id, environment, name, scopes, hash, last4, expires_at, revoked_at, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		id, k.TenantID, k.Environment, k.Name, sello.JoinScopes(k.Scopes), k.Hash, k.Last4,
@@ -42,7 +42,7 @@ const apiKeyColumns = `k.id, k.tenant_id, k.environment, k.name, k.scopes, k.has
 
 // FindAPIKeyByHash implements sello.APIKeyStore. Returns NOT_FOUND.
 func (db *DB) FindAPIKeyByHash(ctx context.Context, hash []byte) (*sello.APIKey, *sello.Tenant, error) {
-	row := db.db.QueryRowContext(ctx, `
+	row := db.q().queryRow(ctx, `
 		SELECT `+apiKeyColumns+`, t.id, t.rnc, t.name, t.plan_name, t.plan_rate, t.plan_burst, t.created_at
 		FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
 		WHERE k.hash = ?`, hash)
@@ -62,7 +62,7 @@ func (db *DB) FindAPIKeyByHash(ctx context.Context, hash []byte) (*sello.APIKey,
 
 // FindAPIKeys implements sello.APIKeyStore.
 func (db *DB) FindAPIKeys(ctx context.Context, tenantID string) ([]*sello.APIKey, error) {
-	rows, err := db.db.QueryContext(ctx, `
+	rows, err := db.q().query(ctx, `
 		SELECT `+apiKeyColumns+` FROM api_keys k
 		WHERE k.tenant_id = ?
 		ORDER BY k.created_at DESC, k.id DESC`, tenantID)
@@ -83,7 +83,7 @@ func (db *DB) FindAPIKeys(ctx context.Context, tenantID string) ([]*sello.APIKey
 
 // RevokeAPIKey implements sello.APIKeyStore. Returns NOT_FOUND.
 func (db *DB) RevokeAPIKey(ctx context.Context, tenantID, keyID string, now time.Time) error {
-	res, err := db.db.ExecContext(ctx, `
+	res, err := db.q().exec(ctx, `
 		UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?)
 		WHERE tenant_id = ? AND id = ?`,
 		formatTime(now.Truncate(time.Microsecond)), tenantID, keyID)

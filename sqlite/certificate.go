@@ -18,8 +18,8 @@ func (db *DB) AddCertificate(ctx context.Context, c *sello.Certificate) error {
 		return err
 	}
 	id, now := sello.NewID(), db.now()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `
+	err := db.inTx(ctx, func(tx querier) error {
+		_, err := tx.exec(ctx, `
 			INSERT INTO certificates (id, tenant_id, environment, subject, issuer, serial_number, fingerprint,
 				not_before, not_after, self_signed, der, sealed_key, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -61,7 +61,7 @@ const certificateColumns = `id, tenant_id, environment, subject, issuer, serial_
 
 // FindCertificates implements sello.CertificateStore: newest first.
 func (db *DB) FindCertificates(ctx context.Context, tenantID string, env sello.Environment) ([]*sello.Certificate, error) {
-	rows, err := db.db.QueryContext(ctx, `
+	rows, err := db.q().query(ctx, `
 		SELECT `+certificateColumns+` FROM certificates
 		WHERE tenant_id = ? AND environment = ?
 		ORDER BY created_at DESC, id DESC`, tenantID, env)
@@ -84,7 +84,7 @@ func (db *DB) FindCertificates(ctx context.Context, tenantID string, env sello.E
 // certificate added last. Returns NOT_FOUND when none is valid at now.
 func (db *DB) FindSigningCertificate(ctx context.Context, tenantID string, env sello.Environment, now time.Time) (*sello.Certificate, error) {
 	at := formatTime(now)
-	c, err := scanCertificate(db.db.QueryRowContext(ctx, `
+	c, err := scanCertificate(db.q().queryRow(ctx, `
 		SELECT `+certificateColumns+` FROM certificates
 		WHERE tenant_id = ? AND environment = ? AND not_before <= ? AND not_after > ?
 		ORDER BY created_at DESC, id DESC
@@ -102,16 +102,16 @@ func (db *DB) FindSigningCertificate(ctx context.Context, tenantID string, env s
 func (db *DB) WarnCertificateExpiring(ctx context.Context, c *sello.Certificate, now time.Time) (bool, error) {
 	now = *storedTime(&now)
 	warned := false
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx querier) error {
 		var subject, notAfter string
-		err := tx.QueryRowContext(ctx, `
+		err := tx.queryRow(ctx, `
 			UPDATE certificates SET warned_at = ?
 			WHERE tenant_id = ? AND environment = ? AND id = ? AND warned_at IS NULL
 			RETURNING subject, not_after`,
 			formatTime(now), c.TenantID, c.Environment, c.ID).Scan(&subject, &notAfter)
 		if errors.Is(err, sql.ErrNoRows) {
 			var one int
-			err := tx.QueryRowContext(ctx, `SELECT 1 FROM certificates WHERE tenant_id = ? AND environment = ? AND id = ?`,
+			err := tx.queryRow(ctx, `SELECT 1 FROM certificates WHERE tenant_id = ? AND environment = ? AND id = ?`,
 				c.TenantID, c.Environment, c.ID).Scan(&one)
 			if errors.Is(err, sql.ErrNoRows) {
 				return sello.Errorf(sello.CodeNotFound, "Certificate %q not found in %s.", c.ID, c.Environment)

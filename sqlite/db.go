@@ -18,12 +18,17 @@ import (
 // a lock upgrade halfway through.
 const pragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
 
+// maxIdleConns is how many of the store's connections stay open unused.
+const maxIdleConns = 16
+
 // DB is a Sello store in an SQLite file. It implements sello.Store.
 type DB struct {
 	// Now returns the current time; tests replace it to move the clock.
 	Now func() time.Time
 
 	db *sql.DB
+	// stmts are the store's prepared statements on db (see stmt.go).
+	stmts *stmtCache
 	// writer queues this process's write transactions in Go, in arrival
 	// order, instead of leaving them to SQLite's busy handler, which polls
 	// and can starve a writer for seconds under load. busy_timeout still
@@ -47,7 +52,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
-	sqlDB.SetMaxIdleConns(4)
+	// Keep enough idle connections for the job workers' and requests'
+	// reads: a connection closed on release is opened again (pragmas) and
+	// prepares its statements again at the next burst.
+	sqlDB.SetMaxIdleConns(maxIdleConns)
 	if err := sqlDB.PingContext(ctx); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
@@ -62,7 +70,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqlDB.Close()
 		return nil, err
 	}
-	return &DB{Now: time.Now, db: sqlDB, writer: writer, riverDB: riverDB, river: client}, nil
+	return &DB{Now: time.Now, db: sqlDB, stmts: newStmtCache(sqlDB), writer: writer, riverDB: riverDB, river: client}, nil
 }
 
 // SQL returns the underlying database, for tests and tools that read the
@@ -70,13 +78,15 @@ func Open(ctx context.Context, path string) (*DB, error) {
 func (db *DB) SQL() *sql.DB { return db.db }
 
 // Close implements sello.Store. Stop job runners first.
-func (db *DB) Close() error { return errors.Join(db.riverDB.Close(), db.db.Close()) }
+func (db *DB) Close() error {
+	return errors.Join(db.stmts.close(), db.riverDB.Close(), db.db.Close())
+}
 
 // now returns the store's clock in UTC at the precision it stores.
 func (db *DB) now() time.Time { return db.Now().UTC().Truncate(time.Microsecond) }
 
 // inTx runs fn in an IMMEDIATE transaction and commits it if fn succeeds.
-func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (db *DB) inTx(ctx context.Context, fn func(tx querier) error) error {
 	select {
 	case db.writer <- struct{}{}:
 		defer func() { <-db.writer }()
@@ -88,20 +98,13 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return dbError(err, "begin")
 	}
 	defer tx.Rollback()
-	if err := fn(tx); err != nil {
+	if err := fn(querier{stmts: db.stmts, tx: tx}); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return dbError(err, "commit")
 	}
 	return nil
-}
-
-// querier is what *sql.DB and *sql.Tx share.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 // timeFormat stores times in UTC with microseconds; fixed width, so text

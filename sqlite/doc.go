@@ -7,6 +7,10 @@
 // at once: writers queue on SQLite's write lock instead of failing on a lock
 // upgrade. Transactions are kept short and never span network calls.
 //
+// Every query runs as a prepared statement, compiled once per connection:
+// the store's through one querier and a cache of *sql.Stmt (stmt.go),
+// River's through statements its connections keep (river.go).
+//
 // Times are stored as UTC text with microseconds (2006-01-02T15:04:05.000000Z),
 // which sorts as it reads; dates as yyyy-MM-dd; amounts as exact decimal
 // text. The schema lives in migrations/ and is applied by Open, followed by

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/sello-do/sello"
@@ -25,7 +24,7 @@ func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.
 	}
 	var doc *sello.Document
 	var replayed bool
-	err = db.inTx(ctx, func(tx *sql.Tx) error {
+	err = db.inTx(ctx, func(tx querier) error {
 		now := db.now() // under the write lock, so creation times follow commit order
 		if nd.IdempotencyKey != "" {
 			prev, err := claimIdempotencyKey(ctx, tx, nd, now)
@@ -66,9 +65,9 @@ func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.
 // claimIdempotencyKey claims nd's key for this transaction, taking over a
 // key older than the window. If the key is live it returns the document it
 // created (a replay) or IDEMPOTENCY_KEY_REUSED.
-func claimIdempotencyKey(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, now time.Time) (*sello.Document, error) {
+func claimIdempotencyKey(ctx context.Context, tx querier, nd sello.NewDocument, now time.Time) (*sello.Document, error) {
 	var claimed int
-	err := tx.QueryRowContext(ctx, `
+	err := tx.queryRow(ctx, `
 		INSERT INTO idempotency_keys (tenant_id, environment, key, request_hash, created_at)
 		VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (tenant_id, environment, key) DO UPDATE
@@ -85,7 +84,7 @@ func claimIdempotencyKey(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, 
 	var hash []byte
 	var snapshot sql.NullString
 	var payload sql.NullString
-	err = tx.QueryRowContext(ctx, `
+	err = tx.queryRow(ctx, `
 		SELECT k.request_hash, k.snapshot, d.payload
 		FROM idempotency_keys k LEFT JOIN documents d ON d.tenant_id = k.tenant_id AND d.id = k.document_id
 		WHERE k.tenant_id = ? AND k.environment = ? AND k.key = ?`,
@@ -110,8 +109,8 @@ func claimIdempotencyKey(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, 
 
 // typeSequences returns the tenant's ranges of nd.Type in its environment,
 // oldest (lowest) first.
-func typeSequences(ctx context.Context, tx *sql.Tx, nd sello.NewDocument) ([]*sello.Sequence, error) {
-	rows, err := tx.QueryContext(ctx, `
+func typeSequences(ctx context.Context, tx querier, nd sello.NewDocument) ([]*sello.Sequence, error) {
+	rows, err := tx.query(ctx, `
 		SELECT `+sequenceColumns+` FROM sequences
 		WHERE tenant_id = ? AND environment = ? AND type = ?
 		ORDER BY range_from`, nd.TenantID, nd.Environment, nd.Type)
@@ -133,7 +132,7 @@ func typeSequences(ctx context.Context, tx *sql.Tx, nd sello.NewDocument) ([]*se
 // nextNumber takes the next unused number of the oldest usable range of
 // nd.Type, skipping numbers already taken explicitly. Returns
 // SEQUENCE_EXHAUSTED.
-func nextNumber(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, now time.Time) (sello.ENCF, *sello.Sequence, error) {
+func nextNumber(ctx context.Context, tx querier, nd sello.NewDocument, now time.Time) (sello.ENCF, *sello.Sequence, error) {
 	seqs, err := typeSequences(ctx, tx, nd)
 	if err != nil {
 		return sello.ENCF{}, nil, err
@@ -158,7 +157,7 @@ func nextNumber(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, now time.
 			if s.Next == before[i] {
 				continue
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE sequences SET next = ? WHERE tenant_id = ? AND id = ?`,
+			if _, err := tx.exec(ctx, `UPDATE sequences SET next = ? WHERE tenant_id = ? AND id = ?`,
 				s.Next, nd.TenantID, s.ID); err != nil {
 				return sello.ENCF{}, nil, dbError(err, "advance sequence")
 			}
@@ -169,7 +168,7 @@ func nextNumber(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, now time.
 
 // takeNumber checks an explicit e-NCF: unused, inside an unexpired range.
 // Returns CONFLICT naming the document that has it, or VALIDATION_FAILED.
-func takeNumber(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, n sello.ENCF, now time.Time) (*sello.Sequence, error) {
+func takeNumber(ctx context.Context, tx querier, nd sello.NewDocument, n sello.ENCF, now time.Time) (*sello.Sequence, error) {
 	seqs, err := typeSequences(ctx, tx, nd)
 	if err != nil {
 		return nil, err
@@ -185,7 +184,7 @@ func takeNumber(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, n sello.E
 	}
 	if seq.Next == n.Number {
 		seq.Next++
-		if _, err := tx.ExecContext(ctx, `UPDATE sequences SET next = ? WHERE tenant_id = ? AND id = ?`,
+		if _, err := tx.exec(ctx, `UPDATE sequences SET next = ? WHERE tenant_id = ? AND id = ?`,
 			seq.Next, nd.TenantID, seq.ID); err != nil {
 			return nil, dbError(err, "advance sequence")
 		}
@@ -194,9 +193,9 @@ func takeNumber(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, n sello.E
 }
 
 // documentIDByENCF returns the id of the document with that e-NCF, or "".
-func documentIDByENCF(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, encf string) (string, error) {
+func documentIDByENCF(ctx context.Context, tx querier, nd sello.NewDocument, encf string) (string, error) {
 	var id string
-	err := tx.QueryRowContext(ctx, `SELECT id FROM documents WHERE tenant_id = ? AND environment = ? AND encf = ?`,
+	err := tx.queryRow(ctx, `SELECT id FROM documents WHERE tenant_id = ? AND environment = ? AND encf = ?`,
 		nd.TenantID, nd.Environment, encf).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
@@ -206,7 +205,7 @@ func documentIDByENCF(ctx context.Context, tx *sql.Tx, nd sello.NewDocument, enc
 
 // insertDocument writes doc, its first status, its ecf.queued event and,
 // with an idempotency key, the snapshot a replay returns.
-func insertDocument(ctx context.Context, tx *sql.Tx, doc *sello.Document, nd sello.NewDocument) error {
+func insertDocument(ctx context.Context, tx querier, doc *sello.Document, nd sello.NewDocument) error {
 	dgii, err := jsonOrNull(doc.DGII)
 	if err != nil {
 		return err
@@ -215,7 +214,7 @@ func insertDocument(ctx context.Context, tx *sql.Tx, doc *sello.Document, nd sel
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `
+	_, err = tx.exec(ctx, `
 		INSERT INTO documents (id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 			qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
 			failure_reason, payload, created_at, updated_at)
@@ -233,7 +232,7 @@ func insertDocument(ctx context.Context, tx *sql.Tx, doc *sello.Document, nd sel
 	if err != nil {
 		return dbError(err, "insert document")
 	}
-	if _, err := tx.ExecContext(ctx, `
+	if _, err := tx.exec(ctx, `
 		INSERT INTO document_status_history (document_id, tenant_id, status, at, reason) VALUES (?, ?, ?, ?, '')`,
 		doc.ID, doc.TenantID, doc.Status, formatTime(doc.CreatedAt)); err != nil {
 		return dbError(err, "insert document status")
@@ -249,7 +248,7 @@ func insertDocument(ctx context.Context, tx *sql.Tx, doc *sello.Document, nd sel
 	if err != nil {
 		return fmt.Errorf("encode idempotency snapshot: %w", err)
 	}
-	_, err = tx.ExecContext(ctx, `
+	_, err = tx.exec(ctx, `
 		UPDATE idempotency_keys SET document_id = ?, snapshot = ?
 		WHERE tenant_id = ? AND environment = ? AND key = ?`,
 		doc.ID, string(snapshot), doc.TenantID, doc.Environment, nd.IdempotencyKey)
@@ -274,7 +273,7 @@ const documentColumns = `id, tenant_id, environment, type, encf, status, track_i
 
 // FindDocument implements sello.DocumentStore. Returns NOT_FOUND.
 func (db *DB) FindDocument(ctx context.Context, tenantID string, env sello.Environment, encf string) (*sello.Document, error) {
-	doc, err := scanDocument(db.db.QueryRowContext(ctx, `
+	doc, err := scanDocument(db.q().queryRow(ctx, `
 		SELECT `+documentColumns+` FROM documents
 		WHERE tenant_id = ? AND environment = ? AND encf = ?`, tenantID, env, encf))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -288,13 +287,16 @@ func (db *DB) FindDocumentsByENCF(ctx context.Context, tenantID string, env sell
 	if len(encfs) == 0 {
 		return nil, nil
 	}
-	args := []any{tenantID, env}
-	for _, e := range encfs {
-		args = append(args, e)
+	// The e-NCFs go in as one JSON array, so the SQL is the same for any
+	// number of them and its statement is prepared once.
+	list, err := json.Marshal(encfs)
+	if err != nil {
+		return nil, fmt.Errorf("encode e-ncfs: %w", err)
 	}
 	return db.queryDocuments(ctx, "find documents by e-ncf", `
 		SELECT `+documentColumns+` FROM documents
-		WHERE tenant_id = ? AND environment = ? AND encf IN (?`+strings.Repeat(", ?", len(encfs)-1)+`)`, args...)
+		WHERE tenant_id = ? AND environment = ? AND encf IN (SELECT value FROM json_each(?))`,
+		tenantID, env, string(list))
 }
 
 // ListDocuments implements sello.DocumentStore: newest first, keyset
@@ -347,7 +349,7 @@ func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Envi
 }
 
 func (db *DB) queryDocuments(ctx context.Context, op, query string, args ...any) ([]*sello.Document, error) {
-	rows, err := db.db.QueryContext(ctx, query, args...)
+	rows, err := db.q().query(ctx, query, args...)
 	if err != nil {
 		return nil, dbError(err, op)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // insertEvent writes ev to the outbox and sets its Seq.
-func insertEvent(ctx context.Context, tx *sql.Tx, ev *sello.Event) error {
+func insertEvent(ctx context.Context, tx querier, ev *sello.Event) error {
 	document, err := jsonOrNull(ev.Document)
 	if err != nil {
 		return err
@@ -22,7 +22,7 @@ func insertEvent(ctx context.Context, tx *sql.Tx, ev *sello.Event) error {
 	if err != nil {
 		return fmt.Errorf("encode event data: %w", err)
 	}
-	err = tx.QueryRowContext(ctx, `
+	err = tx.queryRow(ctx, `
 		INSERT INTO events (id, tenant_id, environment, type, created_at, document, data)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		RETURNING seq`,
@@ -47,7 +47,7 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 	}
 	q += ` ORDER BY seq LIMIT ?`
 	args = append(args, limit)
-	rows, err := db.db.QueryContext(ctx, q, args...)
+	rows, err := db.q().query(ctx, q, args...)
 	if err != nil {
 		return nil, dbError(err, "list events")
 	}

@@ -13,11 +13,11 @@ import (
 
 // FindDocumentByID implements sello.LifecycleStore. Returns NOT_FOUND.
 func (db *DB) FindDocumentByID(ctx context.Context, tenantID string, env sello.Environment, id string) (*sello.Document, error) {
-	return findDocumentByID(ctx, db.db, tenantID, env, id)
+	return findDocumentByID(ctx, db.q(), tenantID, env, id)
 }
 
 func findDocumentByID(ctx context.Context, q querier, tenantID string, env sello.Environment, id string) (*sello.Document, error) {
-	doc, err := scanDocument(q.QueryRowContext(ctx, `
+	doc, err := scanDocument(q.queryRow(ctx, `
 		SELECT `+documentColumns+` FROM documents
 		WHERE tenant_id = ? AND environment = ? AND id = ?`, tenantID, env, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -37,7 +37,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 		return nil, err
 	}
 	var doc *sello.Document
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx querier) error {
 		now := db.now()
 		var err error
 		if doc, err = findDocumentByID(ctx, tx, tenantID, env, id); err != nil {
@@ -51,7 +51,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `
+		if _, err := tx.exec(ctx, `
 			UPDATE documents SET status = ?, track_id = ?, security_code = ?, signed_at = ?, qr_url = ?, dgii = ?,
 				failure_reason = ?, updated_at = ?, signed_xml = coalesce(?, signed_xml), rfce_xml = coalesce(?, rfce_xml)
 			WHERE tenant_id = ? AND environment = ? AND id = ?`,
@@ -60,7 +60,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 			tenantID, env, id); err != nil {
 			return dbError(err, "update document")
 		}
-		if _, err := tx.ExecContext(ctx, `
+		if _, err := tx.exec(ctx, `
 			INSERT INTO document_status_history (document_id, tenant_id, status, at, reason) VALUES (?, ?, ?, ?, ?)`,
 			doc.ID, doc.TenantID, doc.Status, formatTime(now), ch.Reason); err != nil {
 			return dbError(err, "insert document status")
@@ -153,7 +153,7 @@ func blobOrNull(b []byte) any {
 // there is no such document or it is not signed yet.
 func (db *DB) FindDocumentXML(ctx context.Context, tenantID string, env sello.Environment, encf string) ([]byte, error) {
 	var xml []byte
-	err := db.db.QueryRowContext(ctx, `
+	err := db.q().queryRow(ctx, `
 		SELECT signed_xml FROM documents WHERE tenant_id = ? AND environment = ? AND encf = ?`,
 		tenantID, env, encf).Scan(&xml)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -170,7 +170,7 @@ func (db *DB) FindDocumentXML(ctx context.Context, tenantID string, env sello.En
 // there is no such document or it has no RFCE.
 func (db *DB) FindDocumentRFCE(ctx context.Context, tenantID string, env sello.Environment, id string) ([]byte, error) {
 	var xml []byte
-	err := db.db.QueryRowContext(ctx, `
+	err := db.q().queryRow(ctx, `
 		SELECT rfce_xml FROM documents WHERE tenant_id = ? AND environment = ? AND id = ?`,
 		tenantID, env, id).Scan(&xml)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -186,7 +186,7 @@ func (db *DB) FindDocumentRFCE(ctx context.Context, tenantID string, env sello.E
 // FindDocumentHistory implements sello.LifecycleStore: oldest first.
 // Returns NOT_FOUND when the tenant has no such document in env.
 func (db *DB) FindDocumentHistory(ctx context.Context, tenantID string, env sello.Environment, id string) ([]sello.StatusChange, error) {
-	rows, err := db.db.QueryContext(ctx, `
+	rows, err := db.q().query(ctx, `
 		SELECT h.status, h.at, h.reason FROM document_status_history h
 		JOIN documents d ON d.tenant_id = h.tenant_id AND d.id = h.document_id
 		WHERE h.tenant_id = ? AND d.environment = ? AND h.document_id = ?

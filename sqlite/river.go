@@ -91,7 +91,7 @@ var discardLogger = slog.New(slog.DiscardHandler)
 // insertJobs inserts jobs with tx, so they exist only if tx commits. A
 // sello.Job has River's JobArgs method set; job types that also implement
 // InsertOpts() river.InsertOpts get their options.
-func (db *DB) insertJobs(ctx context.Context, tx *sql.Tx, jobs []sello.Job) error {
+func (db *DB) insertJobs(ctx context.Context, tx querier, jobs []sello.Job) error {
 	if len(jobs) == 0 {
 		return nil
 	}
@@ -102,7 +102,7 @@ func (db *DB) insertJobs(ctx context.Context, tx *sql.Tx, jobs []sello.Job) erro
 		}
 		params[i] = river.InsertManyParams{Args: j}
 	}
-	if _, err := db.river.InsertManyTx(ctx, tx, params); err != nil {
+	if _, err := db.river.InsertManyTx(ctx, tx.tx, params); err != nil {
 		return fmt.Errorf("insert jobs: %w", err)
 	}
 	return nil
@@ -173,10 +173,28 @@ func (c *queuedConnector) Connect(context.Context) (driver.Conn, error) {
 
 func (c *queuedConnector) Driver() driver.Driver { return c.driver }
 
-// queuedConn forwards to a modernc connection; only BeginTx differs.
+// queuedConn forwards to a modernc connection. BeginTx takes the write
+// queue; ExecContext and QueryContext run River's SQL as statements the
+// connection keeps (River's queries cannot go through the store's querier).
 type queuedConn struct {
 	conn   driver.Conn
 	writer chan struct{}
+	// stmts are this connection's prepared statements by SQL text, at most
+	// maxConnStmts. database/sql never uses a connection from two
+	// goroutines at once, so they need no lock.
+	stmts map[string]*connStmt
+}
+
+// maxConnStmts bounds a River connection's statements: River runs a few
+// dozen distinct queries; past the bound (its migration scripts, say) a
+// query is prepared for one run, as before.
+const maxConnStmts = 64
+
+// connStmt is a kept statement; busy while rows it returned are open, when
+// the same query runs unprepared instead.
+type connStmt struct {
+	stmt driver.Stmt
+	busy bool
 }
 
 // The interfaces modernc's connection implements and database/sql uses.
@@ -191,7 +209,16 @@ var (
 )
 
 func (c *queuedConn) Prepare(query string) (driver.Stmt, error) { return c.conn.Prepare(query) }
-func (c *queuedConn) Close() error                              { return c.conn.Close() }
+
+// Close closes the kept statements, then the connection.
+func (c *queuedConn) Close() error {
+	var errs []error
+	for _, s := range c.stmts {
+		errs = append(errs, s.stmt.Close())
+	}
+	c.stmts = nil
+	return errors.Join(append(errs, c.conn.Close())...)
+}
 
 func (c *queuedConn) Begin() (driver.Tx, error) {
 	return c.BeginTx(context.Background(), driver.TxOptions{})
@@ -215,12 +242,65 @@ func (c *queuedConn) PrepareContext(ctx context.Context, query string) (driver.S
 	return c.conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
 }
 
+// stmt returns query's kept statement, preparing it if needed, or nil to
+// run query unprepared: the statement is busy or the connection keeps
+// enough.
+func (c *queuedConn) stmt(ctx context.Context, query string) (*connStmt, error) {
+	if s, ok := c.stmts[query]; ok {
+		if s.busy {
+			return nil, nil
+		}
+		return s, nil
+	} else if len(c.stmts) >= maxConnStmts {
+		return nil, nil
+	}
+	st, err := c.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if c.stmts == nil {
+		c.stmts = make(map[string]*connStmt)
+	}
+	s := &connStmt{stmt: st}
+	c.stmts[query] = s
+	return s, nil
+}
+
 func (c *queuedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.conn.(driver.ExecerContext).ExecContext(ctx, query, args)
+	s, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	} else if s == nil {
+		return c.conn.(driver.ExecerContext).ExecContext(ctx, query, args)
+	}
+	return s.stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
 func (c *queuedConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.conn.(driver.QueryerContext).QueryContext(ctx, query, args)
+	s, err := c.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	} else if s == nil {
+		return c.conn.(driver.QueryerContext).QueryContext(ctx, query, args)
+	}
+	rows, err := s.stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
+	if err != nil {
+		return nil, err
+	}
+	s.busy = true
+	return &connStmtRows{Rows: rows, stmt: s}, nil
+}
+
+// connStmtRows are the rows of a kept statement, which is free again when
+// they close. They have no column types: River does not ask for them.
+type connStmtRows struct {
+	driver.Rows
+	stmt *connStmt
+}
+
+func (r *connStmtRows) Close() error {
+	r.stmt.busy = false
+	return r.Rows.Close()
 }
 
 func (c *queuedConn) Ping(ctx context.Context) error {

@@ -16,9 +16,9 @@ func (db *DB) AddSequence(ctx context.Context, s *sello.Sequence) error {
 		return err
 	}
 	id, now := sello.NewID(), db.now()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx querier) error {
 		var from, to int64
-		err := tx.QueryRowContext(ctx, `
+		err := tx.queryRow(ctx, `
 			SELECT range_from, range_to FROM sequences
 			WHERE tenant_id = ? AND environment = ? AND type = ? AND range_from <= ? AND range_to >= ?
 			ORDER BY range_from LIMIT 1`,
@@ -33,7 +33,7 @@ func (db *DB) AddSequence(ctx context.Context, s *sello.Sequence) error {
 		if s.ExpiresOn != nil {
 			expires = formatDate(*s.ExpiresOn)
 		}
-		_, err = tx.ExecContext(ctx, `
+		_, err = tx.exec(ctx, `
 			INSERT INTO sequences (id, tenant_id, environment, type, range_from, range_to, next, expires_on, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, s.TenantID, s.Environment, s.Type, s.From, s.To, s.From, expires, formatTime(now))
@@ -53,7 +53,7 @@ const sequenceColumns = `id, tenant_id, environment, type, range_from, range_to,
 
 // FindSequences implements sello.SequenceStore.
 func (db *DB) FindSequences(ctx context.Context, tenantID string, env sello.Environment) ([]*sello.Sequence, error) {
-	rows, err := db.db.QueryContext(ctx, `
+	rows, err := db.q().query(ctx, `
 		SELECT `+sequenceColumns+` FROM sequences
 		WHERE tenant_id = ? AND environment = ?
 		ORDER BY type, range_from`, tenantID, env)

@@ -15,7 +15,7 @@ func (db *DB) CreateTenant(ctx context.Context, t *sello.Tenant) error {
 		return err
 	}
 	id, now := sello.NewID(), db.now()
-	_, err := db.db.ExecContext(ctx, `
+	_, err := db.q().exec(ctx, `
 		INSERT INTO tenants (id, rnc, name, plan_name, plan_rate, plan_burst, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		id, t.RNC, t.Name, t.Plan.Name, t.Plan.Rate, t.Plan.Burst, formatTime(now))
@@ -32,7 +32,7 @@ const tenantColumns = `id, rnc, name, plan_name, plan_rate, plan_burst, created_
 
 // FindTenantByID implements sello.TenantStore. Returns NOT_FOUND.
 func (db *DB) FindTenantByID(ctx context.Context, id string) (*sello.Tenant, error) {
-	t, err := scanTenant(db.db.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = ?`, id))
+	t, err := scanTenant(db.q().queryRow(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", id)
 	}
@@ -41,7 +41,7 @@ func (db *DB) FindTenantByID(ctx context.Context, id string) (*sello.Tenant, err
 
 // FindTenantByRNC implements sello.TenantStore. Returns NOT_FOUND.
 func (db *DB) FindTenantByRNC(ctx context.Context, rnc string) (*sello.Tenant, error) {
-	t, err := scanTenant(db.db.QueryRowContext(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE rnc = ?`, rnc))
+	t, err := scanTenant(db.q().queryRow(ctx, `SELECT `+tenantColumns+` FROM tenants WHERE rnc = ?`, rnc))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, sello.Errorf(sello.CodeNotFound, "No tenant has RNC %q.", rnc)
 	}
@@ -50,7 +50,7 @@ func (db *DB) FindTenantByRNC(ctx context.Context, rnc string) (*sello.Tenant, e
 
 // FindTenants implements sello.TenantStore.
 func (db *DB) FindTenants(ctx context.Context) ([]*sello.Tenant, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+tenantColumns+` FROM tenants ORDER BY rnc`)
+	rows, err := db.q().query(ctx, `SELECT `+tenantColumns+` FROM tenants ORDER BY rnc`)
 	if err != nil {
 		return nil, dbError(err, "find tenants")
 	}
@@ -72,7 +72,7 @@ func (db *DB) UpdateTenantPlan(ctx context.Context, tenantID string, plan sello.
 	if err := plan.Validate(); err != nil {
 		return err
 	}
-	res, err := db.db.ExecContext(ctx, `
+	res, err := db.q().exec(ctx, `
 		UPDATE tenants SET plan_name = ?, plan_rate = ?, plan_burst = ? WHERE id = ?`,
 		plan.Name, plan.Rate, plan.Burst, tenantID)
 	if err != nil {
