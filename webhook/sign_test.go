@@ -1,0 +1,126 @@
+package webhook_test
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/webhook"
+)
+
+// hmacHex is the signature a receiver computes (spec §6.2), written out
+// independently of Sign.
+func hmacHex(secret, t string, body []byte) string {
+	m := hmac.New(sha256.New, []byte(secret))
+	m.Write([]byte(t + "." + string(body)))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// parseSignature splits a Sello-Signature header into t and its v1 values,
+// in order, failing on anything else.
+func parseSignature(tb testing.TB, h string) (string, []string) {
+	tb.Helper()
+	parts := strings.Split(h, ",")
+	t, ok := strings.CutPrefix(parts[0], "t=")
+	if !ok {
+		tb.Fatalf("signature %q does not start with t=", h)
+	}
+	if _, err := strconv.ParseInt(t, 10, 64); err != nil {
+		tb.Fatalf("signature %q: t is not a number", h)
+	}
+	var v1 []string
+	for _, p := range parts[1:] {
+		v, ok := strings.CutPrefix(p, "v1=")
+		if !ok {
+			tb.Fatalf("signature %q: unexpected part %q", h, p)
+		}
+		v1 = append(v1, v)
+	}
+	return t, v1
+}
+
+func TestSign(t *testing.T) {
+	body := []byte(`{"id":"0b7c1f2e-0000-4000-8000-000000000001","type":"ecf.queued"}`)
+	at := time.Unix(1767225600, 999_000_000) // fractions are dropped
+	newSecret, oldSecret := "whsec_new-secret-0123456789abcdefghijkl", "whsec_old-secret-0123456789abcdefghijkl"
+
+	t.Run("OneSecret", func(t *testing.T) {
+		got := webhook.Sign([]string{newSecret}, at, body)
+		want := "t=1767225600,v1=" + hmacHex(newSecret, "1767225600", body)
+		if got != want {
+			t.Fatalf("got %q, want %q", got, want)
+		}
+	})
+	t.Run("TwoSecretsNewestFirst", func(t *testing.T) {
+		ts, v1 := parseSignature(t, webhook.Sign([]string{newSecret, oldSecret}, at, body))
+		if ts != "1767225600" || len(v1) != 2 {
+			t.Fatalf("t=%s v1=%v", ts, v1)
+		}
+		if v1[0] != hmacHex(newSecret, ts, body) || v1[1] != hmacHex(oldSecret, ts, body) {
+			t.Fatalf("v1 = %v, want the new secret's then the old one's", v1)
+		}
+	})
+	t.Run("BodyBytesMatter", func(t *testing.T) {
+		a := webhook.Sign([]string{newSecret}, at, body)
+		b := webhook.Sign([]string{newSecret}, at, append([]byte(" "), body...))
+		if a == b {
+			t.Fatal("a leading space did not change the signature")
+		}
+	})
+	t.Run("NoSecrets", func(t *testing.T) {
+		if got := webhook.Sign(nil, at, body); got != "t=1767225600" {
+			t.Fatalf("got %q", got)
+		}
+	})
+}
+
+func TestGenerateSecret(t *testing.T) {
+	seen := map[string]bool{}
+	for range 100 {
+		s := webhook.GenerateSecret()
+		rest, ok := strings.CutPrefix(s, webhook.SecretPrefix)
+		if !ok {
+			t.Fatalf("%q lacks the prefix", s)
+		}
+		raw, err := base64.RawURLEncoding.DecodeString(rest)
+		if err != nil || len(raw) != 32 {
+			t.Fatalf("%q: %d bytes, %v; want 32 bytes of base64url", s, len(raw), err)
+		}
+		if err := webhook.ValidateSecret(s); err != nil {
+			t.Fatalf("a generated secret is not valid: %v", err)
+		}
+		if seen[s] {
+			t.Fatalf("%q generated twice", s)
+		}
+		seen[s] = true
+	}
+}
+
+func TestValidateSecret(t *testing.T) {
+	for _, s := range []string{strings.Repeat("a", 32), strings.Repeat("Z9-_!~", 50)[:256], webhook.GenerateSecret()} {
+		if err := webhook.ValidateSecret(s); err != nil {
+			t.Errorf("ValidateSecret(%q) = %v", s, err)
+		}
+	}
+	for _, c := range []struct{ secret, msg string }{
+		{"", "32 to 256 characters long, not 0"},
+		{strings.Repeat("a", 31), "not 31"},
+		{strings.Repeat("a", 257), "not 257"},
+		{strings.Repeat("a", 31) + " ", "printable ASCII"},
+		{strings.Repeat("a", 31) + "\n", "printable ASCII"},
+		{strings.Repeat("ñ", 20), "printable ASCII"},
+	} {
+		err := webhook.ValidateSecret(c.secret)
+		var se *sello.Error
+		if !errors.As(err, &se) || se.Code != sello.CodeInvalidRequest || !strings.Contains(se.Message, c.msg) {
+			t.Errorf("ValidateSecret(%q) = %v, want INVALID_REQUEST containing %q", c.secret, err, c.msg)
+		}
+	}
+}
