@@ -22,4 +22,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /{env}/documentos-ecf", s.authenticated(fixedScope(sello.ScopeRead), s.handleListDocuments))
 	mux.Handle("GET /{env}/documentos-ecf/{encf}/xml", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetDocumentXML))
 	mux.Handle("GET /{env}/documentos-ecf/{encf}/pdf", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetDocumentPDF))
+
+	// Events (DESIGN §3, §5): the outbox, oldest first, kept 30 days.
+	mux.Handle("GET /{env}/eventos", s.authenticated(fixedScope(sello.ScopeRead), s.handleListEvents))
 }

@@ -1,0 +1,146 @@
+package api
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/sello-do/sello"
+)
+
+// eventTypes are the types the events API filters on: every sello.EventType.
+var eventTypes = []sello.EventType{
+	sello.EventECFQueued,
+	sello.EventECFSigned,
+	sello.EventECFSubmitted,
+	sello.EventECFAccepted,
+	sello.EventECFAcceptedConditional,
+	sello.EventECFRejected,
+	sello.EventECFFailed,
+	sello.EventECFDelivered,
+	sello.EventECFDeliveryFailed,
+	sello.EventECFCommercialApproval,
+	sello.EventInboundReceived,
+	sello.EventSequenceLow,
+	sello.EventSequenceExpiring,
+	sello.EventCertificateExpiring,
+	sello.EventWebhookEndpointDisabled,
+}
+
+// eventCursorPrefix tells an events cursor from a document list cursor.
+const eventCursorPrefix = "ev."
+
+// formatEventCursor returns the events cursor that resumes after the event
+// with sequence number seq: base64url("ev.<seq>"), in the style of
+// sello.FormatCursor.
+func formatEventCursor(seq int64) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(eventCursorPrefix + strconv.FormatInt(seq, 10)))
+}
+
+// parseEventCursor reads a cursor of formatEventCursor. Returns
+// INVALID_REQUEST.
+func parseEventCursor(c string) (int64, error) {
+	bad := sello.Errorf(sello.CodeInvalidRequest, "Cursor %q is not valid: pass the next of the previous answer unchanged.", c)
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, bad
+	}
+	digits, ok := strings.CutPrefix(string(b), eventCursorPrefix)
+	if !ok || digits == "" || (len(digits) > 1 && digits[0] == '0') {
+		return 0, bad
+	}
+	seq, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil || seq < 0 {
+		return 0, bad
+	}
+	return seq, nil
+}
+
+// handleListEvents returns the tenant's events in the environment after a
+// cursor, oldest first (DESIGN §3): a poller's alternative to webhooks, and
+// the way to catch up after an outage. Events are kept 30 days; the purge is
+// not this handler's.
+func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	f, err := parseEventFilter(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	limit := f.Limit
+	// Ask for one more than the page to learn whether more follow; when
+	// the store's cap forbids it, probe after the full page instead.
+	f.Limit = min(limit+1, sello.MaxPageSize)
+	events, err := s.Store.ListEvents(r.Context(), p.Tenant.ID, p.Env, f)
+	if err != nil {
+		return err
+	}
+	hasMore := len(events) > limit
+	if hasMore {
+		events = events[:limit]
+	} else if len(events) == limit && f.Limit == limit {
+		probe, err := s.Store.ListEvents(r.Context(), p.Tenant.ID, p.Env, sello.EventFilter{AfterSeq: events[limit-1].Seq, Type: f.Type, Limit: 1})
+		if err != nil {
+			return err
+		}
+		hasMore = len(probe) > 0
+	}
+	next := f.AfterSeq
+	res := make([]sello.EventResource, len(events))
+	for i, e := range events {
+		res[i] = e.Resource()
+		next = e.Seq
+	}
+	writeJSON(w, http.StatusOK, struct {
+		OK            bool                  `json:"ok"`
+		Events        []sello.EventResource `json:"events"`
+		Next          string                `json:"next"`
+		HasMore       bool                  `json:"hasMore"`
+		CorrelationID string                `json:"correlationId"`
+	}{true, res, formatEventCursor(next), hasMore, correlationID(r.Context())})
+	return nil
+}
+
+// parseEventFilter reads the events list's query parameters, reporting every
+// bad one. Returns INVALID_REQUEST.
+func parseEventFilter(q url.Values) (sello.EventFilter, error) {
+	f := sello.EventFilter{Limit: sello.DefaultPageSize}
+	var details []sello.ErrorDetail
+	bad := func(param, msg string) { details = append(details, sello.ErrorDetail{Path: param, Message: msg}) }
+	for param, vals := range q {
+		if !slices.Contains([]string{"after", "type", "limit"}, param) {
+			bad(param, "unknown query parameter; use after, type or limit")
+		} else if len(vals) > 1 {
+			bad(param, "must be given once")
+		}
+	}
+	if v, ok := q["after"]; ok {
+		seq, err := parseEventCursor(v[0])
+		if err != nil {
+			bad("after", "not a cursor of the events API: pass the next of the previous answer unchanged")
+		}
+		f.AfterSeq = seq
+	}
+	if v, ok := q["type"]; ok {
+		t := sello.EventType(v[0])
+		if !slices.Contains(eventTypes, t) {
+			bad("type", fmt.Sprintf("unknown event type %q", v[0]))
+		}
+		f.Type = t
+	}
+	if v, ok := q["limit"]; ok {
+		n, err := strconv.Atoi(v[0])
+		if err != nil || n < 1 || n > sello.MaxPageSize {
+			bad("limit", fmt.Sprintf("must be a whole number from 1 to %d", sello.MaxPageSize))
+		}
+		f.Limit = n
+	}
+	if len(details) > 0 {
+		slices.SortFunc(details, func(a, b sello.ErrorDetail) int { return strings.Compare(a.Path, b.Path) })
+		return f, &sello.Error{Code: sello.CodeInvalidRequest, Message: "The query parameters are not valid.", Details: details}
+	}
+	return f, nil
+}
