@@ -18,6 +18,7 @@ type Store interface {
 	EventStore
 	LifecycleStore
 	CertificateStore
+	WebhookStore
 	// NewJobRunner returns a runner of the store's job queue (River) that
 	// works jobs with workers. Jobs are inserted by the store itself, in the
 	// transactions of CreateDocument and UpdateDocument.

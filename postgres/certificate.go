@@ -109,7 +109,7 @@ func (db *DB) WarnCertificateExpiring(ctx context.Context, c *sello.Certificate,
 			return dbError(err, "warn certificate expiring")
 		}
 		warned = true
-		return insertEvent(ctx, tx, expiringEvent(c, subject, notAfter, now))
+		return db.insertEvent(ctx, tx, expiringEvent(c, subject, notAfter, now))
 	})
 	return warned, err
 }

@@ -49,7 +49,7 @@ func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.
 		if doc, err = nd.Build(n, seq, now); err != nil {
 			return err
 		}
-		if err := insertDocument(ctx, tx, doc, nd); err != nil {
+		if err := db.insertDocument(ctx, tx, doc, nd); err != nil {
 			return err
 		}
 		if nd.Jobs == nil {
@@ -202,7 +202,7 @@ func documentIDByENCF(ctx context.Context, tx pgx.Tx, nd sello.NewDocument, encf
 
 // insertDocument writes doc, its first status, its ecf.queued event and,
 // with an idempotency key, the snapshot a replay returns.
-func insertDocument(ctx context.Context, tx pgx.Tx, doc *sello.Document, nd sello.NewDocument) error {
+func (db *DB) insertDocument(ctx context.Context, tx pgx.Tx, doc *sello.Document, nd sello.NewDocument) error {
 	dgii, err := jsonOrNull(doc.DGII)
 	if err != nil {
 		return err
@@ -235,7 +235,7 @@ func insertDocument(ctx context.Context, tx pgx.Tx, doc *sello.Document, nd sell
 		return dbError(err, "insert document status")
 	}
 	ev := sello.NewDocumentEvent(sello.EventECFQueued, doc, "info", "e-CF "+doc.ENCF+" queued for signing.", doc.CreatedAt)
-	if err := insertEvent(ctx, tx, ev); err != nil {
+	if err := db.insertEvent(ctx, tx, ev); err != nil {
 		return err
 	}
 	if nd.IdempotencyKey == "" {

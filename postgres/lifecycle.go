@@ -72,7 +72,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 			return nil
 		}
 		// Last: the event takes the tenant's event lock until the commit.
-		return insertEvent(ctx, tx, sello.NewDocumentEvent(ch.EventType, doc, severity(ch), ch.Message, now))
+		return db.insertEvent(ctx, tx, sello.NewDocumentEvent(ch.EventType, doc, severity(ch), ch.Message, now))
 	})
 	if err != nil {
 		return nil, err

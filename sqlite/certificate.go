@@ -125,7 +125,7 @@ func (db *DB) WarnCertificateExpiring(ctx context.Context, c *sello.Certificate,
 			return err
 		}
 		warned = true
-		return insertEvent(ctx, tx, expiringEvent(c, subject, t, now))
+		return db.insertEvent(ctx, tx, expiringEvent(c, subject, t, now))
 	})
 	return warned, err
 }

@@ -5,12 +5,15 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"time"
 
 	"github.com/sello-do/sello"
 )
 
-// insertEvent writes ev to the outbox and sets its Seq.
-func insertEvent(ctx context.Context, tx querier, ev *sello.Event) error {
+// insertEvent writes ev to the outbox, sets its Seq and fans it out to the
+// webhook endpoints of its tenant and environment (fanOut), all with tx.
+func (db *DB) insertEvent(ctx context.Context, tx querier, ev *sello.Event) error {
 	document, err := jsonOrNull(ev.Document)
 	if err != nil {
 		return err
@@ -27,8 +30,90 @@ func insertEvent(ctx context.Context, tx querier, ev *sello.Event) error {
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		RETURNING seq`,
 		ev.ID, ev.TenantID, ev.Environment, ev.Type, formatTime(ev.CreatedAt), document, string(data)).Scan(&ev.Seq)
-	return dbError(err, "insert event")
+	if err != nil {
+		return dbError(err, "insert event")
+	}
+	return db.fanOut(ctx, tx, ev)
 }
+
+// fanOut creates ev's webhook deliveries with tx: one per endpoint of its
+// tenant and environment that subscribes to its type, pending with a
+// sello.WebhookJob when the endpoint is active, held without a job when it
+// is paused. Disabled endpoints get none. For a tenant without endpoints it
+// costs one indexed SELECT (webhook_endpoints_tenant_env_status), prepared
+// once per connection.
+func (db *DB) fanOut(ctx context.Context, tx querier, ev *sello.Event) error {
+	rows, err := tx.query(ctx, `
+		SELECT id, status, events FROM webhook_endpoints
+		WHERE tenant_id = ? AND environment = ? AND status IN ('active', 'paused')`,
+		ev.TenantID, ev.Environment)
+	if err != nil {
+		return dbError(err, "find webhook endpoints")
+	}
+	type target struct {
+		id     string
+		status sello.WebhookEndpointStatus
+	}
+	var targets []target
+	for rows.Next() {
+		var t target
+		var events string
+		if err := rows.Scan(&t.id, &t.status, &events); err != nil {
+			rows.Close()
+			return dbError(err, "find webhook endpoints")
+		}
+		e := sello.WebhookEndpoint{Events: splitEvents(events)}
+		if e.Subscribes(ev.Type) {
+			targets = append(targets, t)
+		}
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return dbError(err, "find webhook endpoints")
+	}
+	var jobs []sello.Job
+	for _, t := range targets {
+		d := &sello.WebhookDelivery{
+			ID: sello.NewID(), EndpointID: t.id, TenantID: ev.TenantID, Environment: ev.Environment,
+			EventID: ev.ID, EventType: ev.Type, Trigger: sello.WebhookTriggerEvent,
+			CreatedAt: ev.CreatedAt, UpdatedAt: ev.CreatedAt,
+		}
+		if job := queueOrHold(d, t.status, ev.CreatedAt); job != nil {
+			jobs = append(jobs, job)
+		}
+		if err := insertDelivery(ctx, tx, d, nil); err != nil {
+			return err
+		}
+	}
+	return db.insertJobs(ctx, tx, jobs)
+}
+
+// queueOrHold sets a new delivery's status for an endpoint in status: held
+// for a paused endpoint, else pending and due at now, with the job that
+// attempts it.
+func queueOrHold(d *sello.WebhookDelivery, status sello.WebhookEndpointStatus, now time.Time) sello.Job {
+	if status == sello.WebhookEndpointPaused {
+		d.Status, d.NextAttemptAt = sello.WebhookHeld, nil
+		return nil
+	}
+	d.Status, d.NextAttemptAt = sello.WebhookPending, &now
+	return sello.WebhookJob{DeliveryID: d.ID}
+}
+
+// splitEvents reads the events column: comma-separated, "" for all.
+func splitEvents(s string) []sello.EventType {
+	if s == "" {
+		return nil
+	}
+	var out []sello.EventType
+	for t := range strings.SplitSeq(s, ",") {
+		out = append(out, sello.EventType(t))
+	}
+	return out
+}
+
+const eventColumns = `seq, id, tenant_id, environment, type, created_at, document, data`
 
 // ListEvents implements sello.EventStore. A Limit of 0 means
 // sello.DefaultPageSize; it is capped at sello.MaxPageSize.
@@ -38,7 +123,7 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 		limit = sello.DefaultPageSize
 	}
 	limit = min(limit, sello.MaxPageSize)
-	q := `SELECT seq, id, tenant_id, environment, type, created_at, document, data FROM events
+	q := `SELECT ` + eventColumns + ` FROM events
 		WHERE tenant_id = ? AND environment = ? AND seq > ?`
 	args := []any{tenantID, env, f.AfterSeq}
 	if f.Type != "" {
@@ -54,25 +139,35 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 	defer rows.Close()
 	var out []*sello.Event
 	for rows.Next() {
-		var ev sello.Event
-		var created, data string
-		var document sql.NullString
-		if err := rows.Scan(&ev.Seq, &ev.ID, &ev.TenantID, &ev.Environment, &ev.Type, &created, &document, &data); err != nil {
+		ev, err := scanEvent(rows)
+		if err != nil {
 			return nil, dbError(err, "list events")
 		}
-		if ev.CreatedAt, err = parseTime(created); err != nil {
-			return nil, err
-		}
-		if document.Valid {
-			ev.Document = new(sello.EventDocument)
-			if err := json.Unmarshal([]byte(document.String), ev.Document); err != nil {
-				return nil, fmt.Errorf("decode event document: %w", err)
-			}
-		}
-		if err := json.Unmarshal([]byte(data), &ev.Data); err != nil {
-			return nil, fmt.Errorf("decode event data: %w", err)
-		}
-		out = append(out, &ev)
+		out = append(out, ev)
 	}
 	return out, dbError(rows.Err(), "list events")
+}
+
+// scanEvent reads the eventColumns of a row.
+func scanEvent(s scanner) (*sello.Event, error) {
+	var ev sello.Event
+	var created, data string
+	var document sql.NullString
+	if err := s.Scan(&ev.Seq, &ev.ID, &ev.TenantID, &ev.Environment, &ev.Type, &created, &document, &data); err != nil {
+		return nil, err
+	}
+	var err error
+	if ev.CreatedAt, err = parseTime(created); err != nil {
+		return nil, err
+	}
+	if document.Valid {
+		ev.Document = new(sello.EventDocument)
+		if err := json.Unmarshal([]byte(document.String), ev.Document); err != nil {
+			return nil, fmt.Errorf("decode event document: %w", err)
+		}
+	}
+	if err := json.Unmarshal([]byte(data), &ev.Data); err != nil {
+		return nil, fmt.Errorf("decode event data: %w", err)
+	}
+	return &ev, nil
 }

@@ -71,7 +71,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 		if ch.EventType == "" {
 			return nil
 		}
-		return insertEvent(ctx, tx, sello.NewDocumentEvent(ch.EventType, doc, severity(ch), ch.Message, now))
+		return db.insertEvent(ctx, tx, sello.NewDocumentEvent(ch.EventType, doc, severity(ch), ch.Message, now))
 	})
 	if err != nil {
 		return nil, err

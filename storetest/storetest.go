@@ -21,6 +21,7 @@ func Run(t *testing.T, open func(t *testing.T) sello.Store) {
 	t.Run("Lifecycle", func(t *testing.T) { testLifecycle(t, open) })
 	t.Run("Certificates", func(t *testing.T) { testCertificates(t, open) })
 	t.Run("Jobs", func(t *testing.T) { testJobs(t, open) })
+	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
 	t.Run("TenantIsolation", func(t *testing.T) { testTenantIsolation(t, open) })
 	t.Run("EnvironmentIsolation", func(t *testing.T) { testEnvironmentIsolation(t, open) })
 }
