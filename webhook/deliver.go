@@ -62,7 +62,8 @@ type Request struct {
 	Body []byte
 	// Secrets are the endpoint's active secrets, newest first.
 	Secrets []string
-	// Version is Sello's version, for User-Agent: Sello-Webhooks/<Version>.
+	// Version is Sello's version, for User-Agent: Sello-Webhooks/<Version>;
+	// empty means "dev".
 	Version string
 	// Now is the attempt's time, signed as t. Zero means time.Now(). Each
 	// attempt is signed with its own time, never the event's.
@@ -122,9 +123,13 @@ func (c *Client) Deliver(ctx context.Context, r Request) (a Attempt) {
 	if now.IsZero() {
 		now = time.Now()
 	}
+	version := r.Version
+	if version == "" {
+		version = "dev"
+	}
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
-	h.Set("User-Agent", "Sello-Webhooks/"+r.Version)
+	h.Set("User-Agent", "Sello-Webhooks/"+version)
 	h.Set("Sello-Event-Id", r.EventID)
 	h.Set("Sello-Event-Type", r.EventType)
 	h.Set("Sello-Signature", Sign(r.Secrets, now, r.Body))

@@ -191,6 +191,18 @@ func TestDeliverHeaders(t *testing.T) {
 	}
 }
 
+func TestDeliverDefaultVersion(t *testing.T) {
+	r := newReceiver(t, nil)
+	req := request(r.URL)
+	req.Version = ""
+	if a := newClient(t, loopback).Deliver(t.Context(), req); !a.Success() {
+		t.Fatalf("%s: %s", a.Class, a.Message)
+	}
+	if got := r.requests()[0].header.Get("User-Agent"); got != "Sello-Webhooks/dev" {
+		t.Fatalf("User-Agent %q", got)
+	}
+}
+
 // TestDeliverSignature verifies deliveries as a receiver does (spec §6.2):
 // each attempt carries its own t, and two secrets give two v1 values,
 // newest first.
@@ -320,6 +332,24 @@ func TestDeliverTimeout(t *testing.T) {
 	}
 	if a.RemoteIP != "127.0.0.1" || a.Status != 0 || !a.Retryable() {
 		t.Errorf("remote IP %q, status %d, retryable %v", a.RemoteIP, a.Status, a.Retryable())
+	}
+}
+
+// TestDeliverSlowBody: a status that arrived in time decides the attempt,
+// even when the rest of the answer does not come.
+func TestDeliverSlowBody(t *testing.T) {
+	r := newReceiver(t, func(w http.ResponseWriter, req *http.Request) {
+		io.WriteString(w, "partial")
+		w.(http.Flusher).Flush()
+		<-req.Context().Done()
+	})
+	c := newClient(t, webhook.Options{AllowLoopback: true, Timeout: 200 * time.Millisecond})
+	a := c.Deliver(t.Context(), request(r.URL))
+	if !a.Success() || a.Status != 200 || string(a.ResponseBody) != "partial" {
+		t.Fatalf("%s %s: status %d, body %q", a.Class, a.Message, a.Status, a.ResponseBody)
+	}
+	if a.Latency > 5*time.Second {
+		t.Fatalf("latency %v: the slow body was not cut at the timeout", a.Latency)
 	}
 }
 

@@ -81,6 +81,16 @@ func TestSign(t *testing.T) {
 	})
 }
 
+// TestSignExample is the worked example of docs/webhooks.md, computed
+// independently (Python's hmac).
+func TestSignExample(t *testing.T) {
+	got := webhook.Sign([]string{"whsec_4e3Yq0pZr2mXJ8vTt1aNwHkG5sLdUc9bVfQxR7oPiEy"}, time.Unix(1767225600, 0),
+		[]byte(`{"id":"0b7c1f2e-4a5d-4c3b-9e8f-1a2b3c4d5e6f","type":"ecf.queued"}`))
+	if want := "t=1767225600,v1=5d8d17d944f025bfc0886f2422b7eb2bc6804d27f153814f9a1def5a03b0e0af"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
 func TestGenerateSecret(t *testing.T) {
 	seen := map[string]bool{}
 	for range 100 {
