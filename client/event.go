@@ -1,0 +1,123 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// EventType names an event. New types may be added: ignore those you do not
+// handle (and answer 2xx to their deliveries).
+type EventType string
+
+// The event types.
+const (
+	EventECFQueued               EventType = "ecf.queued"
+	EventECFSigned               EventType = "ecf.signed"
+	EventECFSubmitted            EventType = "ecf.submitted"
+	EventECFAccepted             EventType = "ecf.accepted"
+	EventECFAcceptedConditional  EventType = "ecf.accepted_conditional"
+	EventECFRejected             EventType = "ecf.rejected"
+	EventECFFailed               EventType = "ecf.failed"
+	EventECFDelivered            EventType = "ecf.delivered"
+	EventECFDeliveryFailed       EventType = "ecf.delivery_failed"
+	EventECFCommercialApproval   EventType = "ecf.commercial_approval.received"
+	EventInboundReceived         EventType = "tax.public.receiver.ecf.received"
+	EventSequenceLow             EventType = "sequence.low"
+	EventSequenceExpiring        EventType = "sequence.expiring"
+	EventCertificateExpiring     EventType = "certificate.expiring"
+	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
+)
+
+// Event is the body of a webhook delivery, and an item of ListEvents (spec
+// §2.3).
+type Event struct {
+	// ID equals the Sello-Event-Id header. Store it uniquely to apply each
+	// event once (see Idempotent).
+	ID        string    `json:"id"`
+	Type      EventType `json:"type"`
+	CreatedAt time.Time `json:"createdAt"`
+	TenantID  string    `json:"tenantId"`
+	// Environment is spelled testecf, certecf or ecf.
+	Environment string `json:"environment"`
+	// Document is the document's snapshot at the time of the event; nil
+	// for events about no document.
+	Document *EventDocument `json:"document"`
+	Data     EventData      `json:"data"`
+}
+
+// EventDocument is the document snapshot inside an event. It may be stale
+// when it arrives: see Reconcile.
+type EventDocument struct {
+	ID      string  `json:"id"`
+	Type    string  `json:"type"`
+	ENCF    string  `json:"encf"`
+	Status  Status  `json:"status"`
+	TrackID *string `json:"trackId"`
+}
+
+// EventData is the data of an event.
+type EventData struct {
+	// Severity is info, warning or error.
+	Severity string `json:"severity"`
+	Message  string `json:"message"`
+	// Payload is type-specific; for tax.public.receiver.ecf.received it has
+	// inboundDocumentId.
+	Payload map[string]any `json:"payload"`
+}
+
+// ListEventsParams selects events. Zero fields do not filter.
+type ListEventsParams struct {
+	// After is the Next of the previous answer; "" for the oldest event
+	// kept (events are kept 30 days).
+	After string
+	// Type keeps one type of event.
+	Type EventType
+	// Limit is the page size, 1 to 200; 0 for the server's default (50).
+	Limit int
+}
+
+// EventList is one page of events, oldest first.
+type EventList struct {
+	Events []Event
+	// Next is the position after the last event listed (or, with no
+	// events, the position asked for): pass it as After to continue. It is
+	// always set; store it to poll from where you stopped.
+	Next string
+	// HasMore is true when more events already follow Next.
+	HasMore       bool
+	CorrelationID string
+}
+
+// ListEvents returns the environment's events after p.After, oldest first,
+// each exactly as its webhook delivery carries it. It needs scope ecf:read.
+// API errors: INVALID_REQUEST (a malformed After, an unknown Type, a bad
+// Limit).
+func (c *Client) ListEvents(ctx context.Context, p ListEventsParams) (*EventList, error) {
+	q := url.Values{}
+	if p.After != "" {
+		q.Set("after", p.After)
+	}
+	if p.Type != "" {
+		q.Set("type", string(p.Type))
+	}
+	if p.Limit != 0 {
+		q.Set("limit", strconv.Itoa(p.Limit))
+	}
+	resp, err := c.do(ctx, request{method: http.MethodGet, path: "/eventos", query: q})
+	if err != nil {
+		return nil, err
+	}
+	var v struct {
+		Events        []Event `json:"events"`
+		Next          string  `json:"next"`
+		HasMore       bool    `json:"hasMore"`
+		CorrelationID string  `json:"correlationId"`
+	}
+	if err := decode(resp, &v); err != nil {
+		return nil, err
+	}
+	return &EventList{Events: v.Events, Next: v.Next, HasMore: v.HasMore, CorrelationID: v.CorrelationID}, nil
+}
