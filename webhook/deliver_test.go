@@ -335,6 +335,29 @@ func TestDeliverTimeout(t *testing.T) {
 	}
 }
 
+// TestDeliverIgnoresProxyEnv: HTTP_PROXY does not route deliveries (the
+// guard would see only the proxy's address).
+func TestDeliverIgnoresProxyEnv(t *testing.T) {
+	proxy := newReceiver(t, nil)
+	r := newReceiver(t, nil)
+	t.Setenv("HTTP_PROXY", proxy.URL)
+	t.Setenv("http_proxy", proxy.URL)
+	t.Setenv("NO_PROXY", "")
+	t.Setenv("no_proxy", "")
+	// A name, not 127.0.0.1: Go never proxies requests to loopback literals.
+	c := newClient(t, webhook.Options{AllowLoopback: true,
+		LookupNetIP: resolver(map[string][]string{"hooks.sello.test": {"127.0.0.1"}})})
+	if a := c.Deliver(t.Context(), request("http://hooks.sello.test:"+r.port()+"/")); !a.Success() {
+		t.Fatalf("%s: %s", a.Class, a.Message)
+	}
+	if n := proxy.conns.Load(); n != 0 {
+		t.Fatalf("the proxy saw %d connections", n)
+	}
+	if n := len(r.requests()); n != 1 {
+		t.Fatalf("the receiver got %d requests, want 1", n)
+	}
+}
+
 // TestDeliverSlowBody: a status that arrived in time decides the attempt,
 // even when the rest of the answer does not come.
 func TestDeliverSlowBody(t *testing.T) {
