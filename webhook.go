@@ -304,8 +304,8 @@ type WebhookAttempt struct {
 	// DialedIP is the address actually connected to; "" if none was.
 	DialedIP string `json:"dialedIp"`
 	// ErrorClass classifies a failure (dns, connect, tls, timeout,
-	// ssrf_blocked, http_status…; the delivery client defines them); ""
-	// on success.
+	// blocked, http_status: the delivery client's classes, see
+	// docs/webhooks.md); "" on success.
 	ErrorClass string `json:"errorClass,omitempty"`
 	Error      string `json:"error,omitempty"`
 }

@@ -96,7 +96,7 @@ func TestActiveSecrets(t *testing.T) {
 	}
 	expired, later := now, now.Add(time.Hour)
 	add(strings.Repeat("a", 32), now.Add(-48*time.Hour), &expired) // expires exactly now: skipped
-	add(strings.Repeat("c", 32), now.Add(-time.Minute), nil)      // newest
+	add(strings.Repeat("c", 32), now.Add(-time.Minute), nil)       // newest
 	add(strings.Repeat("b", 32), now.Add(-24*time.Hour), &later)   // overlapping
 	got, err := ep.ActiveSecrets(mk, now)
 	if err != nil {
