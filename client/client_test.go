@@ -448,8 +448,8 @@ func TestNeedsReconcile(t *testing.T) {
 		{client.StatusQueuedForSigning, client.StatusSigned, false},
 		{client.StatusSigned, client.StatusAccepted, false},
 		{client.StatusAccepted, client.StatusAccepted, false},
-		{client.StatusAccepted, client.StatusSubmitted, true},        // a late event
-		{client.StatusRejected, client.StatusAccepted, true},         // overwriting a final state
+		{client.StatusAccepted, client.StatusSubmitted, true},         // a late event
+		{client.StatusRejected, client.StatusAccepted, true},          // overwriting a final state
 		{client.StatusSubmitted, client.StatusQueuedForSigning, true}, // behind
 		{client.StatusFailed, client.StatusSigned, true},
 	} {

@@ -140,7 +140,9 @@ func TestAgainstRealAPI(t *testing.T) {
 	t.Run("CreateRetriedOnce", func(t *testing.T) {
 		// The first attempt creates the document but its answer is lost; the
 		// retry, with the same Idempotency-Key, gets it replayed.
-		a.lose(1, func(r *http.Request) bool { return r.Method == "POST" && r.URL.Path == "/TesteCF/documentos-ecf" && r.URL.RawQuery == "" })
+		a.lose(1, func(r *http.Request) bool {
+			return r.Method == "POST" && r.URL.Path == "/TesteCF/documentos-ecf" && r.URL.RawQuery == ""
+		})
 		res, err := c.CreateDocument(ctx, client.CreateDocumentRequest{Document: invoiceDoc()})
 		if err != nil {
 			t.Fatal(err)

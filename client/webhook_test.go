@@ -241,8 +241,10 @@ func TestIdempotent(t *testing.T) {
 // failingStore fails its claims or releases.
 type failingStore struct{ claimErr, releaseErr error }
 
-func (s failingStore) Claim(context.Context, string) (bool, error) { return s.claimErr == nil, s.claimErr }
-func (s failingStore) Release(context.Context, string) error       { return s.releaseErr }
+func (s failingStore) Claim(context.Context, string) (bool, error) {
+	return s.claimErr == nil, s.claimErr
+}
+func (s failingStore) Release(context.Context, string) error { return s.releaseErr }
 
 func TestIdempotentStoreErrors(t *testing.T) {
 	ev := &client.Event{ID: "e1", Type: client.EventECFAccepted}
