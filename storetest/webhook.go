@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -181,6 +182,7 @@ func testWebhooks(t *testing.T, open func(t *testing.T) sello.Store) {
 	t.Run("Endpoint", func(t *testing.T) { testWebhookEndpoint(t, open) })
 	t.Run("FanOut", func(t *testing.T) { testWebhookFanOut(t, open) })
 	t.Run("PauseResume", func(t *testing.T) { testWebhookPauseResume(t, open) })
+	t.Run("PauseResumeConcurrent", func(t *testing.T) { testWebhookPauseResumeConcurrent(t, open) })
 	t.Run("Rotate", func(t *testing.T) { testWebhookRotate(t, open) })
 	t.Run("RecordAttempt", func(t *testing.T) { testWebhookRecordAttempt(t, open) })
 	t.Run("Disable", func(t *testing.T) { testWebhookDisable(t, open) })
@@ -495,6 +497,52 @@ func testWebhookPauseResume(t *testing.T, open func(t *testing.T) sello.Store) {
 	_, err = w.s.ResumeWebhookEndpoint(ctx, w.tn.ID, "no-such-endpoint")
 	wantError(t, err, sello.CodeNotFound, "no-such-endpoint")
 	wantError(t, w.s.PauseWebhookEndpoint(ctx, w.tn.ID, "no-such-endpoint"), sello.CodeNotFound, "no-such-endpoint")
+}
+
+// testWebhookPauseResumeConcurrent creates documents while the endpoint is
+// paused and resumed: once it is left active, no delivery may stay held,
+// every event has exactly one delivery, and every pending delivery a job.
+func testWebhookPauseResumeConcurrent(t *testing.T, open func(t *testing.T) sello.Store) {
+	const producers, each, toggles = 4, 10, 10
+	w := newWebhookEnv(t, open)
+	ctx := t.Context()
+	ep := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)
+	var wg sync.WaitGroup
+	for range producers {
+		wg.Go(func() {
+			for range each {
+				if _, _, err := w.s.CreateDocument(ctx, newDoc(w.tn.ID, sello.EnvTest, sello.TypeCreditoFiscal)); err != nil {
+					t.Errorf("CreateDocument: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range toggles {
+			if err := w.s.PauseWebhookEndpoint(ctx, w.tn.ID, ep.ID); err != nil {
+				t.Errorf("PauseWebhookEndpoint: %v", err)
+				return
+			}
+			if _, err := w.s.ResumeWebhookEndpoint(ctx, w.tn.ID, ep.ID); err != nil {
+				t.Errorf("ResumeWebhookEndpoint: %v", err)
+				return
+			}
+		}
+	})
+	wg.Wait()
+	ds := mustDeliveries(t, w.s, w.tn.ID, sello.EnvTest, sello.WebhookDeliveryFilter{})
+	if len(ds) != producers*each {
+		t.Fatalf("deliveries: got %d, want %d", len(ds), producers*each)
+	}
+	jobs := mustWebhookJobs(t, w.r)
+	for _, d := range ds {
+		if d.Status != sello.WebhookPending {
+			t.Errorf("delivery %s: status %q, want pending (the endpoint is active)", d.ID, d.Status)
+		} else if _, ok := slices.BinarySearch(jobs, d.ID); !ok {
+			t.Errorf("pending delivery %s has no job", d.ID)
+		}
+	}
 }
 
 func testWebhookRotate(t *testing.T, open func(t *testing.T) sello.Store) {
