@@ -719,7 +719,8 @@ func (db *DB) HoldWebhookDelivery(ctx context.Context, deliveryID string) (bool,
 
 // RecordWebhookAttempt implements sello.WebhookStore: the attempt, the
 // delivery and the endpoint's FailingSince in one transaction, with the
-// delivery's row locked. Returns NOT_FOUND or INVALID_REQUEST.
+// endpoint's and the delivery's rows locked. Returns NOT_FOUND or
+// INVALID_REQUEST.
 func (db *DB) RecordWebhookAttempt(ctx context.Context, a *sello.WebhookAttempt, o sello.WebhookOutcome) (*sello.WebhookDelivery, error) {
 	if err := sello.CheckWebhookOutcome(o); err != nil {
 		return nil, err
@@ -737,16 +738,26 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, a *sello.WebhookAttempt,
 	a.Latency = a.Latency.Truncate(time.Microsecond)
 	var d *sello.WebhookDelivery
 	err = db.inTx(ctx, func(tx pgx.Tx) error {
+		// Lock the endpoint, then the delivery: the order of every
+		// transaction that locks both (disable, resume), so none deadlock.
 		var tenantID, endpointID string
-		var status sello.WebhookDeliveryStatus
-		var attempts int
-		err := tx.QueryRow(ctx, `
-			SELECT tenant_id, endpoint_id, status, attempts FROM webhook_deliveries WHERE id = $1 FOR UPDATE`,
-			a.DeliveryID).Scan(&tenantID, &endpointID, &status, &attempts)
+		err := tx.QueryRow(ctx, `SELECT tenant_id, endpoint_id FROM webhook_deliveries WHERE id = $1`,
+			a.DeliveryID).Scan(&tenantID, &endpointID)
 		if isNoRows(err) {
 			return deliveryNotFound(a.DeliveryID)
 		} else if err != nil {
 			return dbError(err, "find webhook delivery")
+		}
+		var one int
+		if err := tx.QueryRow(ctx, `SELECT 1 FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 FOR NO KEY UPDATE`,
+			tenantID, endpointID).Scan(&one); err != nil {
+			return dbError(err, "lock webhook endpoint")
+		}
+		var status sello.WebhookDeliveryStatus
+		var attempts int
+		if err := tx.QueryRow(ctx, `SELECT status, attempts FROM webhook_deliveries WHERE id = $1 FOR NO KEY UPDATE`,
+			a.DeliveryID).Scan(&status, &attempts); err != nil {
+			return dbError(err, "lock webhook delivery")
 		}
 		a.N = attempts + 1
 		if _, err := tx.Exec(ctx, `

@@ -185,6 +185,7 @@ func testWebhooks(t *testing.T, open func(t *testing.T) sello.Store) {
 	t.Run("PauseResumeConcurrent", func(t *testing.T) { testWebhookPauseResumeConcurrent(t, open) })
 	t.Run("Rotate", func(t *testing.T) { testWebhookRotate(t, open) })
 	t.Run("RecordAttempt", func(t *testing.T) { testWebhookRecordAttempt(t, open) })
+	t.Run("RecordConcurrent", func(t *testing.T) { testWebhookRecordConcurrent(t, open) })
 	t.Run("Disable", func(t *testing.T) { testWebhookDisable(t, open) })
 	t.Run("Replay", func(t *testing.T) { testWebhookReplay(t, open) })
 	t.Run("ReplayFailed", func(t *testing.T) { testWebhookReplayFailed(t, open) })
@@ -692,6 +693,54 @@ func testWebhookRecordAttempt(t *testing.T, open func(t *testing.T) sello.Store)
 			t.Errorf("delivery after refused attempts: %d attempts, log %d; want none", got.Attempts, len(got.AttemptLog))
 		}
 	})
+}
+
+// testWebhookRecordConcurrent records attempts of the same deliveries from
+// several goroutines while the endpoint is disabled: nothing fails or
+// deadlocks, attempts are numbered 1 to n without gaps, and the disable
+// wins over retries.
+func testWebhookRecordConcurrent(t *testing.T, open func(t *testing.T) sello.Store) {
+	const deliveries, workers = 8, 4
+	w := newWebhookEnv(t, open)
+	ctx := t.Context()
+	ep := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)
+	for range deliveries {
+		w.emit(t, sello.EnvTest)
+	}
+	ds := mustDeliveries(t, w.s, w.tn.ID, sello.EnvTest, sello.WebhookDeliveryFilter{})
+	now := w.clock.Peek()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for _, d := range ds {
+				o := sello.WebhookOutcome{Status: sello.WebhookPending, NextAttemptAt: now.Add(time.Minute)}
+				if _, err := w.s.RecordWebhookAttempt(ctx, attempt(d, now, 500), o); err != nil {
+					t.Errorf("RecordWebhookAttempt: %v", err)
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		if _, err := w.s.DisableWebhookEndpoint(ctx, w.tn.ID, ep.ID, "gone", now); err != nil {
+			t.Errorf("DisableWebhookEndpoint: %v", err)
+		}
+	})
+	wg.Wait()
+	for _, d := range ds {
+		got := mustDelivery(t, w.s, w.tn.ID, d.ID)
+		if got.Status != sello.WebhookFailed || got.Attempts != workers || len(got.AttemptLog) != workers {
+			t.Errorf("delivery %s: status %q, %d attempts, log %d; want failed with %d", d.ID, got.Status, got.Attempts, len(got.AttemptLog), workers)
+			continue
+		}
+		for i, a := range got.AttemptLog {
+			if a.N != i+1 {
+				t.Errorf("delivery %s: attempt %d numbered %d", d.ID, i+1, a.N)
+			}
+		}
+	}
+	if fs := mustEndpoint(t, w.s, ep).FailingSince; fs == nil || !fs.Equal(now.Truncate(time.Microsecond)) {
+		t.Errorf("FailingSince: got %v, want %v", fs, now)
+	}
 }
 
 func testWebhookDisable(t *testing.T, open func(t *testing.T) sello.Store) {
