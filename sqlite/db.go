@@ -5,21 +5,26 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite"
 )
 
 // pragmas configure every connection: WAL so readers never block the writer,
 // a busy timeout so two processes can share the file, and IMMEDIATE
 // transactions so a writer takes the write lock at BEGIN and never fails on
-// a lock upgrade halfway through.
-const pragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+// a lock upgrade halfway through. Commits do not checkpoint: the store does
+// (see checkpoint.go).
+const pragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_txlock=immediate"
 
-// maxIdleConns is how many of the store's connections stay open unused.
-const maxIdleConns = 16
+// maxIdleConns is how many of the store's connections stay open unused:
+// enough for the reads of a full set of job workers and requests, so that a
+// burst does not open connections (pragmas, statements prepared again) only
+// to close them after.
+const maxIdleConns = 64
 
 // DB is a Sello store in an SQLite file. It implements sello.Store.
 type DB struct {
@@ -35,11 +40,17 @@ type DB struct {
 	// arbitrates between processes. River's transactions take it too (see
 	// river.go).
 	writer chan struct{}
+	// pending are the write transactions waiting for the writer, which
+	// commits them together (see commit.go).
+	pendingMu sync.Mutex
+	pending   []*writeReq
 
 	// riverDB is River's own pool on the file; river inserts jobs in the
 	// store's transactions.
 	riverDB *sql.DB
-	river   *river.Client[*sql.Tx]
+	// checkpoints copies the log into the file (see checkpoint.go).
+	checkpoints *checkpointer
+	river       *river.Client[*sql.Tx]
 }
 
 var _ sello.Store = (*DB)(nil)
@@ -48,10 +59,11 @@ var _ sello.Store = (*DB)(nil)
 // the embedded migrations, then River's. The path must not contain '?'.
 func Open(ctx context.Context, path string) (*DB, error) {
 	dsn := path + "?" + pragmas
-	sqlDB, err := sql.Open("sqlite", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
-	}
+	// The store's own connections keep their statements too (the
+	// connector without a write queue: inTx takes it), so River's insert
+	// of a document's job in the store's transaction is compiled once per
+	// connection.
+	sqlDB := sql.OpenDB(&queuedConnector{dsn: dsn, driver: &sqlite.Driver{}})
 	// Keep enough idle connections for the job workers' and requests'
 	// reads: a connection closed on release is opened again (pragmas) and
 	// prepares its statements again at the next burst.
@@ -70,7 +82,9 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqlDB.Close()
 		return nil, err
 	}
-	return &DB{Now: time.Now, db: sqlDB, stmts: newStmtCache(sqlDB), writer: writer, riverDB: riverDB, river: client}, nil
+	db := &DB{Now: time.Now, db: sqlDB, stmts: newStmtCache(sqlDB), writer: writer, riverDB: riverDB, river: client}
+	db.checkpoints = db.startCheckpointer()
+	return db, nil
 }
 
 // SQL returns the underlying database, for tests and tools that read the
@@ -79,33 +93,12 @@ func (db *DB) SQL() *sql.DB { return db.db }
 
 // Close implements sello.Store. Stop job runners first.
 func (db *DB) Close() error {
+	db.checkpoints.stop()
 	return errors.Join(db.stmts.close(), db.riverDB.Close(), db.db.Close())
 }
 
 // now returns the store's clock in UTC at the precision it stores.
 func (db *DB) now() time.Time { return db.Now().UTC().Truncate(time.Microsecond) }
-
-// inTx runs fn in an IMMEDIATE transaction and commits it if fn succeeds.
-func (db *DB) inTx(ctx context.Context, fn func(tx querier) error) error {
-	select {
-	case db.writer <- struct{}{}:
-		defer func() { <-db.writer }()
-	case <-ctx.Done():
-		return fmt.Errorf("wait to write: %w", ctx.Err())
-	}
-	tx, err := db.db.BeginTx(ctx, nil)
-	if err != nil {
-		return dbError(err, "begin")
-	}
-	defer tx.Rollback()
-	if err := fn(querier{stmts: db.stmts, tx: tx}); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return dbError(err, "commit")
-	}
-	return nil
-}
 
 // timeFormat stores times in UTC with microseconds; fixed width, so text
 // order is time order.

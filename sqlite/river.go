@@ -155,8 +155,10 @@ func riverConfig(workers any, cfg sello.JobConfig) (*river.Config, error) {
 	}, nil
 }
 
-// queuedConnector opens modernc connections whose transactions take the
-// store's write queue before they begin and give it back when they end.
+// queuedConnector opens modernc connections that keep their statements and
+// whose transactions take the store's write queue before they begin and give
+// it back when they end. Without a write queue (the store's own pool, whose
+// inTx takes the queue itself) transactions begin at once.
 type queuedConnector struct {
 	dsn    string
 	driver *sqlite.Driver
@@ -225,6 +227,9 @@ func (c *queuedConn) Begin() (driver.Tx, error) {
 }
 
 func (c *queuedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if c.writer == nil {
+		return c.conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+	}
 	select {
 	case c.writer <- struct{}{}:
 	case <-ctx.Done():
