@@ -93,10 +93,11 @@ type DocumentStore interface {
 	// FindDocument returns NOT_FOUND if the tenant has no such document in env.
 	FindDocument(ctx context.Context, tenantID string, env Environment, encf string) (*Document, error)
 	// FindDocumentsByENCF returns the tenant's documents in env among encfs,
-	// in no particular order; unknown numbers are simply absent.
+	// in no particular order, without their Payload; unknown numbers are
+	// simply absent.
 	FindDocumentsByENCF(ctx context.Context, tenantID string, env Environment, encfs []string) ([]*Document, error)
 	// ListDocuments returns a page of the tenant's documents in env, newest
-	// first, and the cursor of the next page ("" on the last). Returns
+	// first and without their Payload, and the cursor of the next page ("" on the last). Returns
 	// INVALID_REQUEST for a malformed cursor.
 	ListDocuments(ctx context.Context, tenantID string, env Environment, f DocumentFilter) (docs []*Document, next string, err error)
 }

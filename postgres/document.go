@@ -270,6 +270,13 @@ const documentColumns = `id, tenant_id, environment, type, encf, status, track_i
 	qr_url, total::text, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
 	failure_reason, payload::text, created_at, updated_at`
 
+// summaryColumns are documentColumns without the payload, which only
+// signing and the printed representation read: a status read of a thousand
+// documents does not copy their items.
+const summaryColumns = `id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
+	qr_url, total::text, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
+	failure_reason, '', created_at, updated_at`
+
 // FindDocument implements sello.DocumentStore. Returns NOT_FOUND.
 func (db *DB) FindDocument(ctx context.Context, tenantID string, env sello.Environment, encf string) (*sello.Document, error) {
 	doc, err := scanDocument(db.pool.QueryRow(ctx, `
@@ -287,7 +294,7 @@ func (db *DB) FindDocumentsByENCF(ctx context.Context, tenantID string, env sell
 		return nil, nil
 	}
 	return db.queryDocuments(ctx, "find documents by e-ncf", `
-		SELECT `+documentColumns+` FROM documents
+		SELECT `+summaryColumns+` FROM documents
 		WHERE tenant_id = $1 AND environment = $2 AND encf = ANY($3)`, tenantID, env, encfs)
 }
 
@@ -300,7 +307,7 @@ func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Envi
 		limit = sello.DefaultPageSize
 	}
 	limit = min(limit, sello.MaxPageSize)
-	q := `SELECT ` + documentColumns + ` FROM documents WHERE tenant_id = $1 AND environment = $2`
+	q := `SELECT ` + summaryColumns + ` FROM documents WHERE tenant_id = $1 AND environment = $2`
 	args := []any{tenantID, env}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -357,7 +364,9 @@ func scanDocument(r pgx.Row) (*sello.Document, error) {
 		&approval, &d.FailureReason, &payload, &d.CreatedAt, &d.UpdatedAt); err != nil {
 		return nil, err
 	}
-	d.Payload = json.RawMessage(payload)
+	if payload != "" {
+		d.Payload = json.RawMessage(payload)
+	}
 	d.IssueDate = sello.DateOf(issueDate)
 	d.SignedAt, d.CreatedAt, d.UpdatedAt = utcPtr(d.SignedAt), utc(d.CreatedAt), utc(d.UpdatedAt)
 	if dgii != nil {

@@ -12,14 +12,14 @@ import (
 
 // FindDocumentByID implements sello.LifecycleStore. Returns NOT_FOUND.
 func (db *DB) FindDocumentByID(ctx context.Context, tenantID string, env sello.Environment, id string) (*sello.Document, error) {
-	return findDocumentByID(ctx, db.pool.QueryRow, tenantID, env, id, "")
+	return findDocumentByID(ctx, db.pool.QueryRow, documentColumns, tenantID, env, id, "")
 }
 
-// findDocumentByID reads a document with queryRow; lock is "" or a locking
-// clause.
-func findDocumentByID(ctx context.Context, queryRow func(context.Context, string, ...any) pgx.Row, tenantID string, env sello.Environment, id, lock string) (*sello.Document, error) {
+// findDocumentByID reads a document's columns (documentColumns or
+// summaryColumns) with queryRow; lock is "" or a locking clause.
+func findDocumentByID(ctx context.Context, queryRow func(context.Context, string, ...any) pgx.Row, columns, tenantID string, env sello.Environment, id, lock string) (*sello.Document, error) {
 	doc, err := scanDocument(queryRow(ctx, `
-		SELECT `+documentColumns+` FROM documents
+		SELECT `+columns+` FROM documents
 		WHERE tenant_id = $1 AND environment = $2 AND id = $3 `+lock, tenantID, env, id))
 	if isNoRows(err) {
 		return nil, sello.Errorf(sello.CodeNotFound, "Document %q not found in %s.", id, env)
@@ -39,7 +39,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	var doc *sello.Document
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		if doc, err = findDocumentByID(ctx, tx.QueryRow, tenantID, env, id, "FOR UPDATE"); err != nil {
+		if doc, err = findDocumentByID(ctx, tx.QueryRow, documentColumns, tenantID, env, id, "FOR UPDATE"); err != nil {
 			return err
 		}
 		if len(ch.From) > 0 && !slices.Contains(ch.From, doc.Status) {

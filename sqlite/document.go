@@ -271,6 +271,13 @@ const documentColumns = `id, tenant_id, environment, type, encf, status, track_i
 	qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
 	failure_reason, payload, created_at, updated_at`
 
+// summaryColumns are documentColumns without the payload, which only
+// signing and the printed representation read: a status read of a thousand
+// documents does not copy their items.
+const summaryColumns = `id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
+	qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
+	failure_reason, '', created_at, updated_at`
+
 // FindDocument implements sello.DocumentStore. Returns NOT_FOUND.
 func (db *DB) FindDocument(ctx context.Context, tenantID string, env sello.Environment, encf string) (*sello.Document, error) {
 	doc, err := scanDocument(db.q().queryRow(ctx, `
@@ -294,7 +301,7 @@ func (db *DB) FindDocumentsByENCF(ctx context.Context, tenantID string, env sell
 		return nil, fmt.Errorf("encode e-ncfs: %w", err)
 	}
 	return db.queryDocuments(ctx, "find documents by e-ncf", `
-		SELECT `+documentColumns+` FROM documents
+		SELECT `+summaryColumns+` FROM documents
 		WHERE tenant_id = ? AND environment = ? AND encf IN (SELECT value FROM json_each(?))`,
 		tenantID, env, string(list))
 }
@@ -308,7 +315,7 @@ func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Envi
 		limit = sello.DefaultPageSize
 	}
 	limit = min(limit, sello.MaxPageSize)
-	q := `SELECT ` + documentColumns + ` FROM documents WHERE tenant_id = ? AND environment = ?`
+	q := `SELECT ` + summaryColumns + ` FROM documents WHERE tenant_id = ? AND environment = ?`
 	args := []any{tenantID, env}
 	if f.Status != "" {
 		q += ` AND status = ?`
@@ -374,7 +381,9 @@ func scanDocument(s scanner) (*sello.Document, error) {
 		&approval, &d.FailureReason, &payload, &created, &updated); err != nil {
 		return nil, err
 	}
-	d.Payload = json.RawMessage(payload)
+	if payload != "" {
+		d.Payload = json.RawMessage(payload)
+	}
 	var err error
 	if d.SignedAt, err = parseTimePtr(signedAt); err != nil {
 		return nil, err

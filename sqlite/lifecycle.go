@@ -13,12 +13,14 @@ import (
 
 // FindDocumentByID implements sello.LifecycleStore. Returns NOT_FOUND.
 func (db *DB) FindDocumentByID(ctx context.Context, tenantID string, env sello.Environment, id string) (*sello.Document, error) {
-	return findDocumentByID(ctx, db.q(), tenantID, env, id)
+	return findDocumentByID(ctx, db.q(), documentColumns, tenantID, env, id)
 }
 
-func findDocumentByID(ctx context.Context, q querier, tenantID string, env sello.Environment, id string) (*sello.Document, error) {
+// findDocumentByID reads a document's columns (documentColumns or
+// summaryColumns).
+func findDocumentByID(ctx context.Context, q querier, columns, tenantID string, env sello.Environment, id string) (*sello.Document, error) {
 	doc, err := scanDocument(q.queryRow(ctx, `
-		SELECT `+documentColumns+` FROM documents
+		SELECT `+columns+` FROM documents
 		WHERE tenant_id = ? AND environment = ? AND id = ?`, tenantID, env, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, sello.Errorf(sello.CodeNotFound, "Document %q not found in %s.", id, env)
@@ -40,7 +42,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	err := db.inTx(ctx, func(tx querier) error {
 		now := db.now()
 		var err error
-		if doc, err = findDocumentByID(ctx, tx, tenantID, env, id); err != nil {
+		if doc, err = findDocumentByID(ctx, tx, documentColumns, tenantID, env, id); err != nil {
 			return err
 		}
 		if len(ch.From) > 0 && !slices.Contains(ch.From, doc.Status) {

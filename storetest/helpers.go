@@ -193,6 +193,23 @@ func sortedENCFs(docs []*sello.Document) []string {
 
 // deepEqual reports a difference between got and want as JSON, which shows
 // the fields that differ.
+// summary returns d without its Payload, as FindDocumentsByENCF and
+// ListDocuments return documents.
+func summary(d *sello.Document) *sello.Document {
+	s := *d
+	s.Payload = nil
+	return &s
+}
+
+// summaries returns the summaries of docs.
+func summaries(docs []*sello.Document) []*sello.Document {
+	out := make([]*sello.Document, len(docs))
+	for i, d := range docs {
+		out[i] = summary(d)
+	}
+	return out
+}
+
 func deepEqual(tb testing.TB, what string, got, want any) {
 	tb.Helper()
 	if !reflect.DeepEqual(got, want) {
