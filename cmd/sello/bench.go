@@ -35,6 +35,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	docs := fs.Int("docs", 500, "documents to create")
 	concurrency := fs.Int("concurrency", 16, "creates in flight at once")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up waiting for verdicts after this long")
+	poll := fs.Duration("poll", 250*time.Millisecond, "how often to ask status/batch for the documents still waiting (the resolution of create→verdict)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	// Wait for verdicts.
-	final, err := b.waitFinal(ctx, created, *timeout)
+	final, err := b.waitFinal(ctx, created, *timeout, *poll)
 	if err != nil {
 		return err
 	}
@@ -153,7 +154,7 @@ func (b *bench) create(ctx context.Context, body []byte) (string, error) {
 }
 
 // waitFinal polls status/batch until every document has a final status.
-func (b *bench) waitFinal(ctx context.Context, docs []benchDoc, timeout time.Duration) (int, error) {
+func (b *bench) waitFinal(ctx context.Context, docs []benchDoc, timeout, poll time.Duration) (int, error) {
 	deadline := time.Now().Add(timeout)
 	index := map[string]int{}
 	for i, d := range docs {
@@ -194,7 +195,7 @@ func (b *bench) waitFinal(ctx context.Context, docs []benchDoc, timeout time.Dur
 		select {
 		case <-ctx.Done():
 			return done, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(poll):
 		}
 	}
 	return done, nil

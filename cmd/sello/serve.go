@@ -33,7 +33,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	logFormat := fs.String("log-format", envOr(getenv, "SELLO_LOG_FORMAT", "text"), "log format on stderr: text or json (env SELLO_LOG_FORMAT)")
 	var df dgiiFlags
 	df.register(fs, getenv)
-	workers := fs.Int("workers", 8, "jobs worked at once (signing, DGII calls)")
+	workers := fs.Int("workers", 64, "jobs worked at once (signing, DGII calls; most of a job is waiting for DGII)")
 	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off by default")
 	rescueAfter := fs.Duration("job-rescue-after", 2*time.Minute, "how long a job may run before it is deemed interrupted and run again")
 	if err := parseFlags(fs, args, stderr); err != nil {
