@@ -33,19 +33,22 @@ func (e errWait) Error() string { return fmt.Sprintf("wait %s for dgii", e.d) }
 
 func (pw *processWorker) Work(ctx context.Context, job *river.Job[ProcessArgs]) error {
 	w, ref := pw.w, job.Args.DocumentRef
+	var doc *sello.Document // as the last step left it; nil to read it
 	for {
-		doc, err := w.cfg.Store.FindDocumentByID(ctx, ref.TenantID, ref.Environment, ref.DocumentID)
-		if err != nil {
-			return fmt.Errorf("process: %w", err)
+		if doc == nil {
+			var err error
+			if doc, err = w.cfg.Store.FindDocumentByID(ctx, ref.TenantID, ref.Environment, ref.DocumentID); err != nil {
+				return fmt.Errorf("process: %w", err)
+			}
 		}
 		var step error
 		switch doc.Status {
 		case sello.StatusQueuedForSigning:
-			step = w.sign(ctx, job, doc)
+			doc, step = w.sign(ctx, job, doc)
 		case sello.StatusSigned:
-			step = w.submit(ctx, job, doc)
+			doc, step = w.submit(ctx, job, doc)
 		case sello.StatusSubmitted:
-			step = w.poll(ctx, job, doc)
+			doc, step = w.poll(ctx, job, doc)
 		default:
 			return nil // final
 		}
@@ -60,14 +63,14 @@ func (pw *processWorker) Work(ctx context.Context, job *river.Job[ProcessArgs]) 
 // sign builds DGII's XML of a queued document, signs it with the tenant's
 // certificate and, for type 32 under DOP 250,000, builds and signs the RFCE
 // summary too.
-func (w *Worker) sign(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) error {
+func (w *Worker) sign(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) (*sello.Document, error) {
 	ref := job.Args.DocumentRef
 	_, signer, err := w.signer(ctx, ref.TenantID, ref.Environment)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
 		return w.fail(ctx, ref, sello.StatusQueuedForSigning, fmt.Sprintf(
 			"No valid signing certificate for %s: add the taxpayer's certificate (sello certificates add) and create the document again.", ref.Environment))
 	} else if err != nil {
-		return fmt.Errorf("sign: %w", err)
+		return nil, fmt.Errorf("sign: %w", err)
 	}
 	ch, err := signDocument(doc, signer, w.cfg.Now())
 	if err != nil {
@@ -76,32 +79,32 @@ func (w *Worker) sign(ctx context.Context, job *river.Job[ProcessArgs], doc *sel
 		if job.Attempt >= maxAttempts {
 			return w.fail(ctx, ref, sello.StatusQueuedForSigning, "Sello could not build or sign the document: "+err.Error())
 		}
-		return fmt.Errorf("sign: %w", err)
+		return nil, fmt.Errorf("sign: %w", err)
 	}
 	return w.transition(ctx, ref, *ch)
 }
 
 // poll asks DGII for the verdict on a submitted document.
-func (w *Worker) poll(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) error {
+func (w *Worker) poll(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) (*sello.Document, error) {
 	ref := job.Args.DocumentRef
 	sess, err := w.session(ctx, ref.TenantID, ref.Environment)
 	if err != nil {
-		return fmt.Errorf("poll: %w", err)
+		return nil, fmt.Errorf("poll: %w", err)
 	}
 	res, err := sess.Result(ctx, doc.TrackID)
 	if unavailable(err) {
-		return errWait{w.wait(job.CreatedAt)}
+		return nil, errWait{w.wait(job.CreatedAt)}
 	} else if err != nil {
-		return fmt.Errorf("poll: %w", err)
+		return nil, fmt.Errorf("poll: %w", err)
 	}
 	switch res.Codigo {
 	case 3: // En Proceso
-		return errWait{w.wait(doc.UpdatedAt)}
+		return nil, errWait{w.wait(doc.UpdatedAt)}
 	case 0: // No encontrado
 		if w.cfg.Now().Sub(doc.UpdatedAt) > trackIDLostAfter {
 			return w.fail(ctx, ref, sello.StatusSubmitted, fmt.Sprintf("DGII has not known trackId %s for %s.", doc.TrackID, trackIDLostAfter))
 		}
-		return errWait{w.wait(doc.UpdatedAt)}
+		return nil, errWait{w.wait(doc.UpdatedAt)}
 	}
 	return w.verdict(ctx, ref, sello.StatusSubmitted, res)
 }

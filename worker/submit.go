@@ -14,20 +14,20 @@ import (
 // submit sends a signed document to DGII: the full e-CF to recepción (the
 // verdict comes later, by trackId), or, for type 32 under DOP 250,000, the
 // RFCE summary to recepción FC, whose verdict is synchronous.
-func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) error {
+func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) (*sello.Document, error) {
 	ref := job.Args.DocumentRef
 	sess, err := w.session(ctx, ref.TenantID, ref.Environment)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
 		return w.fail(ctx, ref, sello.StatusSigned, fmt.Sprintf("No valid certificate for %s to authenticate with DGII.", ref.Environment))
 	} else if err != nil {
-		return fmt.Errorf("submit: %w", err)
+		return nil, fmt.Errorf("submit: %w", err)
 	}
 	if doc.ViaRFCE() {
 		return w.submitRFCE(ctx, job, doc, sess)
 	}
 	xml, err := w.cfg.Store.FindDocumentXML(ctx, ref.TenantID, ref.Environment, doc.ENCF)
 	if err != nil {
-		return fmt.Errorf("submit: %w", err)
+		return nil, fmt.Errorf("submit: %w", err)
 	}
 
 	// A previous run may have reached DGII before its answer was lost (a
@@ -35,9 +35,9 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *s
 	if job.Attempt > 1 {
 		entries, err := sess.TrackIDs(ctx, doc.ENCF)
 		if unavailable(err) {
-			return errWait{w.wait(job.CreatedAt)}
+			return nil, errWait{w.wait(job.CreatedAt)}
 		} else if err != nil && !notFound(err) {
-			return fmt.Errorf("submit: ask dgii for earlier sends: %w", err)
+			return nil, fmt.Errorf("submit: ask dgii for earlier sends: %w", err)
 		}
 		if len(entries) > 0 {
 			last := entries[len(entries)-1]
@@ -54,10 +54,10 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *s
 		// It may have arrived (checked before "unavailable": a 5xx after
 		// the request went out is both). Failing the run makes the next
 		// one ask DGII before sending again.
-		return fmt.Errorf("submit: outcome unknown, will ask dgii before resending: %w", err)
+		return nil, fmt.Errorf("submit: outcome unknown, will ask dgii before resending: %w", err)
 	case unavailable(err):
 		// DGII never took it: wait for DGII without using up an attempt.
-		return errWait{w.wait(job.CreatedAt)}
+		return nil, errWait{w.wait(job.CreatedAt)}
 	case errors.Is(err, dgii.ErrUnauthorized):
 		return w.fail(ctx, ref, sello.StatusSigned, "DGII refused the certificate: check that its holder is delegated for the RNC in DGII's Oficina Virtual. "+err.Error())
 	}
@@ -65,13 +65,13 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *s
 	if errors.As(err, &de) && de.Status >= 400 && de.Status < 500 && de.Status != 429 {
 		return w.fail(ctx, ref, sello.StatusSigned, fmt.Sprintf("DGII refused the document at reception: %s", de.Error()))
 	}
-	return fmt.Errorf("submit: %w", err)
+	return nil, fmt.Errorf("submit: %w", err)
 }
 
 // submitted records DGII's trackId; the verdict is asked for after
 // FirstPoll.
-func (w *Worker) submitted(ctx context.Context, ref DocumentRef, trackID string) error {
-	err := w.transition(ctx, ref, sello.DocumentChange{
+func (w *Worker) submitted(ctx context.Context, ref DocumentRef, trackID string) (*sello.Document, error) {
+	_, err := w.transition(ctx, ref, sello.DocumentChange{
 		From:      []sello.Status{sello.StatusSigned},
 		Status:    sello.StatusSubmitted,
 		TrackID:   trackID,
@@ -79,32 +79,32 @@ func (w *Worker) submitted(ctx context.Context, ref DocumentRef, trackID string)
 		Message:   "Sent to DGII; trackId " + trackID + ".",
 	})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return errWait{w.cfg.FirstPoll}
+	return nil, errWait{w.cfg.FirstPoll}
 }
 
 // submitRFCE sends the RFCE summary and applies DGII's synchronous verdict.
-func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document, sess *dgii.Session) error {
+func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document, sess *dgii.Session) (*sello.Document, error) {
 	ref := job.Args.DocumentRef
 	rfce, err := w.cfg.Store.FindDocumentRFCE(ctx, ref.TenantID, ref.Environment, doc.ID)
 	if err != nil {
-		return fmt.Errorf("submit rfce: %w", err)
+		return nil, fmt.Errorf("submit rfce: %w", err)
 	}
 	res, err := sess.SendRFCE(ctx, doc.ENCF, rfce)
 	switch {
 	case err == nil:
 		return w.verdict(ctx, ref, sello.StatusSigned, res)
 	case unavailable(err):
-		return errWait{w.wait(job.CreatedAt)}
+		return nil, errWait{w.wait(job.CreatedAt)}
 	}
-	return fmt.Errorf("submit rfce: %w", err)
+	return nil, fmt.Errorf("submit rfce: %w", err)
 }
 
 // verdict applies DGII's answer on a document in status from: accepted,
 // accepted_conditional or rejected. It reports false when DGII has no
 // verdict yet.
-func (w *Worker) verdict(ctx context.Context, ref DocumentRef, from sello.Status, res *dgii.Result) error {
+func (w *Worker) verdict(ctx context.Context, ref DocumentRef, from sello.Status, res *dgii.Result) (*sello.Document, error) {
 	var st sello.Status
 	var et sello.EventType
 	sev := "info"
@@ -116,7 +116,7 @@ func (w *Worker) verdict(ctx context.Context, ref DocumentRef, from sello.Status
 	case 2:
 		st, et, sev = sello.StatusRejected, sello.EventECFRejected, "error"
 	default:
-		return fmt.Errorf("dgii answered codigo %d (%s), not a verdict", res.Codigo, res.Estado)
+		return nil, fmt.Errorf("dgii answered codigo %d (%s), not a verdict", res.Codigo, res.Estado)
 	}
 	return w.transition(ctx, ref, sello.DocumentChange{
 		From:      []sello.Status{from},

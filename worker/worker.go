@@ -143,19 +143,20 @@ func (w *Worker) wait(since time.Time) time.Duration {
 	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
-// transition applies ch; a CONFLICT means another run got there first, which
-// is success for this one.
-func (w *Worker) transition(ctx context.Context, ref DocumentRef, ch sello.DocumentChange) error {
-	_, err := w.cfg.Store.UpdateDocument(ctx, ref.TenantID, ref.Environment, ref.DocumentID, ch)
+// transition applies ch and returns the document after it; a CONFLICT means
+// another run got there first, which is success for this one (and the
+// document is read again: nil).
+func (w *Worker) transition(ctx context.Context, ref DocumentRef, ch sello.DocumentChange) (*sello.Document, error) {
+	doc, err := w.cfg.Store.UpdateDocument(ctx, ref.TenantID, ref.Environment, ref.DocumentID, ch)
 	if sello.ErrorCodeOf(err) == sello.CodeConflict {
 		w.cfg.Logger.Info("transition already done", "document_id", ref.DocumentID, "to", ch.Status)
-		return nil
+		return nil, nil
 	}
-	return err
+	return doc, err
 }
 
 // fail moves the document to failed with a reason the tenant can act on.
-func (w *Worker) fail(ctx context.Context, ref DocumentRef, from sello.Status, reason string) error {
+func (w *Worker) fail(ctx context.Context, ref DocumentRef, from sello.Status, reason string) (*sello.Document, error) {
 	return w.transition(ctx, ref, sello.DocumentChange{
 		From:      []sello.Status{from},
 		Status:    sello.StatusFailed,
