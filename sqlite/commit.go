@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 )
 
@@ -10,15 +11,17 @@ import (
 // SQLite has one writer at a time, and most of a small write transaction's
 // time is its commit: appending every page it changed to the log. The
 // store's writes are many and small (a document's insert, each step of its
-// lifecycle), so it commits them in groups: a transaction that finds the
-// writer busy leaves its work in db.pending; whoever takes the writer next
-// runs every pending piece of work in one SQLite transaction, each in a
-// savepoint of its own, and commits once. A piece that fails rolls back to
+// lifecycle), so it commits them in groups: inTx leaves its work in
+// db.pending and wakes the committer, one goroutine that takes the writer
+// and runs every pending piece of work in one SQLite transaction, each in a
+// savepoint of its own, and commits once; then again, as long as work is
+// pending. A piece that fails rolls back to
 // its savepoint and fails alone; the others commit. Nobody is told of a
 // success before the commit that makes it durable, and if that commit
 // fails, every piece of the group fails with it.
 //
-// Under no load a group is a single transaction, run as before.
+// Under no load a group is a single transaction, run as before. River's own
+// transactions take the writer between two groups.
 
 // maxGroup bounds a group, so that the first piece of work in it waits for
 // a bounded number of others.
@@ -43,29 +46,55 @@ func (db *DB) inTx(ctx context.Context, fn func(tx querier) error) error {
 	}
 	r := &writeReq{ctx: ctx, fn: fn, done: make(chan struct{})}
 	db.pendingMu.Lock()
+	if db.closed {
+		db.pendingMu.Unlock()
+		return errStoreClosed
+	}
 	db.pending = append(db.pending, r)
 	db.pendingMu.Unlock()
+	select {
+	case db.wake <- struct{}{}:
+	default: // the committer is already awake
+	}
+	<-r.done
+	if r.panicked != nil {
+		panic(r.panicked)
+	}
+	return r.err
+}
+
+// commit runs the committer: a goroutine that, whenever work is pending,
+// takes the writer and commits it, group after group, until none is left.
+// Being one goroutine that keeps running while there is work, it hands
+// the writer to nobody between two groups.
+func (db *DB) commit() {
 	for {
+		stop := false
 		select {
-		case <-r.done:
-			if r.panicked != nil {
-				panic(r.panicked)
-			}
-			return r.err
-		default:
+		case <-db.wake:
+		case <-db.stopCommit:
+			stop = true // after what is pending
 		}
-		select {
-		case <-r.done:
-		case db.writer <- struct{}{}:
-			db.commitPending()
+		for {
+			db.writer <- struct{}{}
+			n := db.commitPending()
 			<-db.writer
+			if n == 0 {
+				break
+			}
+		}
+		if stop {
+			return
 		}
 	}
 }
 
-// commitPending runs the pending work, up to maxGroup, in one transaction.
-// The caller holds the writer.
-func (db *DB) commitPending() {
+// errStoreClosed is what a write after Close gets.
+var errStoreClosed = errors.New("sqlite: store closed")
+
+// commitPending runs the pending work, up to maxGroup, in one transaction,
+// and returns how many pieces it ran. The caller holds the writer.
+func (db *DB) commitPending() int {
 	db.pendingMu.Lock()
 	n := min(len(db.pending), maxGroup)
 	group := db.pending[:n:n]
@@ -75,7 +104,7 @@ func (db *DB) commitPending() {
 	}
 	db.pendingMu.Unlock()
 	if n == 0 {
-		return
+		return 0
 	}
 	err := db.runGroup(group)
 	for _, r := range group {
@@ -84,6 +113,7 @@ func (db *DB) commitPending() {
 		}
 		close(r.done)
 	}
+	return n
 }
 
 // runGroup runs group in one transaction, setting each piece's err, and

@@ -186,3 +186,33 @@ func TestGroupCommitFailure(t *testing.T) {
 		t.Fatalf("child rows = %d (%v), want 0", count, err)
 	}
 }
+
+// Close commits the work already pending, then refuses more.
+func TestGroupCommitClose(t *testing.T) {
+	db := openInternal(t)
+	db.writer <- struct{}{}
+	errs := make(chan error, 1)
+	go func() {
+		errs <- db.inTx(t.Context(), func(tx querier) error {
+			_, err := tx.exec(t.Context(), "INSERT INTO scratch (x) VALUES (1)")
+			return err
+		})
+	}()
+	waitPending(t, db, 1)
+	closed := make(chan error, 1)
+	go func() { closed <- db.Close() }()
+	time.Sleep(10 * time.Millisecond) // Close waits for the committer
+	<-db.writer
+	if err := <-errs; err != nil {
+		t.Fatalf("pending work: %v", err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if err := db.inTx(t.Context(), func(querier) error { return nil }); !errors.Is(err, errStoreClosed) {
+		t.Fatalf("write after Close: %v, want errStoreClosed", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}

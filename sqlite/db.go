@@ -42,8 +42,12 @@ type DB struct {
 	writer chan struct{}
 	// pending are the write transactions waiting for the writer, which
 	// commits them together (see commit.go).
-	pendingMu sync.Mutex
-	pending   []*writeReq
+	pendingMu  sync.Mutex
+	pending    []*writeReq
+	closed     bool          // under pendingMu: no more work is taken
+	wake       chan struct{} // tells the committer that work is pending
+	stopCommit chan struct{}
+	committer  sync.WaitGroup
 
 	// riverDB is River's own pool on the file; river inserts jobs in the
 	// store's transactions.
@@ -83,6 +87,8 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{Now: time.Now, db: sqlDB, stmts: newStmtCache(sqlDB), writer: writer, riverDB: riverDB, river: client}
+	db.wake, db.stopCommit = make(chan struct{}, 1), make(chan struct{})
+	db.committer.Go(db.commit)
 	db.checkpoints = db.startCheckpointer()
 	return db, nil
 }
@@ -93,6 +99,15 @@ func (db *DB) SQL() *sql.DB { return db.db }
 
 // Close implements sello.Store. Stop job runners first.
 func (db *DB) Close() error {
+	db.pendingMu.Lock()
+	closed := db.closed
+	db.closed = true
+	db.pendingMu.Unlock()
+	if closed {
+		return nil
+	}
+	close(db.stopCommit)
+	db.committer.Wait() // it commits what was pending first
 	db.checkpoints.stop()
 	return errors.Join(db.stmts.close(), db.riverDB.Close(), db.db.Close())
 }
