@@ -72,7 +72,13 @@ func (w *Worker) sign(ctx context.Context, job *river.Job[ProcessArgs], doc *sel
 	} else if err != nil {
 		return nil, fmt.Errorf("sign: %w", err)
 	}
+	select {
+	case w.signing <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	ch, err := signDocument(doc, signer, w.cfg.Now())
+	<-w.signing
 	if err != nil {
 		// The document passed every check when it was created, so this is
 		// Sello's fault: fail it with the reason rather than retry forever.

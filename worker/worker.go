@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"runtime"
 	"sync"
 	"time"
 
@@ -40,6 +41,9 @@ type Worker struct {
 	mu       sync.Mutex
 	signers  map[string]*xmldsig.Signer // by certificate id
 	sessions map[string]*dgii.Session   // by certificate id
+
+	// signing bounds the documents signed at once (see New).
+	signing chan struct{}
 }
 
 // New returns a Worker; cfg.Store, cfg.DGII and cfg.MasterKey are required.
@@ -56,7 +60,12 @@ func New(cfg Config) *Worker {
 	if cfg.MaxWait == 0 {
 		cfg.MaxWait = time.Minute
 	}
-	return &Worker{cfg: cfg, signers: map[string]*xmldsig.Signer{}, sessions: map[string]*dgii.Session{}}
+	// Signing is the lifecycle's one CPU-heavy step. Left to every worker
+	// at once it fills every core, and the goroutine holding the store's
+	// writer (whom every worker waits for) queues behind the signatures for
+	// the CPU; one core is kept for the rest.
+	signers := max(runtime.GOMAXPROCS(0)-1, 1)
+	return &Worker{cfg: cfg, signers: map[string]*xmldsig.Signer{}, sessions: map[string]*dgii.Session{}, signing: make(chan struct{}, signers)}
 }
 
 // Workers returns the River workers of every lifecycle step, for the store's
