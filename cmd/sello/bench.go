@@ -12,8 +12,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,7 +37,8 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	docs := fs.Int("docs", 500, "documents to create")
 	concurrency := fs.Int("concurrency", 16, "creates in flight at once")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up waiting for verdicts after this long")
-	poll := fs.Duration("poll", 250*time.Millisecond, "how often to ask status/batch for the documents still waiting (the resolution of create→verdict)")
+	poll := fs.Duration("poll", 250*time.Millisecond, "how often to look for verdicts when there is nothing new (the resolution of create→verdict)")
+	follow := fs.String("follow", "events", "how to learn the verdicts: events (GET /{env}/eventos from where the feed stood before the first create; needs ecf:read) or status (status/batch of every document still waiting)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -46,8 +49,17 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
+	if *follow != "events" && *follow != "status" {
+		return usageError{"--follow must be events or status"}
+	}
 	b := &bench{url: strings.TrimRight(*url, "/"), key: *key, env: env, client: &http.Client{Timeout: time.Minute}}
 	body, _ := json.Marshal(ecf.SampleInvoice(*rnc, sello.TodayInDR(time.Now())))
+	var cursor string
+	if *follow == "events" {
+		if cursor, err = b.eventsEnd(ctx); err != nil {
+			return err
+		}
+	}
 
 	// Create.
 	start := time.Now()
@@ -81,7 +93,13 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	// Wait for verdicts.
-	final, err := b.waitFinal(ctx, created, *timeout, *poll)
+	wait := b.pollStatus
+	if *follow == "events" {
+		wait = func(ctx context.Context, docs []benchDoc, timeout, poll time.Duration) (int, error) {
+			return b.followEvents(ctx, cursor, docs, timeout, poll)
+		}
+	}
+	final, err := wait(ctx, created, *timeout, *poll)
 	if err != nil {
 		return err
 	}
@@ -124,7 +142,11 @@ type bench struct {
 }
 
 func (b *bench) do(ctx context.Context, path string, body []byte, want int, out any) error {
-	req, err := http.NewRequestWithContext(ctx, "POST", b.url+"/"+string(b.env)+path, bytes.NewReader(body))
+	method := "POST"
+	if body == nil {
+		method = "GET"
+	}
+	req, err := http.NewRequestWithContext(ctx, method, b.url+"/"+string(b.env)+path, bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -153,8 +175,8 @@ func (b *bench) create(ctx context.Context, body []byte) (string, error) {
 	return r.Document.ENCF, err
 }
 
-// waitFinal polls status/batch until every document has a final status.
-func (b *bench) waitFinal(ctx context.Context, docs []benchDoc, timeout, poll time.Duration) (int, error) {
+// pollStatus polls status/batch until every document has a final status.
+func (b *bench) pollStatus(ctx context.Context, docs []benchDoc, timeout, poll time.Duration) (int, error) {
 	deadline := time.Now().Add(timeout)
 	index := map[string]int{}
 	for i, d := range docs {
@@ -191,6 +213,87 @@ func (b *bench) waitFinal(ctx context.Context, docs []benchDoc, timeout, poll ti
 					done++
 				}
 			}
+		}
+		select {
+		case <-ctx.Done():
+			return done, ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+	return done, nil
+}
+
+// eventPage is a page of GET /{env}/eventos, as much as the bench reads.
+type eventPage struct {
+	Events []struct {
+		Type     sello.EventType `json:"type"`
+		Document *struct {
+			ENCF   string       `json:"encf"`
+			Status sello.Status `json:"status"`
+		} `json:"document"`
+	} `json:"events"`
+	Next    string `json:"next"`
+	HasMore bool   `json:"hasMore"`
+}
+
+// events reads the page of events after cursor ("" for the oldest kept).
+func (b *bench) events(ctx context.Context, cursor string) (*eventPage, error) {
+	path := "/eventos?limit=" + strconv.Itoa(sello.MaxPageSize)
+	if cursor != "" {
+		path += "&after=" + url.QueryEscape(cursor)
+	}
+	var p eventPage
+	return &p, b.do(ctx, path, nil, http.StatusOK, &p)
+}
+
+// eventsEnd returns the cursor after the last event kept now.
+func (b *bench) eventsEnd(ctx context.Context) (string, error) {
+	cursor := ""
+	for {
+		p, err := b.events(ctx, cursor)
+		if err != nil {
+			return "", fmt.Errorf("read the events feed (the key needs ecf:read, or use --follow status): %w", err)
+		}
+		cursor = p.Next
+		if !p.HasMore {
+			return cursor, nil
+		}
+	}
+}
+
+// followEvents reads the events feed from cursor until every document has
+// had its final event (a document's final status only ever comes with one:
+// ecf.accepted, ecf.accepted_conditional, ecf.rejected or ecf.failed). A
+// feed read costs the server the new events only, where status/batch costs
+// it every document still waiting.
+func (b *bench) followEvents(ctx context.Context, cursor string, docs []benchDoc, timeout, poll time.Duration) (int, error) {
+	deadline := time.Now().Add(timeout)
+	index := map[string]int{}
+	for i, d := range docs {
+		index[d.encf] = i
+	}
+	done := 0
+	for done < len(docs) {
+		if time.Now().After(deadline) {
+			return done, fmt.Errorf("%d of %d documents without a verdict after %s", len(docs)-done, len(docs), timeout)
+		}
+		p, err := b.events(ctx, cursor)
+		if err != nil {
+			return done, err
+		}
+		now := time.Now()
+		for _, ev := range p.Events {
+			if ev.Document == nil || !ev.Document.Status.Final() {
+				continue
+			}
+			if i, ok := index[ev.Document.ENCF]; ok && docs[i].final.IsZero() {
+				docs[i].final, docs[i].status = now, ev.Document.Status
+				done++
+			}
+		}
+		cursor = p.Next
+		if p.HasMore {
+			continue
 		}
 		select {
 		case <-ctx.Done():
