@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgii"
+	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/xmldsig"
 )
 
@@ -32,6 +33,17 @@ type Config struct {
 	// MaxWait caps the delay between two tries while DGII is down or still
 	// validating (default 1 minute).
 	MaxWait time.Duration
+	// Webhooks configures the webhook delivery client, shared by every
+	// delivery of the process. Its AllowLoopback applies only to endpoints
+	// of TesteCF and CerteCF: eCF endpoints always get the production
+	// policy (see webhookClient).
+	Webhooks webhook.Options
+	// Version is Sello's version, sent in the deliveries' User-Agent.
+	Version string
+	// WebhookDelay is the wait after failed attempt n (1 for the first) of
+	// a delivery before the next, false when none is left; nil means
+	// webhook.RetryDelay with its jitter. Tests shorten it.
+	WebhookDelay func(n int, a *webhook.Attempt) (time.Duration, bool)
 }
 
 // Worker runs the lifecycle's jobs.
@@ -41,6 +53,8 @@ type Worker struct {
 	mu       sync.Mutex
 	signers  map[string]*xmldsig.Signer // by certificate id
 	sessions map[string]*dgii.Session   // by certificate id
+
+	hooks webhookClients
 
 	// signing bounds the documents signed at once (see New).
 	signing chan struct{}
@@ -65,7 +79,7 @@ func New(cfg Config) *Worker {
 	// writer (whom every worker waits for) queues behind the signatures for
 	// the CPU; one core is kept for the rest.
 	signers := max(runtime.GOMAXPROCS(0)-1, 1)
-	return &Worker{cfg: cfg, signers: map[string]*xmldsig.Signer{}, sessions: map[string]*dgii.Session{}, signing: make(chan struct{}, signers)}
+	return &Worker{cfg: cfg, signers: map[string]*xmldsig.Signer{}, sessions: map[string]*dgii.Session{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, signers)}
 }
 
 // Workers returns the River workers of every lifecycle step, for the store's
@@ -74,6 +88,8 @@ func (w *Worker) Workers() *river.Workers {
 	ws := river.NewWorkers()
 	river.AddWorker(ws, &processWorker{w: w})
 	river.AddWorker(ws, &certificateCheckWorker{w: w})
+	river.AddWorker(ws, &webhookWorker{w: w})
+	river.AddWorker(ws, &eventRetentionWorker{w: w})
 	return ws
 }
 

@@ -1,0 +1,300 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/webhook"
+)
+
+// Webhook delivery (DESIGN §5, docs/webhooks.md).
+//
+// Every delivery the store creates (the fan-out of an event, a replay, a
+// test) comes with a sello.WebhookJob in the same transaction. One run of
+// the job makes at most one attempt:
+//
+//	pending, due ──attempt──> RecordWebhookAttempt ──> succeeded | failed | pending at NextAttemptAt (the job snoozes until then)
+//	pending, endpoint paused ──> HoldWebhookDelivery: held, the job ends (resuming queues a new job)
+//	anything else (final, held, not due yet) ──> no attempt
+//
+// The attempt and its outcome are stored in one transaction; the delivery
+// stays pending, with its job, until an attempt's outcome says otherwise.
+// A process that dies mid-attempt leaves the job running; River rescues it
+// and the attempt is made again, which receivers absorb by deduplicating
+// on the event id. A job run again after its attempt was recorded (a crash
+// before the snooze was saved) finds the delivery not due and snoozes
+// until NextAttemptAt instead of attempting early.
+
+// WebhookDisableAfter is how long an endpoint may fail without a single
+// success: its next failed attempt disables it (DESIGN §5).
+const WebhookDisableAfter = 5 * 24 * time.Hour
+
+// errInterrupted is an attempt cut short by the job's context (shutdown):
+// it is not recorded, and the job runs again.
+var errInterrupted = errors.New("webhook attempt interrupted")
+
+// webhookClients are the process's delivery clients: strict, the
+// production policy, for every eCF endpoint; loopback, which also reaches
+// 127.0.0.0/8 and ::1, for TesteCF and CerteCF endpoints when the
+// allowance is on (nil otherwise). Each keeps its own connection pool.
+type webhookClients struct {
+	strict, loopback *webhook.Client
+}
+
+func newWebhookClients(opts webhook.Options) webhookClients {
+	allow := opts.AllowLoopback
+	opts.AllowLoopback = false
+	c := webhookClients{strict: webhook.NewClient(opts)}
+	if allow {
+		opts.AllowLoopback = true
+		c.loopback = webhook.NewClient(opts)
+	}
+	return c
+}
+
+// webhookClient returns the client for an endpoint of env: the loopback
+// allowance never applies to eCF.
+func (w *Worker) webhookClient(env sello.Environment) *webhook.Client {
+	if w.hooks.loopback != nil && env != sello.EnvProd {
+		return w.hooks.loopback
+	}
+	return w.hooks.strict
+}
+
+// Close closes the idle connections of the webhook clients.
+func (w *Worker) Close() {
+	w.hooks.strict.Close()
+	if w.hooks.loopback != nil {
+		w.hooks.loopback.Close()
+	}
+}
+
+// webhookWorker runs sello.WebhookJob: one attempt per run, then a snooze
+// until the next attempt is due.
+type webhookWorker struct {
+	river.WorkerDefaults[sello.WebhookJob]
+	w *Worker
+}
+
+func (ww *webhookWorker) Work(ctx context.Context, job *river.Job[sello.WebhookJob]) error {
+	next, err := ww.w.DeliverWebhook(ctx, job.Args.DeliveryID)
+	switch {
+	case errors.Is(err, errInterrupted):
+		// Shutting down: run again as soon as a runner starts, without
+		// counting a failed run.
+		return river.JobSnooze(0)
+	case err != nil:
+		return err
+	case next != nil:
+		return river.JobSnooze(max(next.Sub(ww.w.cfg.Now()), 0))
+	}
+	return nil
+}
+
+// DeliverWebhook makes the next attempt of a delivery, if it is due, and
+// stores it with its outcome; it returns when the delivery is due again, or
+// nil when the job is done with it (succeeded, failed, held, or deleted by
+// retention).
+//
+// Outcomes: any 2xx succeeds; 410 Gone fails the delivery and disables the
+// endpoint; any other failure is retried per webhook.RetryDelay (at most
+// webhook.MaxAttempts attempts), and disables the endpoint when it has
+// failed without a success for WebhookDisableAfter. A pending delivery
+// whose endpoint is paused is held instead; one that is not due yet is
+// left alone (its time is returned). An attempt cut short by ctx is not
+// recorded, and an error wraps errInterrupted.
+func (w *Worker) DeliverWebhook(ctx context.Context, deliveryID string) (*time.Time, error) {
+	var work *sello.WebhookWork
+	// A paused endpoint holds the delivery, unless it was resumed in
+	// between; then the delivery is read again and attempted.
+	for range 3 {
+		var err error
+		work, err = w.cfg.Store.FindWebhookWork(ctx, deliveryID)
+		if sello.ErrorCodeOf(err) == sello.CodeNotFound {
+			w.cfg.Logger.Info("webhook delivery gone", "delivery_id", deliveryID)
+			return nil, nil
+		} else if err != nil {
+			return nil, fmt.Errorf("webhook delivery %s: %w", deliveryID, err)
+		}
+		d, e := work.Delivery, work.Endpoint
+		switch {
+		case d.Status != sello.WebhookPending:
+			return nil, nil
+		case e.Status == sello.WebhookEndpointDisabled:
+			// DisableWebhookEndpoint failed the delivery after we read it.
+			return nil, nil
+		case d.NextAttemptAt != nil && d.NextAttemptAt.After(w.cfg.Now()):
+			return d.NextAttemptAt, nil
+		case e.Status == sello.WebhookEndpointPaused:
+			held, err := w.cfg.Store.HoldWebhookDelivery(ctx, deliveryID)
+			if err != nil {
+				return nil, fmt.Errorf("hold webhook delivery %s: %w", deliveryID, err)
+			} else if held {
+				return nil, nil
+			}
+			continue
+		}
+		return w.attemptWebhook(ctx, work)
+	}
+	return nil, fmt.Errorf("webhook delivery %s: its endpoint keeps being paused and resumed", deliveryID)
+}
+
+// attemptWebhook makes one attempt of a pending, due delivery and records
+// it.
+func (w *Worker) attemptWebhook(ctx context.Context, work *sello.WebhookWork) (*time.Time, error) {
+	d, e, ev := work.Delivery, work.Endpoint, work.Event
+	now := w.cfg.Now()
+	secrets, err := e.ActiveSecrets(w.cfg.MasterKey, now)
+	if err != nil {
+		return nil, fmt.Errorf("webhook delivery %s: %w", d.ID, err)
+	} else if len(secrets) == 0 {
+		return nil, fmt.Errorf("webhook delivery %s: endpoint %s has no active secret", d.ID, e.ID)
+	}
+	body, err := json.Marshal(ev.Resource())
+	if err != nil {
+		return nil, fmt.Errorf("webhook delivery %s: encode event: %w", d.ID, err)
+	}
+	a := w.webhookClient(e.Environment).Deliver(ctx, webhook.Request{
+		URL:       e.URL,
+		EventID:   ev.ID,
+		EventType: string(ev.Type),
+		Body:      body,
+		Secrets:   secrets,
+		Version:   w.cfg.Version,
+		Now:       now,
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("webhook delivery %s: %w: %w", d.ID, errInterrupted, err)
+	}
+	if a.Class == webhook.ClassBlocked && e.Environment == sello.EnvProd && w.hooks.loopback != nil && strings.Contains(a.Message, "loopback") {
+		a.Message += " (the loopback allowance of --allow-loopback-webhooks never applies to eCF)"
+	}
+
+	n := d.Attempts + 1
+	o := sello.WebhookOutcome{Status: sello.WebhookFailed}
+	if a.Success() {
+		o.Status = sello.WebhookSucceeded
+	} else if delay, ok := w.retryDelay(n, &a); ok {
+		o = sello.WebhookOutcome{Status: sello.WebhookPending, NextAttemptAt: w.cfg.Now().Add(delay)}
+	}
+	after, err := w.cfg.Store.RecordWebhookAttempt(ctx, &sello.WebhookAttempt{
+		DeliveryID:      d.ID,
+		At:              a.At,
+		RequestHeaders:  a.RequestHeader,
+		RequestBody:     a.RequestBody,
+		ResponseStatus:  a.Status,
+		ResponseHeaders: a.ResponseHeader,
+		ResponseBody:    a.ResponseBody,
+		Latency:         a.Latency,
+		DialedIP:        a.RemoteIP,
+		ErrorClass:      string(a.Class),
+		Error:           a.Message,
+	}, o)
+	if err != nil {
+		return nil, fmt.Errorf("record webhook attempt of %s: %w", d.ID, err)
+	}
+	log := w.cfg.Logger.With("delivery_id", d.ID, "endpoint_id", e.ID, "tenant_id", e.TenantID, "attempt", n)
+	if a.Success() {
+		log.Debug("webhook delivered", "status", a.Status, "latency", a.Latency)
+		return nil, nil
+	}
+	log.Info("webhook attempt failed", "class", a.Class, "status", a.Status, "error", a.Message, "outcome", after.Status)
+
+	disabled, err := w.disableIfDead(ctx, e, &a, now)
+	if err != nil {
+		return nil, err
+	} else if disabled || after.Status != sello.WebhookPending {
+		return nil, nil
+	}
+	return after.NextAttemptAt, nil
+}
+
+// retryDelay is cfg.WebhookDelay, or webhook.RetryDelay.
+func (w *Worker) retryDelay(n int, a *webhook.Attempt) (time.Duration, bool) {
+	if w.cfg.WebhookDelay != nil {
+		return w.cfg.WebhookDelay(n, a)
+	}
+	return webhook.RetryDelay(n, a, nil)
+}
+
+// disableIfDead disables the endpoint e after the failed attempt a: when
+// the receiver answered 410 Gone, or when the endpoint has failed since
+// more than WebhookDisableAfter ago. DisableWebhookEndpoint fails its
+// pending and held deliveries and writes webhook_endpoint.disabled.
+//
+// The attempt is recorded first, so a crash in between leaves the endpoint
+// active; its next failure (a 410 again, or still failing) disables it.
+func (w *Worker) disableIfDead(ctx context.Context, e *sello.WebhookEndpoint, a *webhook.Attempt, now time.Time) (bool, error) {
+	var reason string
+	switch {
+	case a.Gone():
+		reason = "The endpoint answered 410 Gone, which asks Sello to stop sending."
+	case e.FailingSince != nil && now.Sub(*e.FailingSince) >= WebhookDisableAfter:
+		// Read again: a success of another delivery may have cleared it.
+		cur, err := w.cfg.Store.FindWebhookEndpoint(ctx, e.TenantID, e.ID)
+		if err != nil {
+			return false, fmt.Errorf("webhook endpoint %s: %w", e.ID, err)
+		}
+		if cur.FailingSince == nil || now.Sub(*cur.FailingSince) < WebhookDisableAfter {
+			return false, nil
+		}
+		reason = fmt.Sprintf("Every delivery has failed since %s, more than %d days without a success; the last error: %s",
+			sello.FormatTime(*cur.FailingSince), int(WebhookDisableAfter/(24*time.Hour)), a.Message)
+	default:
+		return false, nil
+	}
+	done, err := w.cfg.Store.DisableWebhookEndpoint(ctx, e.TenantID, e.ID, reason, now)
+	if err != nil {
+		return false, fmt.Errorf("disable webhook endpoint %s: %w", e.ID, err)
+	}
+	if done {
+		w.cfg.Logger.Warn("webhook endpoint disabled", "endpoint_id", e.ID, "tenant_id", e.TenantID, "reason", reason)
+	}
+	return true, nil
+}
+
+// EventRetentionArgs deletes the events older than sello.EventRetention,
+// with their deliveries and attempt logs.
+type EventRetentionArgs struct{}
+
+// Kind implements river.JobArgs.
+func (EventRetentionArgs) Kind() string { return "sello.event_retention" }
+
+// eventRetentionJob runs EventRetentionArgs daily and at start (a process
+// restarted more often than daily still runs it).
+func eventRetentionJob() *river.PeriodicJob {
+	return river.NewPeriodicJob(river.PeriodicInterval(24*time.Hour),
+		func() (river.JobArgs, *river.InsertOpts) { return EventRetentionArgs{}, nil },
+		&river.PeriodicJobOpts{RunOnStart: true})
+}
+
+type eventRetentionWorker struct {
+	river.WorkerDefaults[EventRetentionArgs]
+	w *Worker
+}
+
+func (rw *eventRetentionWorker) Work(ctx context.Context, job *river.Job[EventRetentionArgs]) error {
+	_, err := rw.w.DeleteOldEvents(ctx)
+	return err
+}
+
+// DeleteOldEvents deletes, across tenants, the events created more than
+// sello.EventRetention ago with their deliveries and attempt logs (events a
+// pending or held delivery still needs are kept); it returns how many
+// events it deleted.
+func (w *Worker) DeleteOldEvents(ctx context.Context) (int, error) {
+	n, err := w.cfg.Store.DeleteEventsBefore(ctx, w.cfg.Now().Add(-sello.EventRetention))
+	if err != nil {
+		return 0, fmt.Errorf("delete old events: %w", err)
+	}
+	if n > 0 {
+		w.cfg.Logger.Info("old events deleted", "events", n)
+	}
+	return n, nil
+}
