@@ -20,9 +20,34 @@ test-postgres: ## run the storage and API suites against the local PostgreSQL
 bench: ## run the benchmarks (figures go to docs/benchmarks.md)
 	$(GO) test -run='^$$' -bench=. -benchmem ./...
 
-fuzz: ## run each fuzz target for 30 s
-	$(GO) test -run='^$$' -fuzz=FuzzParseENCF -fuzztime=30s .
-	$(GO) test -run='^$$' -fuzz=FuzzDecode -fuzztime=30s ./ecf/
+FUZZ_TARGETS = \
+		.:FuzzParseENCF \
+		.:FuzzWebhookEndpoint \
+		./ecf/:FuzzDecode \
+		./ecf/:FuzzParseECFHeader \
+		./ecf/:FuzzParseACECF \
+		./ecf/:FuzzParseARECF \
+		./xmldsig/:FuzzVerify \
+		./xmldsig/:FuzzSign \
+		./xmldsig/:FuzzFastPath \
+		./dgii/:FuzzParseResult \
+		./dgii/:FuzzParseTrackIDs \
+		./dgii/:FuzzParseDirectory \
+		./dgii/:FuzzParseToken \
+		./dgii/:FuzzParseError \
+		./dgiisim/:FuzzParseXML \
+		./api/:FuzzListEventsQuery \
+		./webhook/:FuzzValidateURL \
+		./webhook/:FuzzCheckAddr \
+		./client/:FuzzParseSignatureHeader
+FUZZTIME ?= 30s
+
+fuzz: ## run each fuzz target for FUZZTIME (30 s); every parser of outside input has one
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; \
+		echo "fuzz $$name ($$pkg)"; \
+		$(GO) test -run='^$$' -fuzz="^$$name$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+	done
 
 lint: ## gofmt and go vet
 	@test -z "$$(gofmt -l .)" || (gofmt -l . && exit 1)
