@@ -1,9 +1,10 @@
 // Command sello runs Sello's service and its operator commands.
 //
-//	sello serve [--addr 127.0.0.1:8080] [--data DIR] [--database-url URL] [--demo]
+//	sello serve [--addr 127.0.0.1:8080] [--data DIR] [--database-url URL] [--demo] [--allow-loopback-webhooks]
 //	sello tenants create|list|set-plan …
 //	sello keys create|list|revoke …
 //	sello sequences add|list …
+//	sello webhooks add|list|pause|resume|rotate-secret|test|deliveries|attempts|replay …
 //
 // Every command takes --data DIR (SQLite, default ./sello-data) or
 // --database-url postgres://… and works while a server runs on the same
@@ -69,6 +70,7 @@ Commands:
   keys         create, list or revoke API keys
   sequences    add or list authorized e-NCF ranges
   certificates add (.p12), generate (self-signed, tests only) or list signing certificates
+  webhooks     configure webhook endpoints, read their delivery log, replay deliveries
   dgii-sim     run the DGII simulator on its own
   bench        load a running server and measure creates and verdicts
   version      print the version
@@ -95,6 +97,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runSequences(ctx, rest, getenv, stdout, stderr)
 	case "certificates":
 		return runCertificates(ctx, rest, getenv, stdout, stderr)
+	case "webhooks":
+		return runWebhooks(ctx, rest, getenv, stdout, stderr)
 	case "dgii-sim":
 		return runDGIISim(ctx, rest, getenv, stdout, stderr)
 	case "bench":

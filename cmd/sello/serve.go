@@ -15,6 +15,7 @@ import (
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/api"
 	"github.com/sello-do/sello/dgii"
+	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
 )
 
@@ -36,6 +37,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	workers := fs.Int("workers", 64, "jobs worked at once (signing, DGII calls; most of a job is waiting for DGII)")
 	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off by default")
 	rescueAfter := fs.Duration("job-rescue-after", 2*time.Minute, "how long a job may run before it is deemed interrupted and run again")
+	allowLoopback := fs.Bool("allow-loopback-webhooks", false, "let webhooks of TesteCF and CerteCF endpoints reach receivers on this machine (127.0.0.0/8, ::1), for tests and demos; never eCF's; --demo turns it on")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -64,12 +66,21 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
+	if *demo {
+		*allowLoopback = true
+	}
+	if *allowLoopback {
+		logger.Warn("webhooks of TesteCF and CerteCF endpoints may reach loopback receivers (--allow-loopback-webhooks); eCF's never do")
+	}
 	wk := worker.New(worker.Config{
 		Store:     st,
 		DGII:      dgii.New(dgii.Config{URLs: urls, HTTPClient: &http.Client{Timeout: df.timeout}}),
 		MasterKey: mk,
 		Logger:    logger.With("component", "worker"),
+		Webhooks:  webhook.Options{AllowLoopback: *allowLoopback},
+		Version:   version,
 	})
+	defer wk.Close()
 	runner, err := st.NewJobRunner(wk.Workers(), sello.JobConfig{
 		Workers:     *workers,
 		Logger:      logger.With("component", "jobs"),

@@ -1,0 +1,559 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/webhook"
+)
+
+// runWebhooks is `sello webhooks …`: the operator's side of the portal's
+// webhook pages (spec §4.5, DESIGN §5). Deliveries themselves are made by
+// the workers of `sello serve`.
+func runWebhooks(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	var rnc, envName, url, secret, events, endpointID, deliveryID, since, failedSince string
+	var generate, allowLoopback, failedOnly bool
+	var overlap time.Duration
+	var limit int
+	tenantFlag := func(fs *flag.FlagSet, help string) { fs.StringVar(&rnc, "tenant", "", help) }
+	endpointFlag := func(fs *flag.FlagSet) {
+		fs.StringVar(&endpointID, "endpoint", "", "the endpoint's id (see sello webhooks list)")
+		tenantFlag(fs, "the endpoint's tenant (RNC); found from the id when omitted")
+	}
+	secretFlags := func(fs *flag.FlagSet) {
+		fs.StringVar(&secret, "secret", "", fmt.Sprintf("the signing secret, %d to %d printable characters (prefer --generate-secret: a flag shows in the process list)", webhook.MinSecretLen, webhook.MaxSecretLen))
+		fs.BoolVar(&generate, "generate-secret", false, "generate the secret and print it once")
+	}
+	return runGroup(ctx, "webhooks", []command{
+		{
+			name: "add",
+			flags: func(fs *flag.FlagSet) {
+				tenantFlag(fs, "the tenant's RNC")
+				fs.StringVar(&envName, "env", "", "environment: TesteCF, CerteCF or eCF")
+				fs.StringVar(&url, "url", "", "the receiver's URL: https:// (http:// also outside eCF)")
+				secretFlags(fs)
+				fs.StringVar(&events, "events", "", "comma-separated event types to send; all when omitted")
+				fs.BoolVar(&allowLoopback, "allow-loopback", false, "accept a URL on this machine (127.0.0.1, localhost) for tests and demos; never in eCF")
+			},
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				if err := requiredFlags("tenant", rnc, "env", envName, "url", url); err != nil {
+					return err
+				}
+				if err := secretChoice(secret, generate); err != nil {
+					return err
+				}
+				t, env, err := findTenantEnv(ctx, st, rnc, envName)
+				if err != nil {
+					return err
+				}
+				if err := checkEndpointURL(url, env, allowLoopback); err != nil {
+					return err
+				}
+				types, err := parseEventTypes(events)
+				if err != nil {
+					return err
+				}
+				plaintext, err := chooseSecret(secret, generate)
+				if err != nil {
+					return err
+				}
+				mk, err := st.flags.masterKey(getenv, false)
+				if err != nil {
+					return err
+				}
+				e, err := sello.NewWebhookEndpoint(mk, t.ID, env, url, types, plaintext)
+				if err != nil {
+					return err
+				}
+				if err := st.CreateWebhookEndpoint(ctx, e); err != nil {
+					return err
+				}
+				fmt.Fprintln(stdout, e.ID)
+				if generate {
+					fmt.Fprintln(stdout, plaintext)
+					fmt.Fprintln(stderr, "the secret is shown once: store it with the receiver now")
+				}
+				return nil
+			},
+		},
+		{
+			name: "list",
+			flags: func(fs *flag.FlagSet) {
+				tenantFlag(fs, "the tenant's RNC; every tenant when omitted")
+				fs.StringVar(&envName, "env", "", "environment: TesteCF, CerteCF or eCF; all when omitted")
+			},
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				tenants, err := tenantsOf(ctx, st, rnc)
+				if err != nil {
+					return err
+				}
+				envs, err := environmentsOf(envName)
+				if err != nil {
+					return err
+				}
+				now := time.Now()
+				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tTENANT\tENV\tSTATUS\tURL\tEVENTS\tSECRETS\tFAILING SINCE\tCREATED\tREASON")
+				for _, t := range tenants {
+					for _, env := range envs {
+						es, err := st.FindWebhookEndpoints(ctx, t.ID, env)
+						if err != nil {
+							return err
+						}
+						for _, e := range es {
+							fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", e.ID, t.RNC, e.Environment, e.Status, e.URL,
+								eventList(e.Events), activeSecrets(e, now), timeOrDash(e.FailingSince), sello.FormatTime(e.CreatedAt), orDash(e.DisabledReason))
+						}
+					}
+				}
+				return tw.Flush()
+			},
+		},
+		{
+			name:  "pause",
+			flags: endpointFlag,
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				t, e, err := findEndpoint(ctx, st, rnc, endpointID)
+				if err != nil {
+					return err
+				}
+				if err := st.PauseWebhookEndpoint(ctx, t.ID, e.ID); err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "%s paused: new deliveries are held until sello webhooks resume\n", e.ID)
+				return nil
+			},
+		},
+		{
+			name:  "resume",
+			flags: endpointFlag,
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				t, e, err := findEndpoint(ctx, st, rnc, endpointID)
+				if err != nil {
+					return err
+				}
+				n, err := st.ResumeWebhookEndpoint(ctx, t.ID, e.ID)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "%s active: %d held deliveries queued\n", e.ID, n)
+				if e.Status == sello.WebhookEndpointDisabled {
+					fmt.Fprintf(stderr, "the endpoint was disabled (%s); its failed deliveries can be sent again with sello webhooks replay --failed-since T --endpoint %s\n", e.DisabledReason, e.ID)
+				}
+				return nil
+			},
+		},
+		{
+			name: "rotate-secret",
+			flags: func(fs *flag.FlagSet) {
+				endpointFlag(fs)
+				secretFlags(fs)
+				fs.DurationVar(&overlap, "overlap", sello.WebhookSecretOverlap, "how long the current secrets keep signing beside the new one (0: stop at once)")
+			},
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				if err := secretChoice(secret, generate); err != nil {
+					return err
+				}
+				t, e, err := findEndpoint(ctx, st, rnc, endpointID)
+				if err != nil {
+					return err
+				}
+				plaintext, err := chooseSecret(secret, generate)
+				if err != nil {
+					return err
+				}
+				mk, err := st.flags.masterKey(getenv, false)
+				if err != nil {
+					return err
+				}
+				s, err := sello.NewWebhookSecret(mk, e.ID, plaintext)
+				if err != nil {
+					return err
+				}
+				now := time.Now()
+				if err := st.RotateWebhookSecret(ctx, t.ID, e.ID, s, overlap, now); err != nil {
+					return err
+				}
+				if generate {
+					fmt.Fprintln(stdout, plaintext)
+					fmt.Fprintln(stderr, "the secret is shown once: store it with the receiver now")
+				} else {
+					fmt.Fprintln(stdout, e.ID)
+				}
+				if overlap > 0 {
+					fmt.Fprintf(stderr, "the previous secret signs too until %s\n", sello.FormatTime(now.Add(overlap)))
+				}
+				return nil
+			},
+		},
+		{
+			name:  "test",
+			flags: endpointFlag,
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				t, e, err := findEndpoint(ctx, st, rnc, endpointID)
+				if err != nil {
+					return err
+				}
+				d, err := st.CreateTestWebhookDelivery(ctx, t.ID, e.ID, time.Now())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(stdout, d.ID)
+				if d.Status == sello.WebhookHeld {
+					fmt.Fprintln(stderr, "the endpoint is paused: the test event is held until sello webhooks resume")
+				}
+				return nil
+			},
+		},
+		{
+			name: "deliveries",
+			flags: func(fs *flag.FlagSet) {
+				tenantFlag(fs, "the tenant's RNC (or give --endpoint)")
+				fs.StringVar(&envName, "env", "", "environment: TesteCF, CerteCF or eCF; all when omitted")
+				fs.StringVar(&endpointID, "endpoint", "", "only this endpoint's deliveries")
+				fs.BoolVar(&failedOnly, "failed", false, "only failed deliveries")
+				fs.StringVar(&since, "since", "", "only deliveries created since: an RFC 3339 time, a date (yyyy-MM-dd, in the DR) or a duration ago (24h)")
+				fs.IntVar(&limit, "limit", sello.DefaultPageSize, fmt.Sprintf("at most this many, newest first (up to %d)", sello.MaxPageSize))
+			},
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				f := sello.WebhookDeliveryFilter{EndpointID: endpointID, FailedOnly: failedOnly, Limit: min(max(limit, 1), sello.MaxPageSize)}
+				if since != "" {
+					var err error
+					if f.Since, err = parseSince("since", since, time.Now()); err != nil {
+						return err
+					}
+				}
+				t, envs, err := deliveryScope(ctx, st, rnc, envName, endpointID)
+				if err != nil {
+					return err
+				}
+				var ds []*sello.WebhookDelivery
+				for _, env := range envs {
+					page, err := st.ListWebhookDeliveries(ctx, t.ID, env, f)
+					if err != nil {
+						return err
+					}
+					ds = append(ds, page...)
+				}
+				slices.SortStableFunc(ds, func(a, b *sello.WebhookDelivery) int { return b.CreatedAt.Compare(a.CreatedAt) })
+				ds = ds[:min(len(ds), f.Limit)]
+				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tCREATED\tENV\tEVENT TYPE\tSTATUS\tATTEMPTS\tERROR CLASS\tNEXT ATTEMPT\tTRIGGER\tLAST ERROR")
+				for _, d := range ds {
+					class, err := lastErrorClass(ctx, st, d)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", d.ID, sello.FormatTime(d.CreatedAt), d.Environment, d.EventType, d.Status,
+						d.Attempts, orDash(class), timeOrDash(d.NextAttemptAt), d.Trigger, orDash(truncate(d.LastError, 80)))
+				}
+				return tw.Flush()
+			},
+		},
+		{
+			name: "attempts",
+			flags: func(fs *flag.FlagSet) {
+				fs.StringVar(&deliveryID, "delivery", "", "the delivery's id (see sello webhooks deliveries)")
+				tenantFlag(fs, "the delivery's tenant (RNC); found from the id when omitted")
+			},
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				t, err := findDeliveryTenant(ctx, st, rnc, deliveryID)
+				if err != nil {
+					return err
+				}
+				d, err := st.FindWebhookDelivery(ctx, t.ID, deliveryID)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "delivery %s: %s %s to endpoint %s, %s after %d attempts\n", d.ID, d.EventType, d.EventID, d.EndpointID, d.Status, d.Attempts)
+				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "N\tAT\tSTATUS\tLATENCY\tDIALED IP\tERROR CLASS\tERROR\tRESPONSE")
+				for _, a := range d.AttemptLog {
+					status := "-"
+					if a.ResponseStatus != 0 {
+						status = fmt.Sprint(a.ResponseStatus)
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%q\n", a.N, sello.FormatTime(a.At), status, a.Latency.Round(time.Microsecond),
+						orDash(a.DialedIP), orDash(a.ErrorClass), orDash(a.Error), truncate(string(a.ResponseBody), 80))
+				}
+				return tw.Flush()
+			},
+		},
+		{
+			name: "replay",
+			flags: func(fs *flag.FlagSet) {
+				fs.StringVar(&deliveryID, "delivery", "", "replay this delivery (whatever its status)")
+				fs.StringVar(&failedSince, "failed-since", "", "replay every failed delivery created since: an RFC 3339 time, a date (yyyy-MM-dd, in the DR) or a duration ago (24h)")
+				fs.StringVar(&endpointID, "endpoint", "", "with --failed-since: only this endpoint's")
+				tenantFlag(fs, "the tenant's RNC (with --failed-since, unless --endpoint is given)")
+				fs.StringVar(&envName, "env", "", "with --failed-since: environment: TesteCF, CerteCF or eCF; all when omitted")
+			},
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				now := time.Now()
+				switch {
+				case deliveryID != "" && failedSince != "":
+					return usageError{"give --delivery or --failed-since, not both"}
+				case deliveryID != "":
+					t, err := findDeliveryTenant(ctx, st, rnc, deliveryID)
+					if err != nil {
+						return err
+					}
+					d, err := st.ReplayWebhookDelivery(ctx, t.ID, deliveryID, now)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintln(stdout, d.ID)
+					if d.Status == sello.WebhookHeld {
+						fmt.Fprintln(stderr, "the endpoint is paused: the replay is held until sello webhooks resume")
+					}
+					return nil
+				case failedSince == "":
+					return usageError{"give --delivery ID or --failed-since T"}
+				}
+				from, err := parseSince("failed-since", failedSince, now)
+				if err != nil {
+					return err
+				}
+				t, envs, err := deliveryScope(ctx, st, rnc, envName, endpointID)
+				if err != nil {
+					return err
+				}
+				n := 0
+				for _, env := range envs {
+					k, err := st.ReplayFailedWebhookDeliveries(ctx, t.ID, env, endpointID, from, now)
+					if err != nil {
+						return err
+					}
+					n += k
+				}
+				fmt.Fprintf(stdout, "%d failed deliveries since %s replayed\n", n, sello.FormatTime(from))
+				return nil
+			},
+		},
+	}, args, getenv, stdout, stderr)
+}
+
+// requiredFlags returns a usage error naming the first empty flag of the
+// name, value pairs.
+func requiredFlags(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] == "" {
+			return usageError{fmt.Sprintf("--%s is required", pairs[i])}
+		}
+	}
+	return nil
+}
+
+// secretChoice checks that exactly one of --secret and --generate-secret
+// was given.
+func secretChoice(secret string, generate bool) error {
+	switch {
+	case secret != "" && generate:
+		return usageError{"give --secret or --generate-secret, not both"}
+	case secret == "" && !generate:
+		return usageError{"--secret or --generate-secret is required"}
+	}
+	return nil
+}
+
+// chooseSecret returns a generated secret, or the given one checked.
+// Returns INVALID_REQUEST.
+func chooseSecret(secret string, generate bool) (string, error) {
+	if generate {
+		return webhook.GenerateSecret(), nil
+	}
+	return secret, webhook.ValidateSecret(secret)
+}
+
+// checkEndpointURL applies webhook.ValidateURL: https:// in eCF, and
+// loopback hosts only with --allow-loopback, which eCF refuses. Returns
+// INVALID_REQUEST.
+func checkEndpointURL(url string, env sello.Environment, allowLoopback bool) error {
+	prod := env == sello.EnvProd
+	if allowLoopback && prod {
+		return sello.Errorf(sello.CodeInvalidRequest, "--allow-loopback does not apply to eCF: production webhooks go only to public https:// URLs.")
+	}
+	err := webhook.ValidateURL(url, prod, allowLoopback)
+	if err != nil && !allowLoopback && !prod && webhook.ValidateURL(url, prod, true) == nil {
+		return sello.Errorf(sello.CodeInvalidRequest, "%s For a receiver on this machine (tests, demos) add --allow-loopback, and run sello serve with --allow-loopback-webhooks or --demo.", sello.ErrorMessageOf(err))
+	}
+	return err
+}
+
+// parseEventTypes reads --events. Returns INVALID_REQUEST for an unknown
+// type.
+func parseEventTypes(s string) ([]sello.EventType, error) {
+	var types []sello.EventType
+	for part := range strings.SplitSeq(s, ",") {
+		t := sello.EventType(strings.TrimSpace(part))
+		if t == "" {
+			continue
+		}
+		if !slices.Contains(sello.WebhookEventTypes, t) {
+			names := make([]string, len(sello.WebhookEventTypes))
+			for i, w := range sello.WebhookEventTypes {
+				names[i] = string(w)
+			}
+			return nil, sello.Errorf(sello.CodeInvalidRequest, "Unknown event type %q: use %s.", t, strings.Join(names, ", "))
+		}
+		if !slices.Contains(types, t) {
+			types = append(types, t)
+		}
+	}
+	return types, nil
+}
+
+// parseSince reads a point in time: RFC 3339, a date (the start of that
+// day in the DR), or a duration before now.
+func parseSince(flagName, s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if d, err := sello.ParseDate(s); err == nil {
+		return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, sello.DRZone), nil
+	}
+	return time.Time{}, usageError{fmt.Sprintf("--%s %q: give an RFC 3339 time (2026-01-31T08:00:00Z), a date (2026-01-31) or a duration ago (24h)", flagName, s)}
+}
+
+// tenantsOf is the tenant --tenant names, or every tenant.
+func tenantsOf(ctx context.Context, st *storage, rnc string) ([]*sello.Tenant, error) {
+	if rnc == "" {
+		return st.FindTenants(ctx)
+	}
+	t, err := findTenant(ctx, st, rnc)
+	if err != nil {
+		return nil, err
+	}
+	return []*sello.Tenant{t}, nil
+}
+
+// environmentsOf is the environment --env names, or all of them.
+func environmentsOf(name string) ([]sello.Environment, error) {
+	if name == "" {
+		return sello.Environments, nil
+	}
+	env, err := sello.ParseEnvironment(name)
+	if err != nil {
+		return nil, err
+	}
+	return []sello.Environment{env}, nil
+}
+
+// findEndpoint finds an endpoint by id: in the tenant --tenant names, or
+// else in every tenant's (the store finds endpoints per tenant). Returns
+// NOT_FOUND.
+func findEndpoint(ctx context.Context, st *storage, rnc, id string) (*sello.Tenant, *sello.WebhookEndpoint, error) {
+	if err := requiredFlags("endpoint", id); err != nil {
+		return nil, nil, err
+	}
+	tenants, err := tenantsOf(ctx, st, rnc)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, t := range tenants {
+		e, err := st.FindWebhookEndpoint(ctx, t.ID, id)
+		if err == nil {
+			return t, e, nil
+		} else if sello.ErrorCodeOf(err) != sello.CodeNotFound {
+			return nil, nil, err
+		}
+	}
+	return nil, nil, sello.Errorf(sello.CodeNotFound, "No webhook endpoint has id %s (see sello webhooks list).", id)
+}
+
+// findDeliveryTenant finds the tenant of a delivery, checking it against
+// --tenant when given. Returns NOT_FOUND.
+func findDeliveryTenant(ctx context.Context, st *storage, rnc, id string) (*sello.Tenant, error) {
+	if err := requiredFlags("delivery", id); err != nil {
+		return nil, err
+	}
+	notFound := sello.Errorf(sello.CodeNotFound, "No webhook delivery has id %s (see sello webhooks deliveries).", id)
+	w, err := st.FindWebhookWork(ctx, id)
+	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
+		return nil, notFound
+	} else if err != nil {
+		return nil, err
+	}
+	if rnc != "" {
+		t, err := findTenant(ctx, st, rnc)
+		if err != nil {
+			return nil, err
+		} else if t.ID != w.Delivery.TenantID {
+			return nil, notFound
+		}
+		return t, nil
+	}
+	return st.FindTenantByID(ctx, w.Delivery.TenantID)
+}
+
+// deliveryScope is the tenant and environments whose deliveries a command
+// reads: the endpoint's, or the --tenant's in --env (all when omitted).
+func deliveryScope(ctx context.Context, st *storage, rnc, envName, endpointID string) (*sello.Tenant, []sello.Environment, error) {
+	if endpointID != "" {
+		t, e, err := findEndpoint(ctx, st, rnc, endpointID)
+		if err != nil {
+			return nil, nil, err
+		}
+		return t, []sello.Environment{e.Environment}, nil
+	}
+	t, err := findTenant(ctx, st, rnc)
+	if err != nil {
+		return nil, nil, err
+	}
+	envs, err := environmentsOf(envName)
+	return t, envs, err
+}
+
+// lastErrorClass is the error class of a delivery's last attempt; "" when
+// it succeeded or was never attempted.
+func lastErrorClass(ctx context.Context, st *storage, d *sello.WebhookDelivery) (string, error) {
+	if d.Attempts == 0 || d.Status == sello.WebhookSucceeded {
+		return "", nil
+	}
+	full, err := st.FindWebhookDelivery(ctx, d.TenantID, d.ID)
+	if err != nil || len(full.AttemptLog) == 0 {
+		return "", err
+	}
+	return full.AttemptLog[len(full.AttemptLog)-1].ErrorClass, nil
+}
+
+// activeSecrets counts the endpoint's secrets that sign at now.
+func activeSecrets(e *sello.WebhookEndpoint, now time.Time) int {
+	n := 0
+	for _, s := range e.Secrets {
+		if s.ExpiresAt == nil || now.Before(*s.ExpiresAt) {
+			n++
+		}
+	}
+	return n
+}
+
+func eventList(ts []sello.EventType) string {
+	if len(ts) == 0 {
+		return "all"
+	}
+	names := make([]string, len(ts))
+	for i, t := range ts {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ",")
+}
+
+// truncate shortens s to n characters for a table cell.
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
