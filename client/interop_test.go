@@ -3,6 +3,7 @@ package client_test
 import (
 	"testing"
 
+	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/client"
 	"github.com/sello-do/sello/webhook"
 )
@@ -11,7 +12,7 @@ import (
 // Sello's webhook package signs, with one or two secrets, the SDK verifies,
 // and both write the same header.
 func TestVerifiesServerSignature(t *testing.T) {
-	newest, oldest := webhook.GenerateSecret(), webhook.GenerateSecret()
+	newest, oldest := sello.GenerateWebhookSecret(), sello.GenerateWebhookSecret()
 	h := webhook.Sign([]string{newest, oldest}, now, body)
 	if got := client.SignatureHeader(now, body, newest, oldest); got != h {
 		t.Fatalf("SDK header %s, sender's %s", got, h)
@@ -21,7 +22,7 @@ func TestVerifiesServerSignature(t *testing.T) {
 			t.Errorf("secrets %v: %v", secrets, err)
 		}
 	}
-	if _, err := client.VerifyWebhook(body, h, []string{webhook.GenerateSecret()}, now); err == nil {
+	if _, err := client.VerifyWebhook(body, h, []string{sello.GenerateWebhookSecret()}, now); err == nil {
 		t.Error("verified under a secret that did not sign")
 	}
 }

@@ -20,7 +20,7 @@
 // Sello-Signature: t=<unix>,v1=<hex>[,v1=<hex>…], one v1 per active secret,
 // newest first, each an HMAC-SHA256 of "<t>.<body>". Each attempt is signed
 // with its own t, so a retry hours later still passes the receiver's
-// 300-second tolerance (Sign, GenerateSecret, ValidateSecret).
+// 300-second tolerance (Sign; secrets are generated and checked by the domain: sello.GenerateWebhookSecret, sello.CheckWebhookSecret).
 //
 // SSRF guard (CheckAddr): the client resolves host names itself and
 // refuses the target when any address is not public (loopback, RFC 1918,

@@ -2,24 +2,11 @@ package webhook
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/sello-do/sello"
-)
-
-// SecretPrefix begins every secret GenerateSecret returns.
-const SecretPrefix = "whsec_"
-
-// Limits on a customer-supplied secret (ValidateSecret).
-const (
-	MinSecretLen = 32
-	MaxSecretLen = 256
 )
 
 // Sign returns the value of the Sello-Signature header for body sent at t:
@@ -42,29 +29,4 @@ func Sign(secrets []string, t time.Time, body []byte) string {
 		b.WriteString(hex.EncodeToString(m.Sum(nil)))
 	}
 	return b.String()
-}
-
-// GenerateSecret returns a new endpoint secret: "whsec_" followed by 32
-// random bytes in unpadded base64url (43 characters, 49 in all). base64url
-// rather than hex keeps the secret shorter for the same 256 bits and needs
-// no escaping in URLs, shells or environment variables; receivers use the
-// whole string, prefix included, as the HMAC key and never decode it.
-func GenerateSecret() string {
-	var b [32]byte
-	rand.Read(b[:]) // never fails (crypto/rand, Go 1.24+)
-	return SecretPrefix + base64.RawURLEncoding.EncodeToString(b[:])
-}
-
-// ValidateSecret checks a customer-supplied secret: 32 to 256 printable
-// ASCII characters, no spaces. Returns INVALID_REQUEST otherwise.
-func ValidateSecret(s string) error {
-	if len(s) < MinSecretLen || len(s) > MaxSecretLen {
-		return sello.Errorf(sello.CodeInvalidRequest, "The webhook secret must be %d to %d characters long, not %d; leave it empty to have one generated.", MinSecretLen, MaxSecretLen, len(s))
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] <= ' ' || s[i] > '~' {
-			return sello.Errorf(sello.CodeInvalidRequest, "The webhook secret must be printable ASCII without spaces.")
-		}
-	}
-	return nil
 }

@@ -28,7 +28,7 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 		tenantFlag(fs, "the endpoint's tenant (RNC); found from the id when omitted")
 	}
 	secretFlags := func(fs *flag.FlagSet) {
-		fs.StringVar(&secret, "secret", "", fmt.Sprintf("the signing secret, %d to %d printable characters (prefer --generate-secret: a flag shows in the process list)", webhook.MinSecretLen, webhook.MaxSecretLen))
+		fs.StringVar(&secret, "secret", "", fmt.Sprintf("the signing secret, %d to %d printable characters (prefer --generate-secret: a flag shows in the process list)", sello.MinWebhookSecretLen, sello.MaxWebhookSecretLen))
 		fs.BoolVar(&generate, "generate-secret", false, "generate the secret and print it once")
 	}
 	return runGroup(ctx, "webhooks", []command{
@@ -367,9 +367,9 @@ func secretChoice(secret string, generate bool) error {
 // Returns INVALID_REQUEST.
 func chooseSecret(secret string, generate bool) (string, error) {
 	if generate {
-		return webhook.GenerateSecret(), nil
+		return sello.GenerateWebhookSecret(), nil
 	}
-	return secret, webhook.ValidateSecret(secret)
+	return secret, sello.CheckWebhookSecret(secret)
 }
 
 // checkEndpointURL applies webhook.ValidateURL: https:// in eCF, and
