@@ -50,7 +50,7 @@ type LifecycleStore interface {
 	// NOT_FOUND.
 	FindDocumentByID(ctx context.Context, tenantID string, env Environment, id string) (*Document, error)
 	// UpdateDocument applies ch to the document (see DocumentChange) and
-	// returns it as it is after. Returns NOT_FOUND, or CONFLICT when its
+	// returns it as it is after, without its Payload. Returns NOT_FOUND, or CONFLICT when its
 	// status is not one of ch.From.
 	UpdateDocument(ctx context.Context, tenantID string, env Environment, id string, ch DocumentChange) (*Document, error)
 	// FindDocumentXML returns the signed XML of a document by e-NCF.

@@ -39,7 +39,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	var doc *sello.Document
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		if doc, err = findDocumentByID(ctx, tx.QueryRow, documentColumns, tenantID, env, id, "FOR UPDATE"); err != nil {
+		if doc, err = findDocumentByID(ctx, tx.QueryRow, summaryColumns, tenantID, env, id, "FOR UPDATE"); err != nil {
 			return err
 		}
 		if len(ch.From) > 0 && !slices.Contains(ch.From, doc.Status) {

@@ -42,7 +42,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	err := db.inTx(ctx, func(tx querier) error {
 		now := db.now()
 		var err error
-		if doc, err = findDocumentByID(ctx, tx, documentColumns, tenantID, env, id); err != nil {
+		if doc, err = findDocumentByID(ctx, tx, summaryColumns, tenantID, env, id); err != nil {
 			return err
 		}
 		if len(ch.From) > 0 && !slices.Contains(ch.From, doc.Status) {

@@ -38,6 +38,11 @@ func mustUpdate(tb testing.TB, s sello.Store, doc *sello.Document, ch sello.Docu
 	if err != nil {
 		tb.Fatalf("UpdateDocument %s to %q: %v", doc.ENCF, ch.Status, err)
 	}
+	if got.Payload != nil {
+		tb.Errorf("UpdateDocument returned the payload; it returns the document without it")
+	}
+	// A change never touches the payload: what the document had, it has.
+	got.Payload = doc.Payload
 	return got
 }
 
