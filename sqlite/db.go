@@ -18,7 +18,7 @@ import (
 // transactions so a writer takes the write lock at BEGIN and never fails on
 // a lock upgrade halfway through. Commits do not checkpoint: the store does
 // (see checkpoint.go).
-const pragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_txlock=immediate"
+const pragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 
 // maxIdleConns is how many of the store's connections stay open unused:
 // enough for the reads of a full set of job workers and requests, so that a
