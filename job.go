@@ -9,6 +9,13 @@ type Job interface {
 	Kind() string
 }
 
+// JobMaxAttempts is a Job that may fail more runs than River's default (25)
+// before River discards it: the stores insert it with MaxAttempts().
+type JobMaxAttempts interface {
+	Job
+	MaxAttempts() int
+}
+
 // JobRunner works jobs until it is stopped (a River client).
 type JobRunner interface {
 	Start(ctx context.Context) error

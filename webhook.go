@@ -326,6 +326,16 @@ type WebhookJob struct {
 // Kind implements Job.
 func (WebhookJob) Kind() string { return "sello.webhook" }
 
+// WebhookJobMaxAttempts bounds the failed runs of a WebhookJob. A run fails
+// only when the store does (attempts at the receiver are counted by the
+// delivery, not by the job), and a job River discards would leave its
+// delivery pending for good: with the worker's retry delay (at most five
+// minutes) this is about a month of retries.
+const WebhookJobMaxAttempts = 10_000
+
+// MaxAttempts implements JobMaxAttempts.
+func (WebhookJob) MaxAttempts() int { return WebhookJobMaxAttempts }
+
 // WebhookWork is what the job of a delivery needs to attempt it.
 type WebhookWork struct {
 	Delivery *WebhookDelivery

@@ -49,7 +49,8 @@ func newInsertClient(pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
 
 // insertJobs inserts jobs with tx, so they exist only if tx commits. A
 // sello.Job has River's JobArgs method set; job types that also implement
-// InsertOpts() river.InsertOpts get their options.
+// InsertOpts() river.InsertOpts get their options, and a
+// sello.JobMaxAttempts its MaxAttempts.
 func (db *DB) insertJobs(ctx context.Context, tx pgx.Tx, jobs []sello.Job) error {
 	if len(jobs) == 0 {
 		return nil
@@ -60,6 +61,9 @@ func (db *DB) insertJobs(ctx context.Context, tx pgx.Tx, jobs []sello.Job) error
 			return errors.New("insert jobs: nil job")
 		}
 		params[i] = river.InsertManyParams{Args: j}
+		if m, ok := j.(sello.JobMaxAttempts); ok {
+			params[i].InsertOpts = &river.InsertOpts{MaxAttempts: m.MaxAttempts()}
+		}
 	}
 	if _, err := db.river.InsertManyTx(ctx, tx, params); err != nil {
 		return fmt.Errorf("insert jobs: %w", err)

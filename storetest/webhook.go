@@ -115,6 +115,9 @@ func mustWebhookJobs(tb testing.TB, r sello.JobRunner) []string {
 		if err := json.Unmarshal(j.EncodedArgs, &args); err != nil {
 			tb.Fatalf("decode job args %s: %v", j.EncodedArgs, err)
 		}
+		if j.MaxAttempts != sello.WebhookJobMaxAttempts {
+			tb.Errorf("job of delivery %s: MaxAttempts %d, want %d", args.DeliveryID, j.MaxAttempts, sello.WebhookJobMaxAttempts)
+		}
 		out = append(out, args.DeliveryID)
 	}
 	slices.Sort(out)

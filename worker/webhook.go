@@ -82,6 +82,12 @@ type webhookWorker struct {
 	w *Worker
 }
 
+// NextRetry spaces the runs after a failure of the store (see retryDelay):
+// River's default would wait days between the later ones.
+func (ww *webhookWorker) NextRetry(job *river.Job[sello.WebhookJob]) time.Time {
+	return time.Now().Add(retryDelay(job.Attempt))
+}
+
 func (ww *webhookWorker) Work(ctx context.Context, job *river.Job[sello.WebhookJob]) error {
 	next, err := ww.w.DeliverWebhook(ctx, job.Args.DeliveryID)
 	switch {
