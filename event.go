@@ -24,6 +24,11 @@ const (
 	EventSequenceExpiring        EventType = "sequence.expiring"
 	EventCertificateExpiring     EventType = "certificate.expiring"
 	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
+	// EventWebhookEndpointTest is the type of the synthetic event of a test
+	// delivery (CreateTestWebhookDelivery). It is never written to the
+	// events outbox, so no endpoint subscribes to it and the events API
+	// never lists it.
+	EventWebhookEndpointTest EventType = "webhook_endpoint.test"
 )
 
 // Event is something that happened to a tenant's resources in one

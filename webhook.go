@@ -191,12 +191,6 @@ var WebhookEventTypes = []EventType{
 	EventWebhookEndpointDisabled,
 }
 
-// EventWebhookEndpointTest is the type of the synthetic event of a test
-// delivery (CreateTestWebhookDelivery). It is never written to the events
-// outbox, so no endpoint subscribes to it and the events API never lists
-// it.
-const EventWebhookEndpointTest EventType = "webhook_endpoint.test"
-
 // Subscribes reports whether e receives events of type t: every type when
 // e.Events is empty.
 func (e *WebhookEndpoint) Subscribes(t EventType) bool {

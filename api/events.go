@@ -29,6 +29,7 @@ var eventTypes = []sello.EventType{
 	sello.EventSequenceExpiring,
 	sello.EventCertificateExpiring,
 	sello.EventWebhookEndpointDisabled,
+	sello.EventWebhookEndpointTest, // never in the feed; filtering on it finds none
 }
 
 // eventCursorPrefix tells an events cursor from a document list cursor.
