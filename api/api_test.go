@@ -129,6 +129,23 @@ func BenchmarkCreateDocument(b *testing.B) {
 	}
 }
 
+// BenchmarkCreateDocumentParallel creates from 16 goroutines at once, as
+// concurrent clients do: the store commits their transactions in groups.
+func BenchmarkCreateDocumentParallel(b *testing.B) {
+	f := mustFixture(b)
+	body := apitest.Invoice(testRNC)
+	b.SetBytes(int64(len(body)))
+	b.SetParallelism(8) // × GOMAXPROCS goroutines
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if rec := f.do("POST", "/TesteCF/documentos-ecf", body); rec.Code != http.StatusAccepted {
+				b.Errorf("status %d: %.300s", rec.Code, rec.Body)
+				return
+			}
+		}
+	})
+}
+
 // BenchmarkValidateDocument is the same request with ?validate=true: no
 // write, for comparison.
 func BenchmarkValidateDocument(b *testing.B) {
