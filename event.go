@@ -42,8 +42,24 @@ type Event struct {
 	Environment Environment
 	Document    *EventDocument
 	Data        EventData
-	// Seq orders a tenant's events; it is the events API's cursor.
+	// Pos orders a tenant's events; it is the events API's cursor.
+	Pos EventPosition
+}
+
+// EventPosition is the place of an event in its tenant's feed, the order of
+// ListEvents: by Tx, then by Seq. Seq numbers events in the order they are
+// written. Tx is 0 on SQLite, whose single writer commits in Seq order; on
+// PostgreSQL it is the writing transaction's id, 0 for events written
+// before it was recorded, so that concurrent writers need no common lock
+// (docs/decisions.md).
+type EventPosition struct {
+	Tx  int64
 	Seq int64
+}
+
+// Less reports whether p comes before q in the feed.
+func (p EventPosition) Less(q EventPosition) bool {
+	return p.Tx < q.Tx || (p.Tx == q.Tx && p.Seq < q.Seq)
 }
 
 // EventDocument is the document snapshot inside an event (spec §2.4).
@@ -112,7 +128,7 @@ func (e *Event) Resource() EventResource {
 
 // EventFilter selects events in ListEvents.
 type EventFilter struct {
-	AfterSeq int64     // 0 for the oldest kept
-	Type     EventType // "" for any
-	Limit    int
+	After EventPosition // the zero position for the oldest kept
+	Type  EventType     // "" for any
+	Limit int
 }

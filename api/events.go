@@ -36,29 +36,45 @@ var eventTypes = []sello.EventType{
 const eventCursorPrefix = "ev."
 
 // formatEventCursor returns the events cursor that resumes after the event
-// with sequence number seq: base64url("ev.<seq>"), in the style of
+// at position p: base64url("ev.<tx>.<seq>"), in the style of
 // sello.FormatCursor.
-func formatEventCursor(seq int64) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(eventCursorPrefix + strconv.FormatInt(seq, 10)))
+func formatEventCursor(p sello.EventPosition) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(eventCursorPrefix +
+		strconv.FormatInt(p.Tx, 10) + "." + strconv.FormatInt(p.Seq, 10)))
 }
 
-// parseEventCursor reads a cursor of formatEventCursor. Returns
-// INVALID_REQUEST.
-func parseEventCursor(c string) (int64, error) {
+// parseEventCursor reads a cursor of formatEventCursor, or of its earlier
+// form base64url("ev.<seq>"), which is at Tx 0. Returns INVALID_REQUEST.
+func parseEventCursor(c string) (sello.EventPosition, error) {
 	bad := sello.Errorf(sello.CodeInvalidRequest, "Cursor %q is not valid: pass the next of the previous answer unchanged.", c)
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
-		return 0, bad
+		return sello.EventPosition{}, bad
 	}
-	digits, ok := strings.CutPrefix(string(b), eventCursorPrefix)
-	if !ok || digits == "" || (len(digits) > 1 && digits[0] == '0') {
-		return 0, bad
+	rest, ok := strings.CutPrefix(string(b), eventCursorPrefix)
+	if !ok {
+		return sello.EventPosition{}, bad
 	}
-	seq, err := strconv.ParseInt(digits, 10, 64)
-	if err != nil || seq < 0 {
-		return 0, bad
+	txDigits, seqDigits, two := strings.Cut(rest, ".")
+	if !two {
+		txDigits, seqDigits = "0", rest
 	}
-	return seq, nil
+	tx, okTx := parseCursorNumber(txDigits)
+	seq, okSeq := parseCursorNumber(seqDigits)
+	if !okTx || !okSeq {
+		return sello.EventPosition{}, bad
+	}
+	return sello.EventPosition{Tx: tx, Seq: seq}, nil
+}
+
+// parseCursorNumber reads a number of an events cursor: decimal digits
+// without a sign or a leading zero, at most math.MaxInt64.
+func parseCursorNumber(digits string) (int64, bool) {
+	if digits == "" || (len(digits) > 1 && digits[0] == '0') || digits[0] < '0' || digits[0] > '9' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	return n, err == nil
 }
 
 // handleListEvents returns the tenant's events in the environment after a
@@ -83,17 +99,17 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 	if hasMore {
 		events = events[:limit]
 	} else if len(events) == limit && f.Limit == limit {
-		probe, err := s.Store.ListEvents(r.Context(), p.Tenant.ID, p.Env, sello.EventFilter{AfterSeq: events[limit-1].Seq, Type: f.Type, Limit: 1})
+		probe, err := s.Store.ListEvents(r.Context(), p.Tenant.ID, p.Env, sello.EventFilter{After: events[limit-1].Pos, Type: f.Type, Limit: 1})
 		if err != nil {
 			return err
 		}
 		hasMore = len(probe) > 0
 	}
-	next := f.AfterSeq
+	next := f.After
 	res := make([]sello.EventResource, len(events))
 	for i, e := range events {
 		res[i] = e.Resource()
-		next = e.Seq
+		next = e.Pos
 	}
 	writeJSON(w, http.StatusOK, struct {
 		OK            bool                  `json:"ok"`
@@ -119,11 +135,11 @@ func parseEventFilter(q url.Values) (sello.EventFilter, error) {
 		}
 	}
 	if v, ok := q["after"]; ok {
-		seq, err := parseEventCursor(v[0])
+		pos, err := parseEventCursor(v[0])
 		if err != nil {
 			bad("after", "not a cursor of the events API: pass the next of the previous answer unchanged")
 		}
-		f.AfterSeq = seq
+		f.After = pos
 	}
 	if v, ok := q["type"]; ok {
 		t := sello.EventType(v[0])

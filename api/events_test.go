@@ -209,6 +209,33 @@ func TestListEvents(t *testing.T) {
 		}
 	})
 
+	t.Run("Cursor", func(t *testing.T) {
+		l := listEvents(t, f, f.key, sello.EnvTest, "limit=2")
+		b, err := base64.RawURLEncoding.DecodeString(*l.Next)
+		if err != nil {
+			t.Fatalf("next %q: %v", *l.Next, err)
+		}
+		// SQLite's events are all at transaction 0.
+		seq, ok := strings.CutPrefix(string(b), "ev.0.")
+		if !ok {
+			t.Fatalf("next %q decodes to %q, want ev.0.<seq>", *l.Next, b)
+		}
+		want := describeEvents(listEvents(t, f, f.key, sello.EnvTest, "after="+url.QueryEscape(*l.Next)).Events)
+		if !strings.HasPrefix(describeEvents(l.Events)+", "+want, wantOrder) {
+			t.Fatalf("after the first two events: %s; want the rest of %s", want, wantOrder)
+		}
+		// A cursor of the earlier form ev.<seq> is at transaction 0.
+		old := base64.RawURLEncoding.EncodeToString([]byte("ev." + seq))
+		if got := describeEvents(listEvents(t, f, f.key, sello.EnvTest, "after="+old).Events); got != want {
+			t.Fatalf("after the old cursor ev.%s: %s, want %s", seq, got, want)
+		}
+		// A later transaction comes after every event at transaction 0.
+		later := base64.RawURLEncoding.EncodeToString([]byte("ev.1.0"))
+		if l := listEvents(t, f, f.key, sello.EnvTest, "after="+later); len(l.Events) != 0 {
+			t.Fatalf("after ev.1.0: %s, want none", describeEvents(l.Events))
+		}
+	})
+
 	t.Run("EmptyStartHasCursor", func(t *testing.T) {
 		_, key := mustTenant(t, f, "130000009", sello.EnvTest)
 		l := listEvents(t, f, key, sello.EnvTest, "")
@@ -325,6 +352,15 @@ func TestListEventsInvalidRequest(t *testing.T) {
 		{"NotANumber", "after=" + b64([]byte("ev.12a")), []string{"after"}},
 		{"Overflow", "after=" + b64([]byte("ev.99999999999999999999")), []string{"after"}},
 		{"PaddedBase64", "after=" + base64.URLEncoding.EncodeToString([]byte("ev.42")), []string{"after"}},
+		{"TxNoSeq", "after=" + b64([]byte("ev.1.")), []string{"after"}},
+		{"SeqNoTx", "after=" + b64([]byte("ev..1")), []string{"after"}},
+		{"ThreeNumbers", "after=" + b64([]byte("ev.1.2.3")), []string{"after"}},
+		{"NegativeTx", "after=" + b64([]byte("ev.-1.2")), []string{"after"}},
+		{"NegativeSeq", "after=" + b64([]byte("ev.1.-2")), []string{"after"}},
+		{"PlusSign", "after=" + b64([]byte("ev.+1.2")), []string{"after"}},
+		{"LeadingZeroTx", "after=" + b64([]byte("ev.01.2")), []string{"after"}},
+		{"LeadingZeroSeq", "after=" + b64([]byte("ev.1.02")), []string{"after"}},
+		{"OverflowTx", "after=" + b64([]byte("ev.99999999999999999999.1")), []string{"after"}},
 		{"UnknownType", "type=ecf.exploded", []string{"type"}},
 		{"LimitZero", "limit=0", []string{"limit"}},
 		{"LimitTooLarge", "limit=201", []string{"limit"}},
@@ -396,6 +432,9 @@ func FuzzListEventsQuery(f *testing.F) {
 	f.Add("ZXYu", "ecf.signed", "0")
 	f.Add("%%%", "\x00", "-1")
 	f.Add(base64.RawURLEncoding.EncodeToString([]byte("ev.9223372036854775807")), "", "1")
+	f.Add(base64.RawURLEncoding.EncodeToString([]byte("ev.0.2")), "", "2")
+	f.Add(base64.RawURLEncoding.EncodeToString([]byte("ev.9223372036854775807.1")), "ecf.queued", "1")
+	f.Add(base64.RawURLEncoding.EncodeToString([]byte("ev.1.2.3")), "", "")
 	f.Fuzz(func(t *testing.T, after, typ, limit string) {
 		q := url.Values{}
 		for k, v := range map[string]string{"after": after, "type": typ, "limit": limit} {

@@ -4,25 +4,23 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"strconv"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sello-do/sello"
 )
 
-// insertEvent writes ev to the outbox, sets its Seq and fans it out to the
+// insertEvent writes ev to the outbox, sets its Pos and fans it out to the
 // webhook endpoints of its tenant and environment (fanOut), all with tx.
 //
-// Seq is the events API's cursor, so a reader that has seen seq n must
-// never later find a smaller one committed. Each insert therefore first
-// takes the events lock of the tenant and environment (lockEvents): their
-// events get their seq in commit order. The lock is held only from here to
-// the commit, which follows at once.
+// Pos is the events API's cursor, so a reader that has seen a position must
+// never later find a smaller one committed. Seq alone cannot promise that:
+// concurrent transactions commit in any order. The events column tx, the id
+// of the writing transaction, can: ListEvents orders by (tx, seq) and lists
+// only transactions older than every one still running, which no later
+// commit can precede. So writers take no common lock.
 func (db *DB) insertEvent(ctx context.Context, tx pgx.Tx, ev *sello.Event) error {
-	if err := lockEvents(ctx, tx, ev.TenantID, ev.Environment); err != nil {
-		return err
-	}
 	document, err := jsonOrNull(ev.Document)
 	if err != nil {
 		return err
@@ -37,26 +35,12 @@ func (db *DB) insertEvent(ctx context.Context, tx pgx.Tx, ev *sello.Event) error
 	err = tx.QueryRow(ctx, `
 		INSERT INTO events (id, tenant_id, environment, type, created_at, document, data)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)
-		RETURNING seq`,
-		ev.ID, ev.TenantID, ev.Environment, ev.Type, ev.CreatedAt, document, string(data)).Scan(&ev.Seq)
+		RETURNING tx::text::bigint, seq`,
+		ev.ID, ev.TenantID, ev.Environment, ev.Type, ev.CreatedAt, document, string(data)).Scan(&ev.Pos.Tx, &ev.Pos.Seq)
 	if err != nil {
 		return dbError(err, "insert event")
 	}
 	return db.fanOut(ctx, tx, ev)
-}
-
-// lockEvents takes the transaction-scoped advisory lock of a tenant's
-// events in env. Besides ordering seq, it serializes the fan-out of events
-// with the changes of an endpoint's status that decide it (pause, resume,
-// disable, hold), which take the same lock: a delivery is never held for an
-// endpoint resumed meanwhile, nor queued for one disabled meanwhile.
-func lockEvents(ctx context.Context, tx pgx.Tx, tenantID string, env sello.Environment) error {
-	h := fnv.New64a()
-	h.Write([]byte("sello events " + tenantID + " " + string(env)))
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(h.Sum64())); err != nil {
-		return dbError(err, "lock events")
-	}
-	return nil
 }
 
 // fanOut creates ev's webhook deliveries with tx: one per endpoint of its
@@ -64,11 +48,22 @@ func lockEvents(ctx context.Context, tx pgx.Tx, tenantID string, env sello.Envir
 // sello.WebhookJob when the endpoint is active, held without a job when it
 // is paused. Disabled endpoints get none. For a tenant without endpoints it
 // costs one indexed SELECT (webhook_endpoints_tenant_env_status), which pgx
-// prepares once per connection.
+// prepares once per connection, and locks nothing.
+//
+// The endpoints are read FOR KEY SHARE, in id order, until the commit.
+// Concurrent fan-outs share the lock; every change of an endpoint's status,
+// and every decision taken on it (hold, replay, test), locks the row FOR
+// UPDATE first (lockEndpoint), which conflicts: the two never interleave.
+// A fan-out that waits reads the status the change committed. KEY SHARE
+// rather than SHARE, so that recording a delivery attempt, which locks the
+// endpoint FOR NO KEY UPDATE to set failing_since, does not hold fan-outs
+// up.
 func (db *DB) fanOut(ctx context.Context, tx pgx.Tx, ev *sello.Event) error {
 	rows, err := tx.Query(ctx, `
 		SELECT id, status, events FROM webhook_endpoints
-		WHERE tenant_id = $1 AND environment = $2 AND status IN ('active', 'paused')`,
+		WHERE tenant_id = $1 AND environment = $2 AND status IN ('active', 'paused')
+		ORDER BY id
+		FOR KEY SHARE`,
 		ev.TenantID, ev.Environment)
 	if err != nil {
 		return dbError(err, "find webhook endpoints")
@@ -122,38 +117,83 @@ func eventTypes(s []string) []sello.EventType {
 	return out
 }
 
-const eventColumns = `seq, id, tenant_id, environment, type, created_at, document, data`
+const eventColumns = `tx::text::bigint, seq, id, tenant_id, environment, type, created_at, document, data`
+
+// settleWait bounds how long ListEvents waits for the transactions that
+// hold committed events back (see ListEvents).
+const settleWait = time.Second
 
 // ListEvents implements sello.EventStore. A Limit of 0 means
 // sello.DefaultPageSize; it is capped at sello.MaxPageSize.
+//
+// Events come in (tx, seq) order, and only those of transactions older
+// than every transaction still running, in the whole cluster: a later
+// commit can then never take a position before one listed. The feed thus
+// lags by the longest running transaction. When committed events after
+// the cursor are held back so, ListEvents retries for up to settleWait,
+// then returns those before them.
 func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environment, f sello.EventFilter) ([]*sello.Event, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = sello.DefaultPageSize
 	}
 	limit = min(limit, sello.MaxPageSize)
-	q := `SELECT ` + eventColumns + ` FROM events
-		WHERE tenant_id = $1 AND environment = $2 AND seq > $3`
-	args := []any{tenantID, env, f.AfterSeq}
+	q := `SELECT ` + eventColumns + `, tx < pg_snapshot_xmin(pg_current_snapshot()) FROM events
+		WHERE tenant_id = $1 AND environment = $2 AND (tx, seq) > ($3::text::xid8, $4)`
+	args := []any{tenantID, env, strconv.FormatInt(f.After.Tx, 10), f.After.Seq}
 	if f.Type != "" {
 		args = append(args, f.Type)
 		q += ` AND type = $` + strconv.Itoa(len(args))
 	}
 	args = append(args, limit)
-	q += ` ORDER BY seq LIMIT $` + strconv.Itoa(len(args))
+	q += ` ORDER BY tx, seq LIMIT $` + strconv.Itoa(len(args))
+	deadline := time.Now().Add(settleWait)
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		events, settled, err := db.listEvents(ctx, q, args)
+		if err != nil || settled == len(events) || time.Now().Add(delay).After(deadline) {
+			return events[:settled], err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return events[:settled], nil
+		case <-t.C:
+		}
+	}
+}
+
+// listEvents runs the query of ListEvents and returns its events and how
+// many of them, from the first, are settled: written by a transaction
+// older than every one running.
+func (db *DB) listEvents(ctx context.Context, q string, args []any) ([]*sello.Event, int, error) {
 	rows, err := db.pool.Query(ctx, q, args...)
 	if err != nil {
-		return nil, dbError(err, "list events")
+		return nil, 0, dbError(err, "list events")
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*sello.Event, error) { return scanEvent(r) })
-	return out, dbError(err, "list events")
+	n, settled := 0, 0
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*sello.Event, error) {
+		var ok bool
+		ev, err := scanEvent(r, &ok)
+		if ok && settled == n {
+			settled++
+		}
+		n++
+		return ev, err
+	})
+	if err != nil {
+		return nil, 0, dbError(err, "list events")
+	}
+	return out, settled, nil
 }
 
 // scanEvent reads the eventColumns of a row.
-func scanEvent(r pgx.Row) (*sello.Event, error) {
+// with extra, the destinations of the columns that follow them.
+func scanEvent(r pgx.Row, extra ...any) (*sello.Event, error) {
 	var ev sello.Event
 	var document, data []byte
-	if err := r.Scan(&ev.Seq, &ev.ID, &ev.TenantID, &ev.Environment, &ev.Type, &ev.CreatedAt, &document, &data); err != nil {
+	dest := append([]any{&ev.Pos.Tx, &ev.Pos.Seq, &ev.ID, &ev.TenantID, &ev.Environment, &ev.Type, &ev.CreatedAt, &document, &data}, extra...)
+	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
 	ev.CreatedAt = utc(ev.CreatedAt)

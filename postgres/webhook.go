@@ -15,11 +15,13 @@ import (
 // Webhooks.
 //
 // Whether an event's delivery is pending, held or not created depends on
-// its endpoint's status, read by fanOut without a row lock. Every change of
+// its endpoint's status, which fanOut reads FOR KEY SHARE. Every change of
 // that status, and every other decision taken on it (hold, replay, test),
-// first takes the events lock of the endpoint's tenant and environment
-// (lockEvents), which fanOut's insertEvent holds too: the two never
-// interleave, at no cost to the events' hot path.
+// first locks the endpoint's row FOR UPDATE (lockEndpoint), which conflicts:
+// the two never interleave, and concurrent fan-outs do not wait for each
+// other. A transaction that locks an endpoint and a delivery locks the
+// endpoint first; one that locks several endpoints locks them in id order
+// (lockEndpoints). So none deadlock.
 
 // CreateWebhookEndpoint implements sello.WebhookStore: the endpoint and its
 // secrets in one transaction. Returns INVALID_REQUEST, NOT_FOUND (no such
@@ -226,25 +228,30 @@ func endpointDisabled(id string) error {
 	return sello.Errorf(sello.CodeConflict, "Webhook endpoint %q is disabled; resume it first.", id)
 }
 
-// lockEndpoint takes the events lock of one of the tenant's endpoints'
-// tenant and environment, then the endpoint's row, and returns its status
-// and environment. Returns NOT_FOUND.
+// lockEndpoint locks the row of one of the tenant's endpoints FOR UPDATE
+// and returns its status and environment. Returns NOT_FOUND.
 func lockEndpoint(ctx context.Context, tx pgx.Tx, tenantID, id string) (sello.WebhookEndpointStatus, sello.Environment, error) {
+	var status sello.WebhookEndpointStatus
 	var env sello.Environment
-	err := tx.QueryRow(ctx, `SELECT environment FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`,
-		tenantID, id).Scan(&env)
+	err := tx.QueryRow(ctx, `SELECT status, environment FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
+		tenantID, id).Scan(&status, &env)
 	if isNoRows(err) {
 		return "", "", endpointNotFound(id)
-	} else if err != nil {
-		return "", "", dbError(err, "find webhook endpoint")
 	}
-	if err := lockEvents(ctx, tx, tenantID, env); err != nil {
-		return "", "", err
-	}
-	var status sello.WebhookEndpointStatus
-	err = tx.QueryRow(ctx, `SELECT status FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
-		tenantID, id).Scan(&status)
 	return status, env, dbError(err, "lock webhook endpoint")
+}
+
+// lockEndpoints locks the rows of the tenant's endpoints in env, in id
+// order, FOR UPDATE or, with share, FOR KEY SHARE.
+func lockEndpoints(ctx context.Context, tx pgx.Tx, tenantID string, env sello.Environment, share bool) error {
+	mode := "UPDATE"
+	if share {
+		mode = "KEY SHARE"
+	}
+	_, err := tx.Exec(ctx, `
+		SELECT 1 FROM webhook_endpoints WHERE tenant_id = $1 AND environment = $2
+		ORDER BY id FOR `+mode, tenantID, env)
+	return dbError(err, "lock webhook endpoints")
 }
 
 // PauseWebhookEndpoint implements sello.WebhookStore. Returns NOT_FOUND or
@@ -350,7 +357,20 @@ func (db *DB) DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason s
 	now = *storedTime(&now)
 	disabled := false
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
-		status, env, err := lockEndpoint(ctx, tx, tenantID, id)
+		// The disabled event's fan-out locks the other endpoints: lock
+		// them all first, in id order, or two disables could deadlock.
+		var env sello.Environment
+		err := tx.QueryRow(ctx, `SELECT environment FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`,
+			tenantID, id).Scan(&env)
+		if isNoRows(err) {
+			return endpointNotFound(id)
+		} else if err != nil {
+			return dbError(err, "find webhook endpoint")
+		}
+		if err := lockEndpoints(ctx, tx, tenantID, env, false); err != nil {
+			return err
+		}
+		status, _, err := lockEndpoint(ctx, tx, tenantID, id)
 		if err != nil || status == sello.WebhookEndpointDisabled {
 			return err
 		}
@@ -572,9 +592,6 @@ func (db *DB) ReplayFailedWebhookDeliveries(ctx context.Context, tenantID string
 	now = *storedTime(&now)
 	n := 0
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
-		if err := lockEvents(ctx, tx, tenantID, env); err != nil {
-			return err
-		}
 		q := `SELECT d.id, e.status FROM webhook_deliveries d
 			JOIN webhook_endpoints e ON e.tenant_id = d.tenant_id AND e.id = d.endpoint_id
 			WHERE d.tenant_id = $1 AND d.environment = $2 AND d.status = 'failed' AND d.created_at >= $3
@@ -592,6 +609,10 @@ func (db *DB) ReplayFailedWebhookDeliveries(ctx context.Context, tenantID string
 			}
 			args = append(args, endpointID)
 			q += ` AND d.endpoint_id = $4`
+		} else if err := lockEndpoints(ctx, tx, tenantID, env, true); err != nil {
+			// KEY SHARE suffices: it conflicts with the FOR UPDATE of
+			// every change of an endpoint's status.
+			return err
 		}
 		q += ` ORDER BY d.created_at, d.id`
 		rows, err := tx.Query(ctx, q, args...)
@@ -693,16 +714,15 @@ func (db *DB) FindWebhookWork(ctx context.Context, deliveryID string) (*sello.We
 func (db *DB) HoldWebhookDelivery(ctx context.Context, deliveryID string) (bool, error) {
 	held := false
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
-		var tenantID string
-		var env sello.Environment
-		err := tx.QueryRow(ctx, `SELECT tenant_id, environment FROM webhook_deliveries WHERE id = $1`,
-			deliveryID).Scan(&tenantID, &env)
+		var tenantID, endpointID string
+		err := tx.QueryRow(ctx, `SELECT tenant_id, endpoint_id FROM webhook_deliveries WHERE id = $1`,
+			deliveryID).Scan(&tenantID, &endpointID)
 		if isNoRows(err) {
 			return deliveryNotFound(deliveryID)
 		} else if err != nil {
 			return dbError(err, "find webhook delivery")
 		}
-		if err := lockEvents(ctx, tx, tenantID, env); err != nil {
+		if _, _, err := lockEndpoint(ctx, tx, tenantID, endpointID); err != nil {
 			return err
 		}
 		tag, err := tx.Exec(ctx, `

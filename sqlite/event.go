@@ -11,8 +11,10 @@ import (
 	"github.com/sello-do/sello"
 )
 
-// insertEvent writes ev to the outbox, sets its Seq and fans it out to the
+// insertEvent writes ev to the outbox, sets its Pos and fans it out to the
 // webhook endpoints of its tenant and environment (fanOut), all with tx.
+// SQLite has one writer, so seq is assigned in commit order and Pos.Tx is
+// always 0.
 func (db *DB) insertEvent(ctx context.Context, tx querier, ev *sello.Event) error {
 	document, err := jsonOrNull(ev.Document)
 	if err != nil {
@@ -29,7 +31,7 @@ func (db *DB) insertEvent(ctx context.Context, tx querier, ev *sello.Event) erro
 		INSERT INTO events (id, tenant_id, environment, type, created_at, document, data)
 		VALUES (?, ?, ?, ?, ?, ?, ?)
 		RETURNING seq`,
-		ev.ID, ev.TenantID, ev.Environment, ev.Type, formatTime(ev.CreatedAt), document, string(data)).Scan(&ev.Seq)
+		ev.ID, ev.TenantID, ev.Environment, ev.Type, formatTime(ev.CreatedAt), document, string(data)).Scan(&ev.Pos.Seq)
 	if err != nil {
 		return dbError(err, "insert event")
 	}
@@ -123,9 +125,13 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 		limit = sello.DefaultPageSize
 	}
 	limit = min(limit, sello.MaxPageSize)
+	if f.After.Tx != 0 {
+		// Every event here is at Tx 0: none comes after a later Tx.
+		return nil, nil
+	}
 	q := `SELECT ` + eventColumns + ` FROM events
 		WHERE tenant_id = ? AND environment = ? AND seq > ?`
-	args := []any{tenantID, env, f.AfterSeq}
+	args := []any{tenantID, env, f.After.Seq}
 	if f.Type != "" {
 		q += ` AND type = ?`
 		args = append(args, f.Type)
@@ -153,7 +159,7 @@ func scanEvent(s scanner) (*sello.Event, error) {
 	var ev sello.Event
 	var created, data string
 	var document sql.NullString
-	if err := s.Scan(&ev.Seq, &ev.ID, &ev.TenantID, &ev.Environment, &ev.Type, &created, &document, &data); err != nil {
+	if err := s.Scan(&ev.Pos.Seq, &ev.ID, &ev.TenantID, &ev.Environment, &ev.Type, &created, &document, &data); err != nil {
 		return nil, err
 	}
 	var err error

@@ -78,7 +78,7 @@ func testCreateDocument(t *testing.T, open func(t *testing.T) sello.Store) {
 			t.Fatalf("events: got %d, want 1", len(evs))
 		}
 		ev := evs[0]
-		if ev.ID == "" || ev.Seq <= 0 || ev.Type != sello.EventECFQueued || ev.TenantID != tn.ID || ev.Environment != sello.EnvTest || !ev.CreatedAt.Equal(doc.CreatedAt) {
+		if ev.ID == "" || ev.Pos.Seq <= 0 || ev.Pos.Tx < 0 || ev.Type != sello.EventECFQueued || ev.TenantID != tn.ID || ev.Environment != sello.EnvTest || !ev.CreatedAt.Equal(doc.CreatedAt) {
 			t.Errorf("event: got %+v, want ecf.queued of %s in TesteCF at %v with an id and a seq", ev, tn.ID, doc.CreatedAt)
 		}
 		deepEqual(t, "event document", ev.Document, &sello.EventDocument{ID: doc.ID, Type: "E31", ENCF: doc.ENCF, Status: sello.StatusQueuedForSigning})

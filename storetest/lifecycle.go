@@ -118,7 +118,7 @@ func testLifecycle(t *testing.T, open func(t *testing.T) sello.Store) {
 			t.Fatalf("events: got %d, want ecf.queued and ecf.signed", len(evs))
 		}
 		ev := evs[1]
-		if ev.Type != sello.EventECFSigned || ev.ID == "" || ev.Seq <= evs[0].Seq || !ev.CreatedAt.Equal(got.UpdatedAt) ||
+		if ev.Type != sello.EventECFSigned || ev.ID == "" || !evs[0].Pos.Less(ev.Pos) || !ev.CreatedAt.Equal(got.UpdatedAt) ||
 			ev.TenantID != doc.TenantID || ev.Environment != doc.Environment {
 			t.Errorf("event: got %+v, want ecf.signed at %v after the queued one", ev, got.UpdatedAt)
 		}

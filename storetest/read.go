@@ -184,7 +184,7 @@ func testReadDocuments(t *testing.T, open func(t *testing.T) sello.Store) {
 }
 
 func testEvents(t *testing.T, open func(t *testing.T) sello.Store) {
-	t.Run("AfterSeqAndLimit", func(t *testing.T) {
+	t.Run("AfterAndLimit", func(t *testing.T) {
 		e := newEnv(t, open)
 		ctx := t.Context()
 		tn := MustCreateTenant(t, e.s)
@@ -197,17 +197,17 @@ func testEvents(t *testing.T, open func(t *testing.T) sello.Store) {
 		var got []string
 		for i, ev := range all {
 			got = append(got, ev.Document.ENCF)
-			if i > 0 && ev.Seq <= all[i-1].Seq {
-				t.Errorf("seq %d after %d: want increasing", ev.Seq, all[i-1].Seq)
+			if i > 0 && !all[i-1].Pos.Less(ev.Pos) {
+				t.Errorf("position %+v after %+v: want increasing", ev.Pos, all[i-1].Pos)
 			}
 		}
 		deepEqual(t, "oldest first", got, encfs(docs))
-		page, err := e.s.ListEvents(ctx, tn.ID, sello.EnvTest, sello.EventFilter{AfterSeq: all[1].Seq, Limit: 2})
+		page, err := e.s.ListEvents(ctx, tn.ID, sello.EnvTest, sello.EventFilter{After: all[1].Pos, Limit: 2})
 		if err != nil {
 			t.Fatalf("ListEvents: %v", err)
 		}
 		if len(page) != 2 || page[0].ID != all[2].ID || page[1].ID != all[3].ID {
-			t.Errorf("after seq %d, limit 2: got %d events, want events 3 and 4", all[1].Seq, len(page))
+			t.Errorf("after %+v, limit 2: got %d events, want events 3 and 4", all[1].Pos, len(page))
 		}
 	})
 	t.Run("Type", func(t *testing.T) {

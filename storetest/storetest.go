@@ -18,6 +18,7 @@ func Run(t *testing.T, open func(t *testing.T) sello.Store) {
 	t.Run("Idempotency", func(t *testing.T) { testIdempotency(t, open) })
 	t.Run("ReadDocuments", func(t *testing.T) { testReadDocuments(t, open) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, open) })
+	t.Run("EventsOrder", func(t *testing.T) { testEventsOrder(t, open) })
 	t.Run("Lifecycle", func(t *testing.T) { testLifecycle(t, open) })
 	t.Run("Certificates", func(t *testing.T) { testCertificates(t, open) })
 	t.Run("Jobs", func(t *testing.T) { testJobs(t, open) })
