@@ -104,8 +104,10 @@ type DocumentStore interface {
 
 // EventStore reads the outbox of events.
 type EventStore interface {
-	// ListEvents returns the tenant's events in env after f.AfterSeq, oldest
-	// first.
+	// ListEvents returns the tenant's events in env after position f.After,
+	// in position order: an event listed is never followed, in a later call,
+	// by one at an earlier position (on PostgreSQL only events of
+	// transactions older than every running one are listed).
 	ListEvents(ctx context.Context, tenantID string, env Environment, f EventFilter) ([]*Event, error)
 }
 
