@@ -126,7 +126,7 @@ func (db *DB) runGroup(group []*writeReq) error {
 		return dbError(err, "begin")
 	}
 	defer tx.Rollback()
-	q := querier{stmts: db.stmts, tx: tx}
+	q := querier{db: db.db, tx: tx}
 	if len(group) == 1 {
 		r := group[0]
 		if r.run(q); r.err != nil || r.panicked != nil {

@@ -32,8 +32,6 @@ type DB struct {
 	Now func() time.Time
 
 	db *sql.DB
-	// stmts are the store's prepared statements on db (see stmt.go).
-	stmts *stmtCache
 	// writer queues this process's write transactions in Go, in arrival
 	// order, instead of leaving them to SQLite's busy handler, which polls
 	// and can starve a writer for seconds under load. busy_timeout still
@@ -86,7 +84,7 @@ func Open(ctx context.Context, path string) (*DB, error) {
 		sqlDB.Close()
 		return nil, err
 	}
-	db := &DB{Now: time.Now, db: sqlDB, stmts: newStmtCache(sqlDB), writer: writer, riverDB: riverDB, river: client}
+	db := &DB{Now: time.Now, db: sqlDB, writer: writer, riverDB: riverDB, river: client}
 	db.wake, db.stopCommit = make(chan struct{}, 1), make(chan struct{})
 	db.committer.Go(db.commit)
 	db.checkpoints = db.startCheckpointer()
@@ -109,7 +107,7 @@ func (db *DB) Close() error {
 	close(db.stopCommit)
 	db.committer.Wait() // it commits what was pending first
 	db.checkpoints.stop()
-	return errors.Join(db.stmts.close(), db.riverDB.Close(), db.db.Close())
+	return errors.Join(db.riverDB.Close(), db.db.Close())
 }
 
 // now returns the store's clock in UTC at the precision it stores.

@@ -180,8 +180,8 @@ func (c *queuedConnector) Connect(context.Context) (driver.Conn, error) {
 func (c *queuedConnector) Driver() driver.Driver { return c.driver }
 
 // queuedConn forwards to a modernc connection. BeginTx takes the write
-// queue; ExecContext and QueryContext run River's SQL as statements the
-// connection keeps (River's queries cannot go through the store's querier).
+// queue (when it has one); ExecContext and QueryContext run the SQL, the
+// store's and River's, as statements the connection keeps (see stmt.go).
 type queuedConn struct {
 	conn   driver.Conn
 	writer chan struct{}
@@ -191,10 +191,11 @@ type queuedConn struct {
 	stmts map[string]*connStmt
 }
 
-// maxConnStmts bounds a River connection's statements: River runs a few
-// dozen distinct queries; past the bound (its migration scripts, say) a
-// query is prepared for one run, as before.
-const maxConnStmts = 64
+// maxConnStmts bounds a connection's statements: the store's SQL texts are
+// constants plus a few dozen filter combinations, River runs a few dozen
+// distinct queries; past the bound (migration scripts, say) a query is
+// prepared for one run.
+const maxConnStmts = 256
 
 // connStmt is a kept statement; busy while rows it returned are open, when
 // the same query runs unprepared instead.
