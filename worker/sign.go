@@ -20,13 +20,9 @@ func signDocument(doc *sello.Document, signer *xmldsig.Signer, now time.Time) (*
 	if err != nil {
 		return nil, fmt.Errorf("build xml: %w", err)
 	}
-	signed, err := signer.Sign(unsigned)
+	signed, code, err := signer.SignCode(unsigned)
 	if err != nil {
 		return nil, fmt.Errorf("sign xml: %w", err)
-	}
-	code, err := xmldsig.SecurityCode(signed)
-	if err != nil {
-		return nil, err
 	}
 	ch := &sello.DocumentChange{
 		From:         []sello.Status{sello.StatusQueuedForSigning},

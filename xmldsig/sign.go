@@ -35,8 +35,16 @@ type Signer struct {
 // it: the bytes written are the bytes digested. Errors (malformed XML, a
 // DOCTYPE, a signer without key) are wrapped with "sign xml: ".
 func (s *Signer) Sign(doc []byte) ([]byte, error) {
+	signed, _, err := s.SignCode(doc)
+	return signed, err
+}
+
+// SignCode is Sign that also returns the document's security code, the
+// first six characters of its SignatureValue (see SecurityCode), without
+// reading the signed document again.
+func (s *Signer) SignCode(doc []byte) (signed []byte, securityCode string, err error) {
 	if s.Key == nil || s.Cert == nil {
-		return nil, errors.New("sign xml: signer needs a key and a certificate")
+		return nil, "", errors.New("sign xml: signer needs a key and a certificate")
 	}
 	// The Signature adds about 1.4 KB plus the certificate.
 	extra := 1500 + base64.StdEncoding.EncodedLen(len(s.Cert.Raw))
@@ -44,7 +52,7 @@ func (s *Signer) Sign(doc []byte) ([]byte, error) {
 	if !ok {
 		var err error
 		if res, err = slowCanonicalize(doc, extra); err != nil {
-			return nil, fmt.Errorf("sign xml: %w", err)
+			return nil, "", fmt.Errorf("sign xml: %w", err)
 		}
 	}
 	return s.sign(res, extra)
@@ -86,8 +94,8 @@ const (
 // sign appends the Signature of the canonical document res to its root.
 // The output is res's XML declaration and canonical root with the
 // Signature before the root's end tag: the document digested is the
-// document written.
-func (s *Signer) sign(res fastResult, extra int) ([]byte, error) {
+// document written; and the security code.
+func (s *Signer) sign(res fastResult, extra int) ([]byte, string, error) {
 	digest := sha256.Sum256(res.canon)
 	var digestB64 [44]byte
 	base64.StdEncoding.Encode(digestB64[:], digest[:])
@@ -121,7 +129,7 @@ func (s *Signer) sign(res fastResult, extra int) ([]byte, error) {
 	h := sha256.Sum256(si)
 	value, err := rsa.SignPKCS1v15(rand.Reader, s.Key, crypto.SHA256, h[:])
 	if err != nil {
-		return nil, fmt.Errorf("sign xml: %w", err)
+		return nil, "", fmt.Errorf("sign xml: %w", err)
 	}
 
 	end := bytes.LastIndex(res.canon, []byte("</"))
@@ -131,12 +139,14 @@ func (s *Signer) sign(res fastResult, extra int) ([]byte, error) {
 	out = append(out, `<Signature xmlns="`+nsDSig+`"><SignedInfo>`...)
 	out = append(out, si[body:]...)
 	out = append(out, "<SignatureValue>"...)
+	codeAt := len(out)
 	out = base64.StdEncoding.AppendEncode(out, value)
+	code := string(out[codeAt : codeAt+6]) // 256 bytes encode to 344 characters
 	out = append(out, "</SignatureValue><KeyInfo><X509Data><X509Certificate>"...)
 	out = base64.StdEncoding.AppendEncode(out, s.Cert.Raw)
 	out = append(out, "</X509Certificate></X509Data></KeyInfo></Signature>"...)
 	out = append(out, res.canon[end:]...)
-	return out, nil
+	return out, code, nil
 }
 
 // SecurityCode returns DGII's código de seguridad of a signed document: the

@@ -105,6 +105,28 @@ func TestSign_Errors(t *testing.T) {
 	}
 }
 
+// SignCode returns the document Sign writes and the code SecurityCode reads
+// from it.
+func TestSignCode(t *testing.T) {
+	s := MustSigner(t)
+	for _, doc := range []string{smallECF, `<?xml version="1.0" encoding="UTF-8"?>` + "\n" + smallECF} {
+		signed, code, err := s.SignCode([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := xmldsig.Verify(signed); err != nil {
+			t.Fatalf("Verify: %v", err)
+		}
+		want, err := xmldsig.SecurityCode(signed)
+		if err != nil || code != want {
+			t.Errorf("code %q, SecurityCode of the document %q (%v)", code, want, err)
+		}
+	}
+	if _, _, err := (&xmldsig.Signer{}).SignCode([]byte("<a></a>")); err == nil {
+		t.Error("signer without a key: got no error")
+	}
+}
+
 func TestSecurityCode(t *testing.T) {
 	signed := MustSign(t, MustSigner(t), smallECF)
 	m := regexp.MustCompile(`<SignatureValue>([^<]+)</SignatureValue>`).FindSubmatch(signed)
