@@ -93,13 +93,11 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	// Wait for verdicts.
-	wait := b.pollStatus
+	read := b.statusReader(created)
 	if *follow == "events" {
-		wait = func(ctx context.Context, docs []benchDoc, timeout, poll time.Duration) (int, error) {
-			return b.followEvents(ctx, cursor, docs, timeout, poll)
-		}
+		read = b.eventsReader(cursor)
 	}
-	final, err := wait(ctx, created, *timeout, *poll)
+	final, err := waitFinal(ctx, created, *timeout, *poll, read)
 	if err != nil {
 		return err
 	}
@@ -175,18 +173,47 @@ func (b *bench) create(ctx context.Context, body []byte) (string, error) {
 	return r.Document.ENCF, err
 }
 
-// pollStatus polls status/batch until every document has a final status.
-func (b *bench) pollStatus(ctx context.Context, docs []benchDoc, timeout, poll time.Duration) (int, error) {
+// readVerdicts learns statuses from the server and reports each through
+// mark; more says that more can be read at once.
+type readVerdicts func(ctx context.Context, mark func(encf string, st sello.Status)) (more bool, err error)
+
+// waitFinal reads until every document has a final status, waiting poll
+// after each read that has nothing more at once, and returns how many did.
+func waitFinal(ctx context.Context, docs []benchDoc, timeout, poll time.Duration, read readVerdicts) (int, error) {
 	deadline := time.Now().Add(timeout)
 	index := map[string]int{}
 	for i, d := range docs {
 		index[d.encf] = i
 	}
 	done := 0
+	mark := func(encf string, st sello.Status) {
+		if i, ok := index[encf]; ok && st.Final() && docs[i].final.IsZero() {
+			docs[i].final, docs[i].status = time.Now(), st
+			done++
+		}
+	}
 	for done < len(docs) {
 		if time.Now().After(deadline) {
 			return done, fmt.Errorf("%d of %d documents without a verdict after %s", len(docs)-done, len(docs), timeout)
 		}
+		more, err := read(ctx, mark)
+		if err != nil {
+			return done, err
+		} else if more {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			return done, ctx.Err()
+		case <-time.After(poll):
+		}
+	}
+	return done, nil
+}
+
+// statusReader asks status/batch for every document of docs still waiting.
+func (b *bench) statusReader(docs []benchDoc) readVerdicts {
+	return func(ctx context.Context, mark func(string, sello.Status)) (bool, error) {
 		var pending []string
 		for _, d := range docs {
 			if d.final.IsZero() {
@@ -204,23 +231,14 @@ func (b *bench) pollStatus(ctx context.Context, docs []benchDoc, timeout, poll t
 				} `json:"results"`
 			}
 			if err := b.do(ctx, "/documentos-ecf/status/batch", req, http.StatusOK, &r); err != nil {
-				return done, err
+				return false, err
 			}
-			now := time.Now()
 			for _, res := range r.Results {
-				if i := index[res.ENCF]; res.Document.Status.Final() && docs[i].final.IsZero() {
-					docs[i].final, docs[i].status = now, res.Document.Status
-					done++
-				}
+				mark(res.ENCF, res.Document.Status)
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return done, ctx.Err()
-		case <-time.After(poll):
-		}
+		return false, nil
 	}
-	return done, nil
 }
 
 // eventPage is a page of GET /{env}/eventos, as much as the bench reads.
@@ -261,47 +279,25 @@ func (b *bench) eventsEnd(ctx context.Context) (string, error) {
 	}
 }
 
-// followEvents reads the events feed from cursor until every document has
-// had its final event (a document's final status only ever comes with one:
-// ecf.accepted, ecf.accepted_conditional, ecf.rejected or ecf.failed). A
+// eventsReader reads the events feed from cursor, a page at a time: a
+// document's final status only ever comes with its final event
+// (ecf.accepted, ecf.accepted_conditional, ecf.rejected or ecf.failed). A
 // feed read costs the server the new events only, where status/batch costs
 // it every document still waiting.
-func (b *bench) followEvents(ctx context.Context, cursor string, docs []benchDoc, timeout, poll time.Duration) (int, error) {
-	deadline := time.Now().Add(timeout)
-	index := map[string]int{}
-	for i, d := range docs {
-		index[d.encf] = i
-	}
-	done := 0
-	for done < len(docs) {
-		if time.Now().After(deadline) {
-			return done, fmt.Errorf("%d of %d documents without a verdict after %s", len(docs)-done, len(docs), timeout)
-		}
+func (b *bench) eventsReader(cursor string) readVerdicts {
+	return func(ctx context.Context, mark func(string, sello.Status)) (bool, error) {
 		p, err := b.events(ctx, cursor)
 		if err != nil {
-			return done, err
+			return false, err
 		}
-		now := time.Now()
 		for _, ev := range p.Events {
-			if ev.Document == nil || !ev.Document.Status.Final() {
-				continue
-			}
-			if i, ok := index[ev.Document.ENCF]; ok && docs[i].final.IsZero() {
-				docs[i].final, docs[i].status = now, ev.Document.Status
-				done++
+			if ev.Document != nil {
+				mark(ev.Document.ENCF, ev.Document.Status)
 			}
 		}
 		cursor = p.Next
-		if p.HasMore {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-			return done, ctx.Err()
-		case <-time.After(poll):
-		}
+		return p.HasMore, nil
 	}
-	return done, nil
 }
 
 // rawRSASignaturesPerSecond signs SHA-256 digests with one RSA-2048 key on
