@@ -46,7 +46,8 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 				if err := requiredFlags("tenant", rnc, "env", envName, "url", url); err != nil {
 					return err
 				}
-				if err := secretChoice(secret, generate); err != nil {
+				plaintext, err := chooseSecret(secret, generate)
+				if err != nil {
 					return err
 				}
 				t, env, err := findTenantEnv(ctx, st, rnc, envName)
@@ -57,10 +58,6 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 					return err
 				}
 				types, err := parseEventTypes(events)
-				if err != nil {
-					return err
-				}
-				plaintext, err := chooseSecret(secret, generate)
 				if err != nil {
 					return err
 				}
@@ -158,14 +155,11 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 				fs.DurationVar(&overlap, "overlap", sello.WebhookSecretOverlap, "how long the current secrets keep signing beside the new one (0: stop at once)")
 			},
 			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
-				if err := secretChoice(secret, generate); err != nil {
-					return err
-				}
-				t, e, err := findEndpoint(ctx, st, rnc, endpointID)
+				plaintext, err := chooseSecret(secret, generate)
 				if err != nil {
 					return err
 				}
-				plaintext, err := chooseSecret(secret, generate)
+				t, e, err := findEndpoint(ctx, st, rnc, endpointID)
 				if err != nil {
 					return err
 				}
@@ -351,25 +345,19 @@ func requiredFlags(pairs ...string) error {
 	return nil
 }
 
-// secretChoice checks that exactly one of --secret and --generate-secret
-// was given.
-func secretChoice(secret string, generate bool) error {
+// chooseSecret returns the secret to store: a generated one, or the one
+// given. Exactly one of --secret and --generate-secret must be given; the
+// given secret is checked where it is sealed (sello.NewWebhookSecret).
+func chooseSecret(secret string, generate bool) (string, error) {
 	switch {
 	case secret != "" && generate:
-		return usageError{"give --secret or --generate-secret, not both"}
-	case secret == "" && !generate:
-		return usageError{"--secret or --generate-secret is required"}
-	}
-	return nil
-}
-
-// chooseSecret returns a generated secret, or the given one checked.
-// Returns INVALID_REQUEST.
-func chooseSecret(secret string, generate bool) (string, error) {
-	if generate {
+		return "", usageError{"give --secret or --generate-secret, not both"}
+	case generate:
 		return sello.GenerateWebhookSecret(), nil
+	case secret == "":
+		return "", usageError{"--secret or --generate-secret is required"}
 	}
-	return secret, sello.CheckWebhookSecret(secret)
+	return secret, nil
 }
 
 // checkEndpointURL applies webhook.ValidateURL: https:// in eCF, and
