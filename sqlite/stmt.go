@@ -42,17 +42,9 @@ func (q querier) query(ctx context.Context, query string, args ...any) (*sql.Row
 	return q.db.QueryContext(ctx, query, args...)
 }
 
-func (q querier) queryRow(ctx context.Context, query string, args ...any) row {
+func (q querier) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
 	if q.tx != nil {
-		return row{row: q.tx.QueryRowContext(ctx, query, args...)}
+		return q.tx.QueryRowContext(ctx, query, args...)
 	}
-	return row{row: q.db.QueryRowContext(ctx, query, args...)}
+	return q.db.QueryRowContext(ctx, query, args...)
 }
-
-// row is a *sql.Row.
-type row struct {
-	row *sql.Row
-}
-
-// Scan is sql.Row's Scan: sql.ErrNoRows when there is no row.
-func (r row) Scan(dest ...any) error { return r.row.Scan(dest...) }
