@@ -7,6 +7,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/xmldsig"
 )
 
 // trackIDLostAfter is how long DGII may answer "No encontrado" for a trackId
@@ -72,14 +73,10 @@ func (w *Worker) sign(ctx context.Context, job *river.Job[ProcessArgs], doc *sel
 	} else if err != nil {
 		return nil, fmt.Errorf("sign: %w", err)
 	}
-	select {
-	case w.signing <- struct{}{}:
-	case <-ctx.Done():
+	ch, err := w.signBounded(ctx, doc, signer)
+	if ctx.Err() != nil {
 		return nil, ctx.Err()
-	}
-	ch, err := signDocument(doc, signer, w.cfg.Now())
-	<-w.signing
-	if err != nil {
+	} else if err != nil {
 		// The document passed every check when it was created, so this is
 		// Sello's fault: fail it with the reason rather than retry forever.
 		if job.Attempt >= maxAttempts {
@@ -88,6 +85,18 @@ func (w *Worker) sign(ctx context.Context, job *river.Job[ProcessArgs], doc *sel
 		return nil, fmt.Errorf("sign: %w", err)
 	}
 	return w.transition(ctx, ref, *ch)
+}
+
+// signBounded is signDocument in one of the worker's signing slots (see
+// New).
+func (w *Worker) signBounded(ctx context.Context, doc *sello.Document, signer *xmldsig.Signer) (*sello.DocumentChange, error) {
+	select {
+	case w.signing <- struct{}{}:
+		defer func() { <-w.signing }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return signDocument(doc, signer, w.cfg.Now())
 }
 
 // poll asks DGII for the verdict on a submitted document.

@@ -78,8 +78,8 @@ func New(cfg Config) *Worker {
 	// at once it fills every core, and the goroutine holding the store's
 	// writer (whom every worker waits for) queues behind the signatures for
 	// the CPU; one core is kept for the rest.
-	signers := max(runtime.GOMAXPROCS(0)-1, 1)
-	return &Worker{cfg: cfg, signers: map[string]*xmldsig.Signer{}, sessions: map[string]*dgii.Session{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, signers)}
+	slots := max(runtime.GOMAXPROCS(0)-1, 1)
+	return &Worker{cfg: cfg, signers: map[string]*xmldsig.Signer{}, sessions: map[string]*dgii.Session{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots)}
 }
 
 // Workers returns the River workers of every lifecycle step, for the store's
