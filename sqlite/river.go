@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,13 +24,16 @@ import (
 // River gets a pool of its own (riverConns connections) on the same file, so
 // that its producer, completer, elector and maintenance services never wait
 // for a connection the store holds, nor the store for one of River's. Every
-// transaction River begins on that pool first takes the store's write queue
-// (DB.writer), the same one the store's own transactions take: with
-// IMMEDIATE transactions each of them is a writer for SQLite, and the queue
-// serves them all in arrival order instead of leaving River to SQLite's
-// polling busy handler, which a busy store would starve. River's single
-// statements outside a transaction still meet the store's writes in
-// SQLite's busy handler; they are short.
+// write River makes on that pool first takes the store's write queue
+// (DB.writer), the same one the store's own transactions take: each
+// transaction it begins (IMMEDIATE, so a writer for SQLite from BEGIN), and
+// each statement it runs outside a transaction that is not a plain SELECT
+// (fetching jobs is an UPDATE … RETURNING; completing them, an UPDATE). The
+// queue serves them all in arrival order. Left to SQLite's busy handler, a
+// statement that meets the store's writer sleeps 1, 2, 5, 10 … 100 ms
+// between tries and loses the lock to every writer that comes meanwhile:
+// under load River's fetches slept there, and the workers sat idle while
+// the CPU had room (sello bench, docs/benchmarks.md).
 //
 // Nothing holds the queue while it waits for a second transaction: the store
 // inserts its jobs with the transaction it already holds, and River never
@@ -185,6 +189,8 @@ func (c *queuedConnector) Driver() driver.Driver { return c.driver }
 type queuedConn struct {
 	conn   driver.Conn
 	writer chan struct{}
+	// inTx is set while a transaction begun by BeginTx holds the queue.
+	inTx bool
 	// stmts are this connection's prepared statements by SQL text, at most
 	// maxConnStmts. database/sql never uses a connection from two
 	// goroutines at once, so they need no lock.
@@ -245,7 +251,31 @@ func (c *queuedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver
 		<-c.writer
 		return nil, err
 	}
-	return &queuedTx{tx: tx, writer: c.writer}, nil
+	c.inTx = true
+	return &queuedTx{tx: tx, conn: c}, nil
+}
+
+// queue takes the write queue for a statement run outside a transaction
+// that may write, and returns what gives it back (nil when it took
+// nothing). Inside a transaction the transaction holds the queue already.
+func (c *queuedConn) queue(ctx context.Context, query string) (release func(), err error) {
+	if c.writer == nil || c.inTx || readOnly(query) {
+		return nil, nil
+	}
+	select {
+	case c.writer <- struct{}{}:
+		return func() { <-c.writer }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// readOnly reports whether query is a plain SELECT, which WAL lets run
+// beside the writer. Anything else (UPDATE, INSERT, DELETE, a WITH that may
+// end in one, PRAGMA) is taken for a write.
+func readOnly(query string) bool {
+	q := strings.TrimLeft(query, " \t\r\n(")
+	return len(q) >= 6 && strings.EqualFold(q[:6], "select")
 }
 
 func (c *queuedConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
@@ -277,6 +307,12 @@ func (c *queuedConn) stmt(ctx context.Context, query string) (*connStmt, error) 
 }
 
 func (c *queuedConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	release, err := c.queue(ctx, query)
+	if err != nil {
+		return nil, err
+	} else if release != nil {
+		defer release()
+	}
 	s, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -286,7 +322,27 @@ func (c *queuedConn) ExecContext(ctx context.Context, query string, args []drive
 	return s.stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
 
+// QueryContext runs query; a write outside a transaction keeps the write
+// queue until its rows close, since SQLite keeps the write lock until then.
 func (c *queuedConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	release, err := c.queue(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := c.query(ctx, query, args)
+	if err != nil {
+		if release != nil {
+			release()
+		}
+		return nil, err
+	}
+	if release == nil {
+		return rows, nil
+	}
+	return &releasingRows{Rows: rows, release: release}, nil
+}
+
+func (c *queuedConn) query(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	s, err := c.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -313,6 +369,18 @@ func (r *connStmtRows) Close() error {
 	return r.Rows.Close()
 }
 
+// releasingRows give the write queue back once, when they close.
+type releasingRows struct {
+	driver.Rows
+	release func()
+	once    sync.Once
+}
+
+func (r *releasingRows) Close() error {
+	defer r.once.Do(r.release)
+	return r.Rows.Close()
+}
+
 func (c *queuedConn) Ping(ctx context.Context) error {
 	return c.conn.(driver.Pinger).Ping(ctx)
 }
@@ -325,9 +393,9 @@ func (c *queuedConn) IsValid() bool { return c.conn.(driver.Validator).IsValid()
 
 // queuedTx gives the write queue back once, when it commits or rolls back.
 type queuedTx struct {
-	tx     driver.Tx
-	writer chan struct{}
-	once   sync.Once
+	tx   driver.Tx
+	conn *queuedConn
+	once sync.Once
 }
 
 func (t *queuedTx) Commit() error {
@@ -340,4 +408,9 @@ func (t *queuedTx) Rollback() error {
 	return t.tx.Rollback()
 }
 
-func (t *queuedTx) release() { t.once.Do(func() { <-t.writer }) }
+func (t *queuedTx) release() {
+	t.once.Do(func() {
+		t.conn.inTx = false
+		<-t.conn.writer
+	})
+}
