@@ -78,8 +78,18 @@ func WithBaseURL(base string) Option {
 	}
 }
 
+// defaultTransport is Go's default transport keeping 64 idle connections
+// per host.
+func defaultTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = 64
+	return t
+}
+
 // WithHTTPClient sets the http.Client requests go through (default: one with
-// a 30-second timeout per attempt).
+// a 30-second timeout per attempt on Go's default transport keeping up to 64
+// idle connections to the API, so that concurrent callers reuse their
+// connections; Go's own default keeps 2 and dials again for the rest).
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) error {
 		if hc == nil {
@@ -143,7 +153,7 @@ func New(apiKey string, opts ...Option) (*Client, error) {
 	c := &Client{
 		apiKey:  apiKey,
 		baseURL: base,
-		http:    &http.Client{Timeout: 30 * time.Second},
+		http:    &http.Client{Timeout: 30 * time.Second, Transport: defaultTransport()},
 		retry:   DefaultRetryPolicy,
 		sleep:   sleepContext,
 		now:     time.Now,

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -459,5 +460,37 @@ func TestNeedsReconcile(t *testing.T) {
 	}
 	if client.NeedsReconcile(client.StatusAccepted, &client.Event{ID: "e", Type: client.EventSequenceLow}) {
 		t.Error("an event about no document needs no reconciliation")
+	}
+}
+
+// TestConnectionsReused checks that concurrent calls, round after round,
+// reuse the default client's connections rather than dialing per call.
+func TestConnectionsReused(t *testing.T) {
+	var dialed atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		answer(200, `{"ok":true,"results":[]}`)(w, r)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			dialed.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c, _ := mustClient(t, srv.URL)
+	const parallel, rounds = 16, 10
+	for range rounds {
+		var wg sync.WaitGroup
+		for range parallel {
+			wg.Go(func() {
+				if _, err := c.StatusBatch(t.Context(), []string{"E310000000001"}); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	if n := dialed.Load(); n > parallel {
+		t.Errorf("%d calls (%d at once) opened %d connections; want at most %d", parallel*rounds, parallel, n, parallel)
 	}
 }
