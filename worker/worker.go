@@ -53,6 +53,7 @@ type Worker struct {
 	mu       sync.Mutex
 	signers  map[string]*xmldsig.Signer // by certificate id
 	sessions map[string]*dgii.Session   // by certificate id
+	current  map[certKey]certEntry      // each tenant's signing certificate, as last read
 
 	hooks webhookClients
 
@@ -79,7 +80,7 @@ func New(cfg Config) *Worker {
 	// writer (whom every worker waits for) queues behind the signatures for
 	// the CPU; one core is kept for the rest.
 	slots := max(runtime.GOMAXPROCS(0)-1, 1)
-	return &Worker{cfg: cfg, signers: map[string]*xmldsig.Signer{}, sessions: map[string]*dgii.Session{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots)}
+	return &Worker{cfg: cfg, signers: map[string]*xmldsig.Signer{}, sessions: map[string]*dgii.Session{}, current: map[certKey]certEntry{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots)}
 }
 
 // Workers returns the River workers of every lifecycle step, for the store's
@@ -102,7 +103,7 @@ func FirstJobs(d *sello.Document) []sello.Job {
 // signer returns the signer of the tenant's current certificate in env.
 // Returns NOT_FOUND when the tenant has no valid certificate.
 func (w *Worker) signer(ctx context.Context, tenantID string, env sello.Environment) (*sello.Certificate, *xmldsig.Signer, error) {
-	cert, err := w.cfg.Store.FindSigningCertificate(ctx, tenantID, env, w.cfg.Now())
+	cert, err := w.certificate(ctx, tenantID, env)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -130,6 +131,43 @@ func (w *Worker) signer(ctx context.Context, tenantID string, env sello.Environm
 	s := &xmldsig.Signer{Key: key, Cert: x}
 	w.signers[cert.ID] = s
 	return cert, s, nil
+}
+
+// certTTL is how long the worker keeps using the signing certificate it
+// read for a tenant before asking the store again (each document asked three
+// times: sign, send, poll). A certificate added with sello certificates add
+// is used from at most certTTL later; a kept one is never used outside its
+// validity.
+const certTTL = 5 * time.Second
+
+type certKey struct {
+	tenantID string
+	env      sello.Environment
+}
+
+type certEntry struct {
+	cert  *sello.Certificate
+	until time.Time
+}
+
+// certificate returns the tenant's signing certificate in env: the one read
+// less than certTTL ago if still valid, else the store's.
+func (w *Worker) certificate(ctx context.Context, tenantID string, env sello.Environment) (*sello.Certificate, error) {
+	now, k := w.cfg.Now(), certKey{tenantID, env}
+	w.mu.Lock()
+	e, ok := w.current[k]
+	w.mu.Unlock()
+	if ok && now.Before(e.until) && e.cert.Valid(now) {
+		return e.cert, nil
+	}
+	cert, err := w.cfg.Store.FindSigningCertificate(ctx, tenantID, env, now)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	w.current[k] = certEntry{cert, now.Add(certTTL)}
+	w.mu.Unlock()
+	return cert, nil
 }
 
 // session returns the DGII session of the tenant in env, authenticated with
