@@ -39,6 +39,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	concurrency := fs.Int("concurrency", 16, "creates in flight at once")
 	timeout := fs.Duration("timeout", 10*time.Minute, "give up waiting for verdicts after this long")
 	poll := fs.Duration("poll", 250*time.Millisecond, "how often to look for verdicts when there is nothing new (the resolution of create→verdict)")
+	baseline := fs.Duration("baseline", 2*time.Second, "how long each of the two raw RSA measurements (before and after the load) signs")
 	follow := fs.String("follow", "events", "how to learn the verdicts: events (GET /{env}/eventos from where the feed stood before the first create; needs ecf:read) or status (status/batch of every document still waiting)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -67,7 +68,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 		}
 	}
 
-	sigsBefore := rawRSASignaturesPerSecond(2 * time.Second)
+	sigsBefore := rawRSASignaturesPerSecond(*baseline)
 
 	// Create.
 	start := time.Now()
@@ -118,7 +119,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	// Baseline, after the load so it does not compete with it; the better
 	// of this and the one before the load, since neighbours on a shared
 	// machine can slow either (a low baseline would flatter the ratio).
-	sigsAfter := rawRSASignaturesPerSecond(2 * time.Second)
+	sigsAfter := rawRSASignaturesPerSecond(*baseline)
 	sigs := max(sigsBefore, sigsAfter)
 
 	createLat, e2e := make([]time.Duration, 0, len(created)), make([]time.Duration, 0, len(created))
