@@ -198,7 +198,7 @@ func (b *bench) once(ctx context.Context, path string, body []byte, want int, ou
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
 		return err
-	} else if resp.StatusCode == http.StatusTooManyRequests && want != http.StatusTooManyRequests {
+	} else if resp.StatusCode == http.StatusTooManyRequests {
 		secs, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
 		return rateLimited{time.Duration(max(secs, 1)) * time.Second}
 	} else if resp.StatusCode != want {

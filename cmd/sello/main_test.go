@@ -260,17 +260,3 @@ func httpGet(url string) (string, error) {
 	b, err := io.ReadAll(resp.Body)
 	return string(b), err
 }
-
-func TestGCPercent(t *testing.T) {
-	for env, want := range map[string]int{"": defaultGCPercent, "50": 50, "off": -1, "bogus": defaultGCPercent} {
-		got := gcPercent(func(k string) string {
-			if k == "GOGC" {
-				return env
-			}
-			return ""
-		})
-		if got != want {
-			t.Errorf("GOGC=%q: got %d, want %d", env, got, want)
-		}
-	}
-}

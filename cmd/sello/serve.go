@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"runtime/debug"
-	"strconv"
 	"time"
 
 	"github.com/sello-do/sello"
@@ -25,23 +24,12 @@ import (
 // after SIGINT/SIGTERM.
 const shutdownTimeout = 30 * time.Second
 
-// defaultGCPercent is the server's GOGC unless the environment sets one.
-// Sello's live heap is small (tens of MB) and its garbage is many
-// short-lived buffers (JSON, XML, HTTP): at Go's 100 the collector took
-// ~10% of the CPU under sello bench; at 300 it takes a third of that for
-// ~30 MB more peak memory (docs/benchmarks.md).
+// defaultGCPercent is the server's GOGC unless the environment sets one
+// (which the runtime has applied already). Sello's live heap is small (tens
+// of MB) and its garbage is many short-lived buffers (JSON, XML, HTTP): at
+// Go's 100 the collector took 4–5% of the CPU under sello bench; at 300
+// about a third of that, for ~30 MB more peak memory (docs/benchmarks.md).
 const defaultGCPercent = 300
-
-// gcPercent is GOGC from the environment (which the runtime has applied
-// already) or defaultGCPercent.
-func gcPercent(getenv func(string) string) int {
-	if v, err := strconv.Atoi(getenv("GOGC")); err == nil {
-		return v
-	} else if getenv("GOGC") == "off" {
-		return -1
-	}
-	return defaultGCPercent
-}
 
 // runServe runs the API until ctx ends, then shuts down cleanly: it stops
 // accepting connections and lets in-flight requests finish.
@@ -65,7 +53,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	debug.SetGCPercent(gcPercent(getenv))
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(defaultGCPercent)
+	}
 
 	mk, err := sf.masterKey(getenv, *demo)
 	if err != nil {
