@@ -51,9 +51,8 @@ type Worker struct {
 	cfg Config
 
 	mu       sync.Mutex
-	signers  map[string]*xmldsig.Signer // by certificate id
-	sessions map[string]*dgii.Session   // by certificate id
-	current  map[certKey]certEntry      // each tenant's signing certificate, as last read
+	current  map[certKey]certEntry    // each tenant's signing certificate and signer (see certTTL)
+	sessions map[string]*dgii.Session // by certificate id
 
 	hooks webhookClients
 
@@ -80,7 +79,7 @@ func New(cfg Config) *Worker {
 	// writer (whom every worker waits for) queues behind the signatures for
 	// the CPU; one core is kept for the rest.
 	slots := max(runtime.GOMAXPROCS(0)-1, 1)
-	return &Worker{cfg: cfg, signers: map[string]*xmldsig.Signer{}, sessions: map[string]*dgii.Session{}, current: map[certKey]certEntry{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots)}
+	return &Worker{cfg: cfg, current: map[certKey]certEntry{}, sessions: map[string]*dgii.Session{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots)}
 }
 
 // Workers returns the River workers of every lifecycle step, for the store's
@@ -100,44 +99,11 @@ func FirstJobs(d *sello.Document) []sello.Job {
 	return []sello.Job{ProcessArgs{refOf(d)}}
 }
 
-// signer returns the signer of the tenant's current certificate in env.
-// Returns NOT_FOUND when the tenant has no valid certificate.
-func (w *Worker) signer(ctx context.Context, tenantID string, env sello.Environment) (*sello.Certificate, *xmldsig.Signer, error) {
-	cert, err := w.certificate(ctx, tenantID, env)
-	if err != nil {
-		return nil, nil, err
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if s, ok := w.signers[cert.ID]; ok {
-		return cert, s, nil
-	}
-	der, err := w.cfg.MasterKey.Open(cert.SealedKey, sello.CertificateKeyAAD(cert))
-	if err != nil {
-		return nil, nil, fmt.Errorf("certificate %s: %w", cert.ID, err)
-	}
-	k, err := x509.ParsePKCS8PrivateKey(der)
-	if err != nil {
-		return nil, nil, fmt.Errorf("certificate %s: parse key: %w", cert.ID, err)
-	}
-	key, ok := k.(*rsa.PrivateKey)
-	if !ok {
-		return nil, nil, fmt.Errorf("certificate %s: key is %T, not RSA", cert.ID, k)
-	}
-	x, err := x509.ParseCertificate(cert.DER)
-	if err != nil {
-		return nil, nil, fmt.Errorf("certificate %s: %w", cert.ID, err)
-	}
-	s := &xmldsig.Signer{Key: key, Cert: x}
-	w.signers[cert.ID] = s
-	return cert, s, nil
-}
-
 // certTTL is how long the worker keeps using the signing certificate it
-// read for a tenant before asking the store again (each document asked three
+// read for a tenant before asking the store again (each document asks three
 // times: sign, send, poll). A certificate added with sello certificates add
 // is used from at most certTTL later; a kept one is never used outside its
-// validity.
+// validity, and "no certificate" is not kept.
 const certTTL = 5 * time.Second
 
 type certKey struct {
@@ -145,29 +111,60 @@ type certKey struct {
 	env      sello.Environment
 }
 
+// certEntry is a tenant's signing certificate as last read, with its
+// signer (the key decrypted and parsed once per certificate).
 type certEntry struct {
-	cert  *sello.Certificate
-	until time.Time
+	cert   *sello.Certificate
+	signer *xmldsig.Signer
+	until  time.Time
 }
 
-// certificate returns the tenant's signing certificate in env: the one read
-// less than certTTL ago if still valid, else the store's.
-func (w *Worker) certificate(ctx context.Context, tenantID string, env sello.Environment) (*sello.Certificate, error) {
+// signer returns the tenant's current certificate in env and its signer:
+// the one read less than certTTL ago if still valid, else the store's.
+// Returns NOT_FOUND when the tenant has no valid certificate.
+func (w *Worker) signer(ctx context.Context, tenantID string, env sello.Environment) (*sello.Certificate, *xmldsig.Signer, error) {
 	now, k := w.cfg.Now(), certKey{tenantID, env}
 	w.mu.Lock()
-	e, ok := w.current[k]
+	cur, ok := w.current[k]
 	w.mu.Unlock()
-	if ok && now.Before(e.until) && e.cert.Valid(now) {
-		return e.cert, nil
+	if ok && now.Before(cur.until) && cur.cert.Valid(now) {
+		return cur.cert, cur.signer, nil
 	}
 	cert, err := w.cfg.Store.FindSigningCertificate(ctx, tenantID, env, now)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	s := cur.signer
+	if !ok || cur.cert.ID != cert.ID {
+		if s, err = w.newSigner(cert); err != nil {
+			return nil, nil, err
+		}
 	}
 	w.mu.Lock()
-	w.current[k] = certEntry{cert, now.Add(certTTL)}
+	w.current[k] = certEntry{cert, s, now.Add(certTTL)}
 	w.mu.Unlock()
-	return cert, nil
+	return cert, s, nil
+}
+
+// newSigner opens the certificate's sealed key with the master key.
+func (w *Worker) newSigner(cert *sello.Certificate) (*xmldsig.Signer, error) {
+	der, err := w.cfg.MasterKey.Open(cert.SealedKey, sello.CertificateKeyAAD(cert))
+	if err != nil {
+		return nil, fmt.Errorf("certificate %s: %w", cert.ID, err)
+	}
+	k, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		return nil, fmt.Errorf("certificate %s: parse key: %w", cert.ID, err)
+	}
+	key, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		return nil, fmt.Errorf("certificate %s: key is %T, not RSA", cert.ID, k)
+	}
+	x, err := x509.ParseCertificate(cert.DER)
+	if err != nil {
+		return nil, fmt.Errorf("certificate %s: %w", cert.ID, err)
+	}
+	return &xmldsig.Signer{Key: key, Cert: x}, nil
 }
 
 // session returns the DGII session of the tenant in env, authenticated with
