@@ -110,3 +110,15 @@ func BenchmarkSignVsRSA(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVerify1KB verifies a typical 1 KB compact e-CF as Sign writes it.
+func BenchmarkVerify1KB(b *testing.B) {
+	signed := MustSign(b, MustSigner(b), smallECF1KB)
+	b.SetBytes(int64(len(signed)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := xmldsig.Verify(signed); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
