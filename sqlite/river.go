@@ -110,7 +110,9 @@ func (db *DB) insertJobs(ctx context.Context, tx querier, jobs []sello.Job) erro
 			params[i].InsertOpts = &river.InsertOpts{MaxAttempts: m.MaxAttempts()}
 		}
 	}
-	if _, err := db.river.InsertManyTx(ctx, tx.tx, params); err != nil {
+	// The fast insert returns no rows: nothing here reads them back, and
+	// without RETURNING SQLite does not build and copy each job row.
+	if _, err := db.river.InsertManyFastTx(ctx, tx.tx, params); err != nil {
 		return fmt.Errorf("insert jobs: %w", err)
 	}
 	return nil

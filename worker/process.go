@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -27,14 +28,23 @@ func (pw *processWorker) NextRetry(job *river.Job[ProcessArgs]) time.Time {
 	return time.Now().Add(retryDelay(job.Attempt))
 }
 
-// errWait ends a run that must wait for DGII: the job snoozes.
-type errWait struct{ d time.Duration }
+// errWait ends a step that must wait for DGII. A wait for a verdict may be
+// held in the run (see hold); any other wait snoozes the job.
+type errWait struct {
+	d       time.Duration
+	verdict bool // waiting for DGII to judge a document it has
+}
 
 func (e errWait) Error() string { return fmt.Sprintf("wait %s for dgii", e.d) }
 
 func (pw *processWorker) Work(ctx context.Context, job *river.Job[ProcessArgs]) error {
 	w, ref := pw.w, job.Args.DocumentRef
-	var doc *sello.Document // as the last step left it; nil to read it
+	var (
+		doc  *sello.Document // as the last step left it; nil to read it
+		xml  []byte          // doc's signed XML if this run signed it
+		sent bool            // this run sent doc to DGII
+		held time.Duration   // waited in this run for DGII's verdict
+	)
 	for {
 		if doc == nil {
 			var err error
@@ -45,46 +55,79 @@ func (pw *processWorker) Work(ctx context.Context, job *river.Job[ProcessArgs]) 
 		var step error
 		switch doc.Status {
 		case sello.StatusQueuedForSigning:
-			doc, step = w.sign(ctx, job, doc)
+			doc, xml, step = w.sign(ctx, job, doc)
 		case sello.StatusSigned:
-			doc, step = w.submit(ctx, job, doc)
+			doc, step = w.submit(ctx, job, doc, xml)
+			sent = doc != nil && doc.Status == sello.StatusSubmitted
 		case sello.StatusSubmitted:
-			doc, step = w.poll(ctx, job, doc)
+			doc, step = w.poll(ctx, job, doc, sent)
 		default:
 			return nil // final
 		}
-		if wait, ok := step.(errWait); ok {
-			return river.JobSnooze(wait.d)
-		} else if step != nil {
-			return step
+		if doc == nil {
+			xml = nil // read again: another run may have signed it
 		}
+		var wait errWait
+		if !errors.As(step, &wait) {
+			if step != nil {
+				return step
+			}
+			continue
+		}
+		if !wait.verdict || held+wait.d > w.cfg.HoldFor || !w.hold(ctx, wait.d) {
+			return river.JobSnooze(wait.d)
+		}
+		held += wait.d
+	}
+}
+
+// hold waits d in the run, and reports false, at once, when the job's
+// deadline leaves less than d and HoldFor after it (the query that follows
+// must fit), or when ctx ends meanwhile: the job snoozes instead.
+func (w *Worker) hold(ctx context.Context, d time.Duration) bool {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d+w.cfg.HoldFor {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
 	}
 }
 
 // sign builds DGII's XML of a queued document, signs it with the tenant's
 // certificate and, for type 32 under DOP 250,000, builds and signs the RFCE
 // summary too.
-func (w *Worker) sign(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) (*sello.Document, error) {
+//
+// It returns the signed document with its signed XML, so that the send
+// needs no read of it.
+func (w *Worker) sign(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) (*sello.Document, []byte, error) {
 	ref := job.Args.DocumentRef
 	_, signer, err := w.signer(ctx, ref.TenantID, ref.Environment)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
-		return w.fail(ctx, ref, sello.StatusQueuedForSigning, fmt.Sprintf(
+		doc, err := w.fail(ctx, ref, sello.StatusQueuedForSigning, fmt.Sprintf(
 			"No valid signing certificate for %s: add the taxpayer's certificate (sello certificates add) and create the document again.", ref.Environment))
+		return doc, nil, err
 	} else if err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
+		return nil, nil, fmt.Errorf("sign: %w", err)
 	}
 	ch, err := w.signBounded(ctx, doc, signer)
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return nil, nil, ctx.Err()
 	} else if err != nil {
 		// The document passed every check when it was created, so this is
 		// Sello's fault: fail it with the reason rather than retry forever.
 		if job.Attempt >= maxAttempts {
-			return w.fail(ctx, ref, sello.StatusQueuedForSigning, "Sello could not build or sign the document: "+err.Error())
+			doc, err := w.fail(ctx, ref, sello.StatusQueuedForSigning, "Sello could not build or sign the document: "+err.Error())
+			return doc, nil, err
 		}
-		return nil, fmt.Errorf("sign: %w", err)
+		return nil, nil, fmt.Errorf("sign: %w", err)
 	}
-	return w.transition(ctx, ref, *ch)
+	signed, err := w.transition(ctx, ref, *ch)
+	return signed, ch.SignedXML, err
 }
 
 // signBounded is signDocument in one of the worker's signing slots (see
@@ -99,8 +142,11 @@ func (w *Worker) signBounded(ctx context.Context, doc *sello.Document, signer *x
 	return signDocument(doc, signer, w.cfg.Now())
 }
 
-// poll asks DGII for the verdict on a submitted document.
-func (w *Worker) poll(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) (*sello.Document, error) {
+// poll asks DGII for the verdict on a submitted document. learn says that
+// this run sent the document and has waited for the verdict in process
+// since, so the delay after which it is seen is DGII's (not the job
+// queue's) and teaches the verdict clock.
+func (w *Worker) poll(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document, learn bool) (*sello.Document, error) {
 	ref := job.Args.DocumentRef
 	sess, err := w.session(ctx, ref.TenantID, ref.Environment)
 	if err != nil {
@@ -108,18 +154,21 @@ func (w *Worker) poll(ctx context.Context, job *river.Job[ProcessArgs], doc *sel
 	}
 	res, err := sess.Result(ctx, doc.TrackID)
 	if unavailable(err) {
-		return nil, errWait{w.wait(job.CreatedAt)}
+		return nil, errWait{d: w.wait(job.CreatedAt)}
 	} else if err != nil {
 		return nil, fmt.Errorf("poll: %w", err)
 	}
 	switch res.Codigo {
 	case 3: // En Proceso
-		return nil, errWait{w.wait(doc.UpdatedAt)}
+		return doc, errWait{d: w.wait(doc.UpdatedAt), verdict: true}
 	case 0: // No encontrado
 		if w.cfg.Now().Sub(doc.UpdatedAt) > trackIDLostAfter {
 			return w.fail(ctx, ref, sello.StatusSubmitted, fmt.Sprintf("DGII has not known trackId %s for %s.", doc.TrackID, trackIDLostAfter))
 		}
-		return nil, errWait{w.wait(doc.UpdatedAt)}
+		return doc, errWait{d: w.wait(doc.UpdatedAt), verdict: true}
+	}
+	if learn {
+		w.verdicts.seen(ref.Environment, w.cfg.Now().Sub(doc.UpdatedAt))
 	}
 	return w.verdict(ctx, ref, sello.StatusSubmitted, res)
 }

@@ -13,8 +13,9 @@ import (
 
 // submit sends a signed document to DGII: the full e-CF to recepción (the
 // verdict comes later, by trackId), or, for type 32 under DOP 250,000, the
-// RFCE summary to recepción FC, whose verdict is synchronous.
-func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) (*sello.Document, error) {
+// RFCE summary to recepción FC, whose verdict is synchronous. xml is the
+// document's signed XML if the run has it, nil to read it.
+func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document, xml []byte) (*sello.Document, error) {
 	ref := job.Args.DocumentRef
 	sess, err := w.session(ctx, ref.TenantID, ref.Environment)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
@@ -25,9 +26,10 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *s
 	if doc.ViaRFCE() {
 		return w.submitRFCE(ctx, job, doc, sess)
 	}
-	xml, err := w.cfg.Store.FindDocumentXML(ctx, ref.TenantID, ref.Environment, doc.ENCF)
-	if err != nil {
-		return nil, fmt.Errorf("submit: %w", err)
+	if xml == nil {
+		if xml, err = w.cfg.Store.FindDocumentXML(ctx, ref.TenantID, ref.Environment, doc.ENCF); err != nil {
+			return nil, fmt.Errorf("submit: %w", err)
+		}
 	}
 
 	// A previous run may have reached DGII before its answer was lost (a
@@ -35,7 +37,7 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *s
 	if job.Attempt > 1 {
 		entries, err := sess.TrackIDs(ctx, doc.ENCF)
 		if unavailable(err) {
-			return nil, errWait{w.wait(job.CreatedAt)}
+			return nil, errWait{d: w.wait(job.CreatedAt)}
 		} else if err != nil && !notFound(err) {
 			return nil, fmt.Errorf("submit: ask dgii for earlier sends: %w", err)
 		}
@@ -57,7 +59,7 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *s
 		return nil, fmt.Errorf("submit: outcome unknown, will ask dgii before resending: %w", err)
 	case unavailable(err):
 		// DGII never took it: wait for DGII without using up an attempt.
-		return nil, errWait{w.wait(job.CreatedAt)}
+		return nil, errWait{d: w.wait(job.CreatedAt)}
 	case errors.Is(err, dgii.ErrUnauthorized):
 		return w.fail(ctx, ref, sello.StatusSigned, "DGII refused the certificate: check that its holder is delegated for the RNC in DGII's Oficina Virtual. "+err.Error())
 	}
@@ -68,20 +70,20 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *s
 	return nil, fmt.Errorf("submit: %w", err)
 }
 
-// submitted records DGII's trackId; the verdict is asked for after
-// FirstPoll.
+// submitted records DGII's trackId; the verdict is asked for when the
+// verdict clock expects it (at least FirstPoll later).
 func (w *Worker) submitted(ctx context.Context, ref DocumentRef, trackID string) (*sello.Document, error) {
-	_, err := w.transition(ctx, ref, sello.DocumentChange{
+	doc, err := w.transition(ctx, ref, sello.DocumentChange{
 		From:      []sello.Status{sello.StatusSigned},
 		Status:    sello.StatusSubmitted,
 		TrackID:   trackID,
 		EventType: sello.EventECFSubmitted,
 		Message:   "Sent to DGII; trackId " + trackID + ".",
 	})
-	if err != nil {
+	if err != nil || doc == nil {
 		return nil, err
 	}
-	return nil, errWait{w.cfg.FirstPoll}
+	return doc, errWait{d: w.verdicts.firstPoll(ref.Environment, w.cfg.FirstPoll, w.cfg.MaxWait), verdict: true}
 }
 
 // submitRFCE sends the RFCE summary and applies DGII's synchronous verdict.
@@ -96,7 +98,7 @@ func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[ProcessArgs], do
 	case err == nil:
 		return w.verdict(ctx, ref, sello.StatusSigned, res)
 	case unavailable(err):
-		return nil, errWait{w.wait(job.CreatedAt)}
+		return nil, errWait{d: w.wait(job.CreatedAt)}
 	}
 	return nil, fmt.Errorf("submit rfce: %w", err)
 }

@@ -33,6 +33,11 @@ type Config struct {
 	// MaxWait caps the delay between two tries while DGII is down or still
 	// validating (default 1 minute).
 	MaxWait time.Duration
+	// HoldFor is how long a document's job may wait in process, in one run,
+	// for DGII's verdict before it gives its worker back and snoozes
+	// (default 10 s). Waiting in process costs a goroutine; a snooze costs
+	// the job queue two writes and the document a read.
+	HoldFor time.Duration
 	// Webhooks configures the webhook delivery client, shared by every
 	// delivery of the process. Its AllowLoopback applies only to endpoints
 	// of TesteCF and CerteCF: eCF endpoints always get the production
@@ -58,6 +63,9 @@ type Worker struct {
 
 	// signing bounds the documents signed at once (see New).
 	signing chan struct{}
+
+	// verdicts learns when to ask DGII for a verdict.
+	verdicts verdictClock
 }
 
 // New returns a Worker; cfg.Store, cfg.DGII and cfg.MasterKey are required.
@@ -73,6 +81,9 @@ func New(cfg Config) *Worker {
 	}
 	if cfg.MaxWait == 0 {
 		cfg.MaxWait = time.Minute
+	}
+	if cfg.HoldFor == 0 {
+		cfg.HoldFor = 10 * time.Second
 	}
 	// Signing is the lifecycle's one CPU-heavy step. Left to every worker
 	// at once it fills every core, and the goroutine holding the store's

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"database/sql"
 	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -313,5 +315,75 @@ func TestLifecycleNoCertificate(t *testing.T) {
 	encf = document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: body}))["encf"].(string)
 	if d := s.final(t, key, encf); d["status"] != "accepted" {
 		t.Fatalf("with a certificate: %v", d["status"])
+	}
+}
+
+// TestLifecycleVerdictHeld: while DGII validates, a document's job waits
+// in process rather than snoozing (each document's job runs once), and once
+// the worker has seen how long DGII takes it asks for the verdict when it
+// is ready instead of on a short fixed step.
+func TestLifecycleVerdictHeld(t *testing.T) {
+	const delay = 600 * time.Millisecond // 3 queries a document on the fixed 250 ms step
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, ProcessingDelay: delay})
+	var mu sync.Mutex
+	polls := map[string]int{} // by trackId
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(strings.ToLower(r.URL.Path), "consultaresultado") {
+			mu.Lock()
+			polls[r.URL.Query().Get("trackid")]++
+			mu.Unlock()
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	s := MustRunServer(t, "--dgii-url", ts.URL, "--dgii-timeout", "2s")
+	key := s.Keys[sello.EnvTest]
+	post := func() string {
+		return document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice()}))["encf"].(string)
+	}
+
+	first := s.final(t, key, post()) // teaches the worker DGII's delay
+	mu.Lock()
+	if n := polls[first["trackId"].(string)]; n < 2 {
+		t.Errorf("first document: %d queries; before any verdict is seen the first one should come too early", n)
+	}
+	mu.Unlock()
+	var later []map[string]any
+	for range 5 {
+		later = append(later, s.final(t, key, post()))
+	}
+	mu.Lock()
+	for _, d := range later {
+		if d["status"] != "accepted" {
+			t.Fatalf("%s: status %v", d["encf"], d["status"])
+		}
+		if n := polls[d["trackId"].(string)]; n > 2 {
+			t.Errorf("%s: %d queries for its verdict, want at most 2 once DGII's delay is known", d["encf"], n)
+		}
+	}
+	mu.Unlock()
+
+	db, err := sql.Open("sqlite", filepath.Join(s.Data, "sello.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Query(`SELECT attempt FROM river_job WHERE kind = 'sello.document'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var attempt int
+		if err := rows.Scan(&attempt); err != nil {
+			t.Fatal(err)
+		}
+		if n++; attempt != 1 {
+			t.Errorf("a document's job ran %d times, want once (no snooze while DGII validates)", attempt)
+		}
+	}
+	if err := rows.Err(); err != nil || n != 6 {
+		t.Fatalf("%d document jobs (%v), want 6", n, err)
 	}
 }
