@@ -4,9 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/sello-do/sello"
 )
@@ -38,28 +36,47 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	if err := checkChange(ch); err != nil {
 		return nil, err
 	}
+	dgii, err := jsonOrNull(ch.DGII)
+	if err != nil {
+		return nil, err
+	}
+	var failure any
+	if ch.Status == sello.StatusFailed && ch.Reason != "" {
+		failure = ch.Reason
+	}
+	from := "" // ",signed,submitted,": the statuses ch.From allows
+	if len(ch.From) > 0 {
+		names := make([]string, len(ch.From))
+		for i, st := range ch.From {
+			names[i] = string(st)
+		}
+		from = "," + strings.Join(names, ",") + ","
+	}
 	var doc *sello.Document
-	err := db.inTx(ctx, func(tx querier) error {
+	err = db.inTx(ctx, func(tx querier) error {
 		now := db.now()
+		// One statement checks From, sets what ch sets (NULL keeps the
+		// stored value: a change never clears a field) and returns the
+		// document after; a read follows only when nothing matched.
 		var err error
-		if doc, err = findDocumentByID(ctx, tx, summaryColumns, tenantID, env, id); err != nil {
-			return err
-		}
-		if len(ch.From) > 0 && !slices.Contains(ch.From, doc.Status) {
-			return conflictFrom(doc, ch.From)
-		}
-		applyChange(doc, ch, now)
-		dgii, err := jsonOrNull(doc.DGII)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.exec(ctx, `
-			UPDATE documents SET status = ?, track_id = ?, security_code = ?, signed_at = ?, qr_url = ?, dgii = ?,
-				failure_reason = ?, updated_at = ?, signed_xml = coalesce(?, signed_xml), rfce_xml = coalesce(?, rfce_xml)
-			WHERE tenant_id = ? AND environment = ? AND id = ?`,
-			doc.Status, doc.TrackID, doc.SecurityCode, formatTimePtr(doc.SignedAt), doc.QRURL, dgii,
-			doc.FailureReason, formatTime(doc.UpdatedAt), blobOrNull(ch.SignedXML), blobOrNull(ch.RFCEXML),
-			tenantID, env, id); err != nil {
+		doc, err = scanDocument(tx.queryRow(ctx, `
+			UPDATE documents SET status = coalesce(?, status), failure_reason = coalesce(?, failure_reason),
+				security_code = coalesce(?, security_code), signed_at = coalesce(?, signed_at),
+				qr_url = coalesce(?, qr_url), track_id = coalesce(?, track_id), dgii = coalesce(?, dgii),
+				updated_at = ?, signed_xml = coalesce(?, signed_xml), rfce_xml = coalesce(?, rfce_xml)
+			WHERE tenant_id = ? AND environment = ? AND id = ? AND (? = '' OR instr(?, ',' || status || ',') > 0)
+			RETURNING `+summaryColumns,
+			textOrNull(string(ch.Status)), failure, textOrNull(ch.SecurityCode), formatTimePtr(storedTime(ch.SignedAt)),
+			textOrNull(ch.QRURL), textOrNull(ch.TrackID), dgii,
+			formatTime(now), blobOrNull(ch.SignedXML), blobOrNull(ch.RFCEXML),
+			tenantID, env, id, from, from))
+		if errors.Is(err, sql.ErrNoRows) {
+			cur, err := findDocumentByID(ctx, tx, summaryColumns, tenantID, env, id)
+			if err != nil {
+				return err
+			}
+			return conflictFrom(cur, ch.From)
+		} else if err != nil {
 			return dbError(err, "update document")
 		}
 		if _, err := tx.exec(ctx, `
@@ -107,40 +124,20 @@ func conflictFrom(doc *sello.Document, from []sello.Status) error {
 	return sello.Errorf(sello.CodeConflict, "Document %s is %s, not %s.", doc.ENCF, doc.Status, strings.Join(names, " or "))
 }
 
-// applyChange sets on doc the fields ch sets; it never clears one.
-func applyChange(doc *sello.Document, ch sello.DocumentChange, now time.Time) {
-	if ch.Status != "" {
-		doc.Status = ch.Status
-	}
-	if ch.Status == sello.StatusFailed && ch.Reason != "" {
-		doc.FailureReason = ch.Reason
-	}
-	if ch.SecurityCode != "" {
-		doc.SecurityCode = ch.SecurityCode
-	}
-	if ch.SignedAt != nil {
-		doc.SignedAt = storedTime(ch.SignedAt)
-	}
-	if ch.QRURL != "" {
-		doc.QRURL = ch.QRURL
-	}
-	if ch.TrackID != "" {
-		doc.TrackID = ch.TrackID
-	}
-	if ch.DGII != nil {
-		r := *ch.DGII
-		r.Mensajes = slices.Clone(r.Mensajes)
-		doc.DGII = &r
-	}
-	doc.UpdatedAt = now
-}
-
 // severity is the change's event severity, "info" when not given.
 func severity(ch sello.DocumentChange) string {
 	if ch.Severity == "" {
 		return "info"
 	}
 	return ch.Severity
+}
+
+// textOrNull is s, or NULL when empty: coalesce then keeps the stored value.
+func textOrNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // blobOrNull is b, or NULL when empty: coalesce then keeps the stored value.
