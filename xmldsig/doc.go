@@ -25,7 +25,12 @@
 // resists signature wrapping: the one Signature must be the root's last
 // element child and its one Reference must cover the whole document, so
 // everything in the verified bytes except the Signature itself, comments and
-// the XML declaration is covered by the digest.
+// the XML declaration is covered by the digest. Documents the one-pass
+// canonicalizer reads (compact or not: it keeps the whitespace when
+// verifying) are digested without a tree; only their Signature is built
+// as etree would read it, and checked by the same code. Anything else, and any failure,
+// goes through etree over the whole document, whose answer is the one
+// returned: the fast path accepts nothing the etree path refuses.
 //
 // ParsePKCS12 reads the signer's .p12 file (modern AES/PBES2 or legacy
 // 3DES/RC2 encryption); GenerateSelfSigned and EncodePKCS12 make test

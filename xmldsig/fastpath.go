@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/beevik/etree"
 )
 
 // This file is Sign's fast path: a one-pass canonicalizer for the compact
@@ -17,6 +19,10 @@ import (
 // anything malformed): Sign then takes the etree path, which also reports
 // errors. Fuzzing checks that whenever it succeeds it agrees with that
 // path.
+//
+// Verify uses it too, in verify mode: whitespace-only text is kept (it is
+// signed), and the scanner notes where the XMLDSig Signature elements are,
+// so the document minus its Signature can be digested without a tree.
 
 // fastResult is the canonical form of a document and what SignedInfo
 // inherits from its root.
@@ -25,29 +31,54 @@ type fastResult struct {
 	canon   []byte      // the root element in canonical form
 	rootNS  []nsBinding // prefixed namespaces declared on the root
 	rootXML []canonAttr // xml:* attributes of the root
+
+	// Verify mode only.
+	rootTag  [2]int // the root's start tag in the input
+	rootName []byte
+	sig      fastSig
+}
+
+// fastSig is what the verify mode saw of XMLDSig Signature elements.
+type fastSig struct {
+	count  int    // Signature elements anywhere, the root included
+	placed bool   // the first is a child of the root and no element child follows it
+	in     [2]int // the first one in the input
+	out    [2]int // the first one in the canonical output
 }
 
 // maxFastDepth is the deepest nesting the fast path handles.
 const maxFastDepth = 256
 
 type fastScanner struct {
-	in    []byte
-	pos   int
-	out   []byte
-	scope []nsBinding
-	attrs []canonAttr
-	res   fastResult
+	in     []byte
+	pos    int
+	out    []byte
+	scope  []nsBinding
+	attrs  []canonAttr
+	res    fastResult
+	verify bool // keep whitespace-only text and note Signatures
 }
 
 // fastCanonicalize returns doc's canonical form after removing comments
 // and whitespace-only text, or false when doc is outside the subset it
 // handles.
 func fastCanonicalize(doc []byte, extra int) (fastResult, bool) {
+	return fastScan(doc, extra, false)
+}
+
+// fastCanonicalizeSigned returns signed's canonical form (comments
+// removed, everything else kept) with where its Signature elements are,
+// or false when signed is outside the subset the fast path handles.
+func fastCanonicalizeSigned(signed []byte) (fastResult, bool) {
+	return fastScan(signed, 0, true)
+}
+
+func fastScan(doc []byte, extra int, verify bool) (fastResult, bool) {
 	if !utf8.Valid(doc) || bytes.Contains(doc, []byte("\uFFFE")) || bytes.Contains(doc, []byte("\uFFFF")) ||
 		bytes.Contains(doc, []byte("<!DOCTYPE")) { // refused by the etree path, even in a comment
 		return fastResult{}, false
 	}
-	s := &fastScanner{in: doc, out: make([]byte, 0, len(doc)+extra)}
+	s := &fastScanner{in: doc, out: make([]byte, 0, len(doc)+extra), verify: verify}
 	if bytes.HasPrefix(doc, []byte("<?xml")) {
 		end := bytes.Index(doc, []byte("?>"))
 		if end < 0 {
@@ -103,8 +134,10 @@ func (s *fastScanner) root() bool {
 	type open struct {
 		name  []byte
 		scope int
+		sig   bool // the Signature whose end fastSig records
 	}
 	var stack []open
+	sigEnded := false
 	for first := true; first || len(stack) > 0; first = false {
 		if s.pos >= len(s.in) {
 			return false
@@ -133,6 +166,10 @@ func (s *fastScanner) root() bool {
 			s.out = append(s.out, '>')
 			s.scope = s.scope[:top.scope]
 			stack = stack[:len(stack)-1]
+			if top.sig {
+				s.res.sig.in[1], s.res.sig.out[1] = s.pos, len(s.out)
+				sigEnded = true
+			}
 		case bytes.HasPrefix(s.in[s.pos:], []byte("<!--")):
 			if !s.comment() {
 				return false
@@ -140,17 +177,40 @@ func (s *fastScanner) root() bool {
 		case s.pos+1 < len(s.in) && (s.in[s.pos+1] == '!' || s.in[s.pos+1] == '?'):
 			return false
 		default:
+			start, outStart := s.pos, len(s.out)
 			s.pos++
 			depth := len(s.scope)
-			name, empty, ok := s.startTag(len(stack) == 0)
+			name, isSig, empty, ok := s.startTag(len(stack) == 0)
 			if !ok {
 				return false
+			}
+			mark := false
+			if s.verify {
+				if len(stack) == 0 {
+					s.res.rootTag = [2]int{start, s.pos}
+					s.res.rootName = name
+				}
+				if len(stack) == 1 && sigEnded {
+					s.res.sig.placed = false // an element after the Signature
+				}
+				if isSig {
+					s.res.sig.count++
+					if s.res.sig.count == 1 && len(stack) == 1 {
+						s.res.sig.placed = true
+						s.res.sig.in[0], s.res.sig.out[0] = start, outStart
+						mark = true
+					}
+				}
 			}
 			if empty {
 				s.out = append(s.out, "</"...)
 				s.out = append(s.out, name...)
 				s.out = append(s.out, '>')
 				s.scope = s.scope[:depth]
+				if mark {
+					s.res.sig.in[1], s.res.sig.out[1] = s.pos, len(s.out)
+					sigEnded = true
+				}
 				if len(stack) == 0 {
 					return true
 				}
@@ -159,7 +219,7 @@ func (s *fastScanner) root() bool {
 			if len(stack) == maxFastDepth {
 				return false
 			}
-			stack = append(stack, open{name, depth})
+			stack = append(stack, open{name, depth, mark})
 		}
 	}
 	return true
@@ -221,18 +281,18 @@ func splitName(name []byte) (prefix, local string) {
 
 // startTag reads a start tag after its '<' and writes it in canonical
 // form: namespace declarations not already in effect, then attributes,
-// sorted.
-func (s *fastScanner) startTag(isRoot bool) (name []byte, empty, ok bool) {
+// sorted. In verify mode isSig says whether it is an XMLDSig Signature.
+func (s *fastScanner) startTag(isRoot bool) (name []byte, isSig, empty, ok bool) {
 	name = s.name()
 	if name == nil {
-		return nil, false, false
+		return nil, false, false, false
 	}
 	attrs := s.attrs[:0]
 	rendered := len(s.scope)
 	for {
 		sp := s.space()
 		if s.pos >= len(s.in) {
-			return nil, false, false
+			return nil, false, false, false
 		}
 		if s.in[s.pos] == '>' {
 			s.pos++
@@ -240,7 +300,7 @@ func (s *fastScanner) startTag(isRoot bool) (name []byte, empty, ok bool) {
 		}
 		if s.in[s.pos] == '/' {
 			if s.pos+1 >= len(s.in) || s.in[s.pos+1] != '>' {
-				return nil, false, false
+				return nil, false, false, false
 			}
 			s.pos += 2
 			empty = true
@@ -248,17 +308,17 @@ func (s *fastScanner) startTag(isRoot bool) (name []byte, empty, ok bool) {
 		}
 		an := s.name()
 		if !sp || an == nil {
-			return nil, false, false
+			return nil, false, false, false
 		}
 		s.space()
 		if s.pos >= len(s.in) || s.in[s.pos] != '=' {
-			return nil, false, false
+			return nil, false, false, false
 		}
 		s.pos++
 		s.space()
 		value, ok := s.attrValue()
 		if !ok {
-			return nil, false, false
+			return nil, false, false, false
 		}
 		prefix, local := splitName(an)
 		switch {
@@ -266,7 +326,7 @@ func (s *fastScanner) startTag(isRoot bool) (name []byte, empty, ok bool) {
 			attrs = append(attrs, canonAttr{isNS: true, key: "", value: value})
 		case prefix == "xmlns":
 			if local == "xml" || local == "xmlns" || value == "" {
-				return nil, false, false
+				return nil, false, false, false
 			}
 			attrs = append(attrs, canonAttr{isNS: true, key: local, value: value})
 		default:
@@ -294,11 +354,16 @@ func (s *fastScanner) startTag(isRoot bool) (name []byte, empty, ok bool) {
 			s.res.rootNS = append(s.res.rootNS, nsBinding{a.key, a.value})
 		}
 	}
+	prefix, local := "", name
 	if i := bytes.IndexByte(name, ':'); i >= 0 {
-		prefix := string(name[:i])
+		prefix, local = string(name[:i]), name[i+1:]
 		if _, ok := lookupNS(s.scope, prefix); !ok || prefix == "xml" || prefix == "xmlns" {
-			return nil, false, false
+			return nil, false, false, false
 		}
+	}
+	if s.verify && string(local) == "Signature" {
+		uri, _ := lookupNS(s.scope, prefix)
+		isSig = uri == nsDSig
 	}
 	for i := range attrs {
 		a := &attrs[i]
@@ -314,14 +379,14 @@ func (s *fastScanner) startTag(isRoot bool) (name []byte, empty, ok bool) {
 		}
 		uri, ok := lookupNS(s.scope, a.uri)
 		if !ok || uri == "" {
-			return nil, false, false
+			return nil, false, false, false
 		}
 		a.uri = uri
 	}
 	slices.SortFunc(attrs, compareAttr)
 	for i := 1; i < len(attrs); i++ {
 		if compareAttr(attrs[i-1], attrs[i]) == 0 {
-			return nil, false, false // duplicate attribute
+			return nil, false, false, false // duplicate attribute
 		}
 	}
 
@@ -339,7 +404,7 @@ func (s *fastScanner) startTag(isRoot bool) (name []byte, empty, ok bool) {
 	}
 	s.out = append(s.out, '>')
 	s.attrs = attrs[:0]
-	return name, empty, true
+	return name, isSig, empty, true
 }
 
 // attrValue reads a quoted attribute value and returns it decoded.
@@ -393,7 +458,7 @@ func (s *fastScanner) text() bool {
 		switch {
 		case c == '<':
 			s.out = append(s.out, s.in[last:s.pos]...)
-			if blank {
+			if blank && !s.verify {
 				s.out = s.out[:start]
 			}
 			return true
@@ -480,4 +545,132 @@ func entity(b []byte) (rune, int) {
 		return 0, 0
 	}
 	return r, end + 1
+}
+
+// fastSignatureTree returns, as etree reads them, the root of signed
+// with the Signature the verify mode found (res) as its only child: what
+// Verify checks of the Signature and SignedInfo's inherited namespaces and
+// xml:* attributes come from there. The bytes were read by the scanner
+// already; it reports false on anything unexpected all the same.
+// FuzzFastPath checks it against etree.
+func fastSignatureTree(signed []byte, res *fastResult) (*etree.Element, bool) {
+	s := &fastScanner{in: signed[:res.sig.in[1]], pos: res.rootTag[0] + 1}
+	root, empty, ok := s.treeStartTag(nil)
+	if !ok || empty || s.pos != res.rootTag[1] {
+		return nil, false
+	}
+	s.pos = res.sig.in[0]
+	stack := []*etree.Element{root}
+	for s.pos < len(s.in) {
+		top := stack[len(stack)-1]
+		rest := s.in[s.pos:]
+		switch {
+		case rest[0] != '<':
+			end := bytes.IndexByte(rest, '<')
+			if end < 0 {
+				return nil, false
+			}
+			text, ok := decodeText(rest[:end])
+			if !ok || top == root {
+				return nil, false
+			}
+			top.CreateCharData(text)
+			s.pos += end
+		case bytes.HasPrefix(rest, []byte("</")):
+			s.pos += 2
+			name := s.name()
+			s.space()
+			if top == root || string(name) != top.FullTag() || s.pos >= len(s.in) || s.in[s.pos] != '>' {
+				return nil, false
+			}
+			s.pos++
+			stack = stack[:len(stack)-1]
+		case bytes.HasPrefix(rest, []byte("<!--")):
+			end := bytes.Index(rest[4:], []byte("-->"))
+			if end < 0 || top == root {
+				return nil, false
+			}
+			top.CreateComment(string(rest[4 : 4+end]))
+			s.pos += 4 + end + 3
+		default:
+			s.pos++
+			el, empty, ok := s.treeStartTag(top)
+			if !ok {
+				return nil, false
+			}
+			if !empty {
+				stack = append(stack, el)
+			}
+		}
+	}
+	if len(stack) != 1 || len(root.Child) != 1 {
+		return nil, false
+	}
+	return root, true
+}
+
+// treeStartTag reads a start tag after its '<' into a new element, a child
+// of parent unless nil, with its attributes in document order.
+func (s *fastScanner) treeStartTag(parent *etree.Element) (el *etree.Element, empty, ok bool) {
+	name := s.name()
+	if name == nil {
+		return nil, false, false
+	}
+	if parent == nil {
+		el = etree.NewElement(string(name))
+	} else {
+		el = parent.CreateElement(string(name))
+	}
+	for {
+		s.space()
+		if s.pos >= len(s.in) {
+			return nil, false, false
+		}
+		switch s.in[s.pos] {
+		case '>':
+			s.pos++
+			return el, false, true
+		case '/':
+			if s.pos+1 >= len(s.in) || s.in[s.pos+1] != '>' {
+				return nil, false, false
+			}
+			s.pos += 2
+			return el, true, true
+		}
+		an := s.name()
+		if an == nil {
+			return nil, false, false
+		}
+		s.space()
+		if s.pos >= len(s.in) || s.in[s.pos] != '=' {
+			return nil, false, false
+		}
+		s.pos++
+		s.space()
+		value, ok := s.attrValue()
+		if !ok {
+			return nil, false, false
+		}
+		el.CreateAttr(string(an), value)
+	}
+}
+
+// decodeText returns character data with its references decoded.
+func decodeText(raw []byte) (string, bool) {
+	amp := bytes.IndexByte(raw, '&')
+	if amp < 0 {
+		return string(raw), true
+	}
+	b := make([]byte, 0, len(raw))
+	for amp >= 0 {
+		b = append(b, raw[:amp]...)
+		r, n := entity(raw[amp:])
+		if n == 0 {
+			return "", false
+		}
+		b = utf8.AppendRune(b, r)
+		raw = raw[amp+n:]
+		amp = bytes.IndexByte(raw, '&')
+	}
+	return string(append(b, raw...)), true
 }

@@ -7,13 +7,16 @@ import (
 	"github.com/sello-do/sello/xmldsig"
 )
 
-// FuzzVerify checks that Verify never panics on arbitrary input. It is
-// seeded with signed documents and wrapping-style mutations of them.
+// FuzzVerify checks that Verify never panics on arbitrary input and gives
+// what its etree path alone gives (its fast path accepts nothing the etree
+// path refuses). It is seeded with signed documents and wrapping-style
+// mutations of them.
 func FuzzVerify(f *testing.F) {
 	s := MustSigner(f)
 	for _, doc := range []string{smallECF1KB, prettySeed, roundTripDocs["Namespaces"], ecfWithItems(3)} {
 		signed := MustSign(f, s, doc)
 		f.Add(signed)
+		f.Add(bytes.Replace(signed, []byte("<Signature"), []byte("\n <Signature"), 1)) // whitespace is signed
 		i := bytes.Index(signed, []byte("<Signature"))
 		j := bytes.Index(signed, []byte("</Signature>")) + len("</Signature>")
 		sig := signed[i:j]
@@ -27,6 +30,11 @@ func FuzzVerify(f *testing.F) {
 		cert, err := xmldsig.Verify(doc)
 		if err == nil && cert == nil {
 			t.Fatal("no error and no certificate")
+		}
+		slow, slowErr := xmldsig.VerifySlow(doc)
+		if (err == nil) != (slowErr == nil) || err == nil && !cert.Equal(slow) ||
+			err != nil && err.Error() != "verify xml signature: "+slowErr.Error() {
+			t.Fatalf("%q: Verify: %v, %v; etree path: %v, %v", doc, cert, err, slow, slowErr)
 		}
 		_, _ = xmldsig.SecurityCode(doc)
 	})

@@ -198,6 +198,9 @@ func TestVerify_Tampering(t *testing.T) {
 			if !errorsIs(err, tc.want) {
 				t.Errorf("got %v, want %v", err, tc.want)
 			}
+			if xmldsig.VerifyFast(tc.doc) {
+				t.Error("the fast path accepts it")
+			}
 		})
 	}
 

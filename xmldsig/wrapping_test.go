@@ -149,6 +149,9 @@ func TestVerify_Wrapping(t *testing.T) {
 			if !errorsIs(err, tc.want) || !strings.Contains(err.Error(), tc.msg) {
 				t.Errorf("got %v, want %v with %q", err, tc.want, tc.msg)
 			}
+			if xmldsig.VerifyFast([]byte(tc.doc)) {
+				t.Error("the fast path accepts it")
+			}
 		})
 	}
 
