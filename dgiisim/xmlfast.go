@@ -1,0 +1,350 @@
+package dgiisim
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// parseXMLFast is parseXML without encoding/xml, for the compact UTF-8 XML
+// Sello and most clients send: elements, attributes (checked, then
+// ignored), text with the predefined and character references, comments
+// and the usual XML declarations. It reports false on anything else
+// (CDATA, processing instructions, DOCTYPE, non-ASCII names, control
+// characters and carriage returns, anything malformed or too deep), and
+// parseXML then reads the document with encoding/xml, which also words
+// the errors. FuzzParseXML checks that whenever it succeeds, encoding/xml
+// gives the same tree.
+func parseXMLFast(b []byte) (*node, bool) {
+	if !utf8.Valid(b) || bytes.Contains(b, []byte("\uFFFE")) || bytes.Contains(b, []byte("\uFFFF")) {
+		return nil, false
+	}
+	for _, c := range b {
+		if c < 0x20 && c != '\t' && c != '\n' {
+			return nil, false
+		}
+	}
+	p := &fastParser{src: string(b)}
+	if strings.HasPrefix(p.src, "<?xml") {
+		end := strings.Index(p.src, "?>")
+		if end < 0 {
+			return nil, false
+		}
+		switch p.src[5:end] {
+		case ` version="1.0" encoding="utf-8"`, ` version="1.0" encoding="UTF-8"`, ` version="1.0"`:
+		default:
+			return nil, false
+		}
+		p.pos = end + 2
+	}
+	// Every element starts with '<': one allocation for all the nodes.
+	p.nodes = make([]node, 0, strings.Count(p.src, "<"))
+	if !p.misc() || p.pos == len(p.src) {
+		return nil, false
+	}
+	root, ok := p.root()
+	if !ok || !p.misc() || p.pos != len(p.src) {
+		return nil, false
+	}
+	return root, true
+}
+
+type fastParser struct {
+	src   string
+	pos   int
+	nodes []node
+}
+
+// misc skips whitespace and comments outside the root.
+func (p *fastParser) misc() bool {
+	for p.pos < len(p.src) {
+		switch c := p.src[p.pos]; {
+		case c == ' ' || c == '\t' || c == '\n':
+			p.pos++
+		case strings.HasPrefix(p.src[p.pos:], "<!--"):
+			if !p.comment() {
+				return false
+			}
+		case c == '<' && p.pos+1 < len(p.src) && (p.src[p.pos+1] == '?' || p.src[p.pos+1] == '!'):
+			return false
+		case c == '<':
+			return true
+		default:
+			return false // text outside the root
+		}
+	}
+	return true
+}
+
+// comment skips a comment at pos.
+func (p *fastParser) comment() bool {
+	body := p.src[p.pos+4:]
+	end := strings.Index(body, "-->")
+	if end < 0 || strings.Contains(body[:end], "--") || strings.HasSuffix(body[:end], "-") {
+		return false
+	}
+	p.pos += 4 + end + 3
+	return true
+}
+
+// open is an element being read: its node, its name as written and its
+// text so far.
+type open struct {
+	n    *node
+	name string
+	text string
+}
+
+// root reads the root element and everything in it.
+func (p *fastParser) root() (*node, bool) {
+	var stack []open
+	var root *node
+	for {
+		if p.pos >= len(p.src) {
+			return nil, false
+		}
+		if p.src[p.pos] != '<' {
+			if len(stack) == 0 {
+				return nil, false
+			}
+			t, ok := p.text()
+			if !ok {
+				return nil, false
+			}
+			stack[len(stack)-1].text += t
+			continue
+		}
+		rest := p.src[p.pos:]
+		switch {
+		case strings.HasPrefix(rest, "</"):
+			p.pos += 2
+			name := p.name()
+			p.space()
+			top := len(stack) - 1
+			if top < 0 || name == "" || name != stack[top].name || p.pos >= len(p.src) || p.src[p.pos] != '>' {
+				return nil, false
+			}
+			p.pos++
+			// A copy: the text outlives the request in submissions and must
+			// not hold the whole document.
+			stack[top].n.text = strings.Clone(strings.TrimSpace(stack[top].text))
+			stack = stack[:top]
+			if top == 0 {
+				return root, true
+			}
+		case strings.HasPrefix(rest, "<!--"):
+			if !p.comment() {
+				return nil, false
+			}
+		case len(rest) > 1 && (rest[1] == '!' || rest[1] == '?'):
+			return nil, false
+		default:
+			if len(stack) >= maxDepth {
+				return nil, false
+			}
+			p.pos++
+			name, empty, ok := p.startTag()
+			if !ok {
+				return nil, false
+			}
+			if len(p.nodes) == cap(p.nodes) {
+				return nil, false // cannot happen: more start tags than '<'
+			}
+			p.nodes = append(p.nodes, node{name: local(name)})
+			n := &p.nodes[len(p.nodes)-1]
+			if len(stack) == 0 {
+				root = n
+			} else {
+				parent := stack[len(stack)-1].n
+				parent.children = append(parent.children, n)
+			}
+			if empty {
+				if len(stack) == 0 {
+					return root, true
+				}
+				continue
+			}
+			stack = append(stack, open{n: n, name: name})
+		}
+	}
+}
+
+// local is encoding/xml's local part of a name with at most one colon.
+func local(name string) string {
+	if _, l, ok := strings.Cut(name, ":"); ok {
+		return l
+	}
+	return name
+}
+
+func isNameStart(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+}
+
+func isNameByte(c byte) bool {
+	return isNameStart(c) || '0' <= c && c <= '9' || c == '-' || c == '.'
+}
+
+// name reads an ASCII name with at most one colon, between non-empty
+// parts; "" if there is none.
+func (p *fastParser) name() string {
+	start := p.pos
+	if p.pos >= len(p.src) || !isNameStart(p.src[p.pos]) {
+		return ""
+	}
+	colon := false
+	for p.pos++; p.pos < len(p.src); p.pos++ {
+		c := p.src[p.pos]
+		if c == ':' {
+			if colon || p.pos+1 >= len(p.src) || !isNameStart(p.src[p.pos+1]) {
+				return ""
+			}
+			colon = true
+			continue
+		}
+		if !isNameByte(c) {
+			break
+		}
+	}
+	return p.src[start:p.pos]
+}
+
+// space skips whitespace and reports whether there was any.
+func (p *fastParser) space() bool {
+	start := p.pos
+	for p.pos < len(p.src) && (p.src[p.pos] == ' ' || p.src[p.pos] == '\t' || p.src[p.pos] == '\n') {
+		p.pos++
+	}
+	return p.pos > start
+}
+
+// startTag reads a start tag after its '<', checking its attributes.
+func (p *fastParser) startTag() (name string, empty, ok bool) {
+	name = p.name()
+	if name == "" {
+		return "", false, false
+	}
+	for {
+		sp := p.space()
+		if p.pos >= len(p.src) {
+			return "", false, false
+		}
+		switch p.src[p.pos] {
+		case '>':
+			p.pos++
+			return name, false, true
+		case '/':
+			if !strings.HasPrefix(p.src[p.pos:], "/>") {
+				return "", false, false
+			}
+			p.pos += 2
+			return name, true, true
+		}
+		if !sp || p.name() == "" {
+			return "", false, false
+		}
+		p.space()
+		if p.pos >= len(p.src) || p.src[p.pos] != '=' {
+			return "", false, false
+		}
+		p.pos++
+		p.space()
+		if p.pos >= len(p.src) || p.src[p.pos] != '"' && p.src[p.pos] != '\'' {
+			return "", false, false
+		}
+		q := p.src[p.pos]
+		p.pos++
+		end := strings.IndexByte(p.src[p.pos:], q)
+		if end < 0 {
+			return "", false, false
+		}
+		value := p.src[p.pos : p.pos+end]
+		p.pos += end + 1
+		if strings.IndexByte(value, '<') >= 0 || strings.IndexByte(value, '\t') >= 0 || strings.IndexByte(value, '\n') >= 0 {
+			return "", false, false
+		}
+		for i := strings.IndexByte(value, '&'); i >= 0; {
+			_, n := entity(value[i:])
+			if n == 0 {
+				return "", false, false
+			}
+			value = value[i+n:]
+			i = strings.IndexByte(value, '&')
+		}
+	}
+}
+
+// text reads character data up to the next '<' and returns it decoded.
+func (p *fastParser) text() (string, bool) {
+	start := p.pos
+	end := strings.IndexByte(p.src[start:], '<')
+	if end < 0 {
+		return "", false
+	}
+	raw := p.src[start : start+end]
+	p.pos += end
+	if strings.Contains(raw, "]]>") {
+		return "", false
+	}
+	amp := strings.IndexByte(raw, '&')
+	if amp < 0 {
+		return raw, true
+	}
+	var b strings.Builder
+	b.Grow(len(raw))
+	for amp >= 0 {
+		b.WriteString(raw[:amp])
+		r, n := entity(raw[amp:])
+		if n == 0 {
+			return "", false
+		}
+		b.WriteRune(r)
+		raw = raw[amp+n:]
+		amp = strings.IndexByte(raw, '&')
+	}
+	b.WriteString(raw)
+	return b.String(), true
+}
+
+// entity decodes the reference at the start of s (which starts with '&')
+// and returns its rune and length, or 0 if it is not a predefined or a
+// valid character reference.
+func entity(s string) (rune, int) {
+	end := strings.IndexByte(s[:min(len(s), 12)], ';')
+	if end < 2 {
+		return 0, 0
+	}
+	name := s[1:end]
+	switch name {
+	case "amp":
+		return '&', end + 1
+	case "lt":
+		return '<', end + 1
+	case "gt":
+		return '>', end + 1
+	case "quot":
+		return '"', end + 1
+	case "apos":
+		return '\'', end + 1
+	}
+	if name[0] != '#' || len(name) < 2 {
+		return 0, 0
+	}
+	base, digits := 10, name[1:]
+	if digits[0] == 'x' {
+		base, digits = 16, digits[1:]
+	}
+	if digits == "" || digits[0] == '+' || digits[0] == '-' {
+		return 0, 0
+	}
+	n, err := strconv.ParseUint(digits, base, 32)
+	if err != nil {
+		return 0, 0
+	}
+	r := rune(n)
+	if !(r == 0x9 || r == 0xA || 0x20 <= r && r <= 0xD7FF || 0xE000 <= r && r <= 0xFFFD || 0x10000 <= r && r <= 0x10FFFF) {
+		return 0, 0 // &#xD; left to encoding/xml too
+	}
+	return r, end + 1
+}
