@@ -5,6 +5,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -21,15 +22,25 @@ import (
 // benchRNC is the issuer of the benchmark's e-CF.
 const benchRNC = "131793916"
 
-// MustSignedECF returns a one-item type-31 e-CF as Sello produces it
+// MustSignedECF returns a type-31 e-CF of items items as Sello produces it
 // (ecf's XML, signed by xmldsig with a fresh key).
-func MustSignedECF(tb testing.TB, encf string, at time.Time) []byte {
+func MustSignedECF(tb testing.TB, encf string, at time.Time, items int) []byte {
 	tb.Helper()
 	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Prueba", SerialNumber: "RNC-" + benchRNC}, at.AddDate(1, 0, 0))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	body, err := json.Marshal(ecfdoc.SampleInvoice(benchRNC, sello.DateOf(at.In(sello.DRZone))))
+	invoice := ecfdoc.SampleInvoice(benchRNC, sello.DateOf(at.In(sello.DRZone)))
+	list := invoice["ECF"].(map[string]any)["DetallesItems"].(map[string]any)
+	first := list["Item"].([]any)[0].(map[string]any)
+	var all []any
+	for i := range items {
+		item := maps.Clone(first)
+		item["NumeroLinea"] = i + 1
+		all = append(all, item)
+	}
+	list["Item"] = all
+	body, err := json.Marshal(invoice)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -73,6 +84,28 @@ func serve(sim *dgiisim.Simulator, method, path, token, contentType string, body
 	return w
 }
 
+// MustToken returns a token of sim's test environment, from the seed
+// exchange with a seed signed by xmldsig.
+func MustToken(tb testing.TB, sim *dgiisim.Simulator, at time.Time) string {
+	tb.Helper()
+	w := serve(sim, http.MethodGet, "/testecf/autenticacion/api/autenticacion/semilla", "", "", nil)
+	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Prueba"}, at.AddDate(1, 0, 0))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	seed, err := (&xmldsig.Signer{Key: key, Cert: cert}).Sign(w.Body.Bytes())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	body, ct := multipartBody(tb, "semilla.xml", seed)
+	w = serve(sim, http.MethodPost, "/testecf/autenticacion/api/autenticacion/validarsemilla", "", ct, body)
+	var tok struct{ Token string }
+	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &tok) != nil {
+		tb.Fatalf("validarsemilla: %d %s", w.Code, w.Body)
+	}
+	return tok.Token
+}
+
 func multipartBody(tb testing.TB, name string, content []byte) ([]byte, string) {
 	tb.Helper()
 	var buf bytes.Buffer
@@ -96,41 +129,25 @@ func multipartBody(tb testing.TB, name string, content []byte) ([]byte, string) 
 func BenchmarkRecepcion(b *testing.B) {
 	at := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
 	const encf = "E310000000001"
-	signed := MustSignedECF(b, encf, at)
+	signed := MustSignedECF(b, encf, at, 1)
 	sim := dgiisim.New(dgiisim.Config{
 		Verify:         xmldsig.Verify,
 		Now:            func() time.Time { return at },
 		MaxSubmissions: 64, // the same e-NCF every time: keep its history short
 	})
 
-	// A token through the real seed exchange (the seed signed with a fresh key).
-	w := serve(sim, http.MethodGet, "/testecf/autenticacion/api/autenticacion/semilla", "", "", nil)
-	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Prueba"}, at.AddDate(1, 0, 0))
-	if err != nil {
-		b.Fatal(err)
-	}
-	seed, err := (&xmldsig.Signer{Key: key, Cert: cert}).Sign(w.Body.Bytes())
-	if err != nil {
-		b.Fatal(err)
-	}
-	body, ct := multipartBody(b, "semilla.xml", seed)
-	w = serve(sim, http.MethodPost, "/testecf/autenticacion/api/autenticacion/validarsemilla", "", ct, body)
-	var tok struct{ Token string }
-	if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &tok) != nil {
-		b.Fatalf("validarsemilla: %d %s", w.Code, w.Body)
-	}
-
-	body, ct = multipartBody(b, benchRNC+encf+".xml", signed)
+	token := MustToken(b, sim, at)
+	body, ct := multipartBody(b, benchRNC+encf+".xml", signed)
 	const path = "/testecf/recepcion/api/facturaselectronicas"
 	// The first send is accepted; the next ones are verified the same way,
 	// then refused as a reused e-NCF. Check that the signature passed.
-	w = serve(sim, http.MethodPost, path, tok.Token, ct, body)
+	w := serve(sim, http.MethodPost, path, token, ct, body)
 	if w.Code != 200 {
 		b.Fatalf("recepcion: %d %s", w.Code, w.Body)
 	}
 	var sent struct{ TrackID string }
 	json.Unmarshal(w.Body.Bytes(), &sent)
-	w = serve(sim, http.MethodGet, "/testecf/consultaresultado/api/consultas/estado?trackid="+sent.TrackID, tok.Token, "", nil)
+	w = serve(sim, http.MethodGet, "/testecf/consultaresultado/api/consultas/estado?trackid="+sent.TrackID, token, "", nil)
 	if !bytes.Contains(w.Body.Bytes(), []byte(`"estado":"Aceptado"`)) {
 		b.Fatalf("consultaresultado: %s", w.Body)
 	}
@@ -138,12 +155,12 @@ func BenchmarkRecepcion(b *testing.B) {
 	b.SetBytes(int64(len(signed)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if w = serve(sim, http.MethodPost, path, tok.Token, ct, body); w.Code != 200 {
+		if w = serve(sim, http.MethodPost, path, token, ct, body); w.Code != 200 {
 			b.Fatalf("recepcion: %d %s", w.Code, w.Body)
 		}
 	}
 	json.Unmarshal(w.Body.Bytes(), &sent)
-	w = serve(sim, http.MethodGet, "/testecf/consultaresultado/api/consultas/estado?trackid="+sent.TrackID, tok.Token, "", nil)
+	w = serve(sim, http.MethodGet, "/testecf/consultaresultado/api/consultas/estado?trackid="+sent.TrackID, token, "", nil)
 	if !bytes.Contains(w.Body.Bytes(), []byte("Secuencia utilizada")) {
 		b.Fatalf("consultaresultado of a resend: %s", w.Body) // a signature refusal would be "firma inválida"
 	}

@@ -1,6 +1,7 @@
 package dgiisim
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/x509"
@@ -387,14 +388,17 @@ func readUpload(w http.ResponseWriter, r *http.Request) (upload, string) {
 		if p.FormName() != "xml" {
 			continue
 		}
-		b, err := io.ReadAll(p)
-		if err != nil {
+		// The part is smaller than the body, whose length is known: room
+		// for all of it (up to 64 KiB, what the client says is not trusted
+		// further) and for ReadFrom's last read, which finds the end.
+		buf := bytes.NewBuffer(make([]byte, 0, min(r.ContentLength, 64<<10)+bytes.MinRead))
+		if _, err := buf.ReadFrom(p); err != nil {
 			return upload{}, "Archivo no válido"
 		}
-		if len(b) == 0 {
+		if buf.Len() == 0 {
 			return upload{}, "Multipart cannot be empty"
 		}
-		return upload{fileName: p.FileName(), content: b}, ""
+		return upload{fileName: p.FileName(), content: buf.Bytes()}, ""
 	}
 }
 

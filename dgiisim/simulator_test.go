@@ -20,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/sello-do/sello/dgiisim"
+	"github.com/sello-do/sello/xmldsig"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -453,4 +454,43 @@ func TestRFCE(t *testing.T) {
 	if status, _ := h.do(http.MethodGet, "/testecf/consultatrackids/api/trackids/consulta?rncemisor=131880681&encf=E320000000001", tok, "", nil, ""); status != 404 {
 		t.Fatalf("consultatrackids: status %d, want 404", status)
 	}
+}
+
+// TestRecepcion_RealSignature sends e-CFs as Sello signs them to a
+// simulator with the real xmldsig verifier.
+func TestRecepcion_RealSignature(t *testing.T) {
+	at := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Now: func() time.Time { return at }})
+	token := MustToken(t, sim, at)
+	send := func(t *testing.T, encf string, doc []byte) string {
+		t.Helper()
+		body, ct := multipartBody(t, benchRNC+encf+".xml", doc)
+		w := serve(sim, http.MethodPost, "/testecf/recepcion/api/facturaselectronicas", token, ct, body)
+		var sent struct{ TrackID string }
+		if w.Code != 200 || json.Unmarshal(w.Body.Bytes(), &sent) != nil {
+			t.Fatalf("recepcion: %d %s", w.Code, w.Body)
+		}
+		w = serve(sim, http.MethodGet, "/testecf/consultaresultado/api/consultas/estado?trackid="+sent.TrackID, token, "", nil)
+		return w.Body.String()
+	}
+	t.Run("OK", func(t *testing.T) {
+		if got := send(t, "E310000000001", MustSignedECF(t, "E310000000001", at, 1)); !strings.Contains(got, `"estado":"Aceptado"`) {
+			t.Errorf("got %s", got)
+		}
+	})
+	t.Run("OK1000Items", func(t *testing.T) {
+		doc := MustSignedECF(t, "E310000000002", at, 1000)
+		if len(doc) < 64<<10 {
+			t.Fatalf("%d bytes: want more than readUpload's first buffer", len(doc))
+		}
+		if got := send(t, "E310000000002", doc); !strings.Contains(got, `"estado":"Aceptado"`) {
+			t.Errorf("got %s", got)
+		}
+	})
+	t.Run("ErrTampered", func(t *testing.T) {
+		doc := bytes.Replace(MustSignedECF(t, "E310000000003", at, 1), []byte("Cliente Ejemplo"), []byte("Cliente Ejemplo 2"), 1)
+		if got := send(t, "E310000000003", doc); !strings.Contains(got, `"estado":"Rechazado"`) || !strings.Contains(got, `"codigo":11`) {
+			t.Errorf("got %s", got)
+		}
+	})
 }

@@ -38,8 +38,9 @@ func parseXMLFast(b []byte) (*node, bool) {
 		}
 		p.pos = end + 2
 	}
-	// Every element starts with '<': one allocation for all the nodes.
-	p.nodes = make([]node, 0, strings.Count(p.src, "<"))
+	// One allocation for all the nodes: every start tag is a '<' not
+	// followed by '/'.
+	p.nodes = make([]node, 0, strings.Count(p.src, "<")-strings.Count(p.src, "</"))
 	if !p.misc() || p.pos == len(p.src) {
 		return nil, false
 	}
