@@ -89,9 +89,9 @@ func (p *fastParser) comment() bool {
 	return true
 }
 
-// open is an element being read: its node, its name as written and its
-// text so far.
-type open struct {
+// openElement is an element being read: its node, its name as written
+// and its text so far.
+type openElement struct {
 	n    *node
 	name string
 	text string
@@ -99,7 +99,7 @@ type open struct {
 
 // root reads the root element and everything in it.
 func (p *fastParser) root() (*node, bool) {
-	var stack []open
+	var stack []openElement
 	var root *node
 	for {
 		if p.pos >= len(p.src) {
@@ -166,7 +166,7 @@ func (p *fastParser) root() (*node, bool) {
 				}
 				continue
 			}
-			stack = append(stack, open{n: n, name: name})
+			stack = append(stack, openElement{n: n, name: name})
 		}
 	}
 }
