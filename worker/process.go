@@ -83,7 +83,8 @@ func (pw *processWorker) Work(ctx context.Context, job *river.Job[ProcessArgs]) 
 
 // hold waits d in the run, and reports false, at once, when the job's
 // deadline leaves less than d and HoldFor after it (the query that follows
-// must fit), or when ctx ends meanwhile: the job snoozes instead.
+// must fit), or when ctx ends or the worker drains meanwhile: the job
+// snoozes instead.
 func (w *Worker) hold(ctx context.Context, d time.Duration) bool {
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d+w.cfg.HoldFor {
 		return false
@@ -94,6 +95,8 @@ func (w *Worker) hold(ctx context.Context, d time.Duration) bool {
 	case <-t.C:
 		return true
 	case <-ctx.Done():
+		return false
+	case <-w.draining:
 		return false
 	}
 }

@@ -66,6 +66,10 @@ type Worker struct {
 
 	// verdicts learns when to ask DGII for a verdict.
 	verdicts verdictClock
+
+	// draining is closed by Drain: runs stop waiting in process.
+	draining  chan struct{}
+	drainOnce sync.Once
 }
 
 // New returns a Worker; cfg.Store, cfg.DGII and cfg.MasterKey are required.
@@ -90,8 +94,13 @@ func New(cfg Config) *Worker {
 	// writer (whom every worker waits for) queues behind the signatures for
 	// the CPU; one core is kept for the rest.
 	slots := max(runtime.GOMAXPROCS(0)-1, 1)
-	return &Worker{cfg: cfg, current: map[certKey]certEntry{}, sessions: map[string]*dgii.Session{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots)}
+	return &Worker{cfg: cfg, current: map[certKey]certEntry{}, sessions: map[string]*dgii.Session{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots), draining: make(chan struct{})}
 }
+
+// Drain makes runs that wait in process for DGII's verdict, and those that
+// would, snooze instead, so that a graceful stop of the job runner does not
+// wait for DGII. Call it before stopping the runner.
+func (w *Worker) Drain() { w.drainOnce.Do(func() { close(w.draining) }) }
 
 // Workers returns the River workers of every lifecycle step, for the store's
 // job runner.

@@ -387,3 +387,33 @@ func TestLifecycleVerdictHeld(t *testing.T) {
 		t.Fatalf("%d document jobs (%v), want 6", n, err)
 	}
 }
+
+// TestLifecycleStopWhileWaiting: a server stopped while a document waits
+// for DGII's verdict does not wait for DGII: the document's job snoozes
+// (it is taken up at the next start) and the document stays submitted.
+func TestLifecycleStopWhileWaiting(t *testing.T) {
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, ProcessingDelay: 8 * time.Second})
+	ts := httptest.NewServer(sim)
+	t.Cleanup(ts.Close)
+	s := MustRunServer(t, "--dgii-url", ts.URL, "--dgii-timeout", "2s")
+	key := s.Keys[sello.EnvTest]
+	encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice()}))["encf"].(string)
+	s.waitFor(t, key, encf, func(d map[string]any) bool { return d["status"] == "submitted" })
+	s.Stop(t)
+
+	db, err := sql.Open("sqlite", filepath.Join(s.Data, "sello.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var status, state string
+	if err := db.QueryRow(`SELECT status FROM documents WHERE encf = ?`, encf).Scan(&status); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`SELECT state FROM river_job WHERE kind = 'sello.document'`).Scan(&state); err != nil {
+		t.Fatal(err)
+	}
+	if status != "submitted" || (state != "scheduled" && state != "available") {
+		t.Fatalf("after the stop: document %s, job %s; want submitted and a job snoozed for later (scheduled or available), not waited for", status, state)
+	}
+}

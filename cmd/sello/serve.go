@@ -148,7 +148,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("serve: %w", err)
 	}
 	// Jobs in flight finish (or are rescued by another node, or at the next
-	// start, if they outlast the timeout).
+	// start, if they outlast the timeout); those waiting for a verdict
+	// snooze rather than wait for DGII.
+	wk.Drain()
 	if err := runner.Stop(sctx); err != nil {
 		return fmt.Errorf("stop jobs: %w", err)
 	}
