@@ -2,9 +2,10 @@ package dgiisim
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // parseXMLFast is parseXML without encoding/xml, for the compact UTF-8 XML
@@ -308,44 +309,11 @@ func (p *fastParser) text() (string, bool) {
 	return b.String(), true
 }
 
-// entity decodes the reference at the start of s (which starts with '&')
-// and returns its rune and length, or 0 if it is not a predefined or a
-// valid character reference.
+// entity is xmlchar.Entity, without &#xD;, which is left to encoding/xml.
 func entity(s string) (rune, int) {
-	end := strings.IndexByte(s[:min(len(s), 12)], ';')
-	if end < 2 {
+	r, n := xmlchar.Entity(s)
+	if r == 0xD {
 		return 0, 0
 	}
-	name := s[1:end]
-	switch name {
-	case "amp":
-		return '&', end + 1
-	case "lt":
-		return '<', end + 1
-	case "gt":
-		return '>', end + 1
-	case "quot":
-		return '"', end + 1
-	case "apos":
-		return '\'', end + 1
-	}
-	if name[0] != '#' || len(name) < 2 {
-		return 0, 0
-	}
-	base, digits := 10, name[1:]
-	if digits[0] == 'x' {
-		base, digits = 16, digits[1:]
-	}
-	if digits == "" || digits[0] == '+' || digits[0] == '-' {
-		return 0, 0
-	}
-	n, err := strconv.ParseUint(digits, base, 32)
-	if err != nil {
-		return 0, 0
-	}
-	r := rune(n)
-	if !(r == 0x9 || r == 0xA || 0x20 <= r && r <= 0xD7FF || 0xE000 <= r && r <= 0xFFFD || 0x10000 <= r && r <= 0x10FFFF) {
-		return 0, 0 // &#xD; left to encoding/xml too
-	}
-	return r, end + 1
+	return r, n
 }

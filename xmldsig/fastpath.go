@@ -3,10 +3,10 @@ package xmldsig
 import (
 	"bytes"
 	"slices"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/beevik/etree"
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // This file is Sign's fast path: a one-pass canonicalizer for the compact
@@ -505,47 +505,8 @@ func (s *fastScanner) text() bool {
 	return false
 }
 
-// entity decodes the reference at the start of b (which starts with '&')
-// and returns its rune and length, or 0 if it is not a predefined or a
-// valid character reference.
-func entity(b []byte) (rune, int) {
-	end := bytes.IndexByte(b[:min(len(b), 12)], ';')
-	if end < 2 {
-		return 0, 0
-	}
-	name := string(b[1:end])
-	switch name {
-	case "amp":
-		return '&', end + 1
-	case "lt":
-		return '<', end + 1
-	case "gt":
-		return '>', end + 1
-	case "quot":
-		return '"', end + 1
-	case "apos":
-		return '\'', end + 1
-	}
-	if name[0] != '#' || len(name) < 2 {
-		return 0, 0
-	}
-	base, digits := 10, name[1:]
-	if digits[0] == 'x' {
-		base, digits = 16, digits[1:]
-	}
-	if digits == "" || digits[0] == '+' || digits[0] == '-' {
-		return 0, 0
-	}
-	n, err := strconv.ParseUint(digits, base, 32)
-	if err != nil {
-		return 0, 0
-	}
-	r := rune(n)
-	if !(r == 0x9 || r == 0xA || r == 0xD || 0x20 <= r && r <= 0xD7FF || 0xE000 <= r && r <= 0xFFFD || 0x10000 <= r && r <= 0x10FFFF) {
-		return 0, 0
-	}
-	return r, end + 1
-}
+// entity is xmlchar.Entity.
+func entity(b []byte) (rune, int) { return xmlchar.Entity(b) }
 
 // fastSignatureTree returns, as etree reads them, the root of signed
 // with the Signature the verify mode found (res) as its only child: what
