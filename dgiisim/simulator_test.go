@@ -7,10 +7,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
-	"net/textproto"
 	"regexp"
 	"strings"
 	"sync"
@@ -92,16 +90,8 @@ func (h *harness) do(method, path, token, accept string, body io.Reader, content
 }
 
 func multipartFile(t *testing.T, name string, content []byte) (*bytes.Buffer, string) {
-	t.Helper()
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	hd := textproto.MIMEHeader{}
-	hd.Set("Content-Disposition", fmt.Sprintf(`form-data; name="xml"; filename=%q`, name))
-	hd.Set("Content-Type", "text/xml")
-	p, _ := w.CreatePart(hd)
-	p.Write(content)
-	w.Close()
-	return &buf, w.FormDataContentType()
+	body, ct := multipartBody(t, name, content)
+	return bytes.NewBuffer(body), ct
 }
 
 func (h *harness) upload(path, token, name string, content []byte) (int, string) {
