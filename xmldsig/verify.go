@@ -65,15 +65,21 @@ func verifySlow(signed []byte) (*x509.Certificate, error) {
 		return nil, err
 	}
 	root := d.Root()
-	sigEl, err := findSignature(root)
-	if err != nil {
-		return nil, err
-	}
-	sig, err := parseSignature(sigEl)
+	sig, sigEl, err := signatureOf(root)
 	if err != nil {
 		return nil, err
 	}
 	return sig.check(sha256.Sum256(canonicalize(root, sigEl, len(signed))))
+}
+
+// signatureOf finds root's Signature and reads it.
+func signatureOf(root *etree.Element) (*signature, *etree.Element, error) {
+	sigEl, err := findSignature(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	sig, err := parseSignature(sigEl)
+	return sig, sigEl, err
 }
 
 // verifyFast is verify for the documents the fast path reads (the compact
@@ -92,11 +98,7 @@ func verifyFast(signed []byte) (*x509.Certificate, bool) {
 	if !ok {
 		return nil, false
 	}
-	sigEl, err := findSignature(root)
-	if err != nil {
-		return nil, false
-	}
-	sig, err := parseSignature(sigEl)
+	sig, _, err := signatureOf(root)
 	if err != nil {
 		return nil, false
 	}
