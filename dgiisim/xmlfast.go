@@ -180,36 +180,15 @@ func local(name string) string {
 	return name
 }
 
-func isNameStart(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
-}
-
-func isNameByte(c byte) bool {
-	return isNameStart(c) || '0' <= c && c <= '9' || c == '-' || c == '.'
-}
-
 // name reads an ASCII name with at most one colon, between non-empty
-// parts; "" if there is none.
+// parts (xmlchar.NameLen); "" if there is none.
 func (p *fastParser) name() string {
-	start := p.pos
-	if p.pos >= len(p.src) || !isNameStart(p.src[p.pos]) {
+	n := xmlchar.NameLen(p.src[p.pos:])
+	if n == 0 {
 		return ""
 	}
-	colon := false
-	for p.pos++; p.pos < len(p.src); p.pos++ {
-		c := p.src[p.pos]
-		if c == ':' {
-			if colon || p.pos+1 >= len(p.src) || !isNameStart(p.src[p.pos+1]) {
-				return ""
-			}
-			colon = true
-			continue
-		}
-		if !isNameByte(c) {
-			break
-		}
-	}
-	return p.src[start:p.pos]
+	p.pos += n
+	return p.src[p.pos-n : p.pos]
 }
 
 // space skips whitespace and reports whether there was any.

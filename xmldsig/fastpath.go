@@ -225,36 +225,15 @@ func (s *fastScanner) root() bool {
 	return true
 }
 
-func isNameStart(c byte) bool {
-	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
-}
-
-func isNameByte(c byte) bool {
-	return isNameStart(c) || '0' <= c && c <= '9' || c == '-' || c == '.'
-}
-
 // name reads an ASCII name with at most one colon, between non-empty
-// parts; nil if there is none.
+// parts (xmlchar.NameLen); nil if there is none.
 func (s *fastScanner) name() []byte {
-	start := s.pos
-	if s.pos >= len(s.in) || !isNameStart(s.in[s.pos]) {
+	n := xmlchar.NameLen(s.in[s.pos:])
+	if n == 0 {
 		return nil
 	}
-	colon := false
-	for s.pos++; s.pos < len(s.in); s.pos++ {
-		c := s.in[s.pos]
-		if c == ':' {
-			if colon || s.pos+1 >= len(s.in) || !isNameStart(s.in[s.pos+1]) {
-				return nil
-			}
-			colon = true
-			continue
-		}
-		if !isNameByte(c) {
-			break
-		}
-	}
-	return s.in[start:s.pos]
+	s.pos += n
+	return s.in[s.pos-n : s.pos]
 }
 
 // space skips whitespace and reports whether there was any.

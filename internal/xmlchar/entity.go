@@ -1,4 +1,4 @@
-// Package xmlchar decodes XML's character and entity references for the
+// Package xmlchar reads XML names and character and entity references for the
 // one-pass XML readers of xmldsig (the signer's and verifier's
 // canonicalizer) and dgiisim (the simulator's reader).
 package xmlchar

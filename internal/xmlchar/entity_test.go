@@ -38,3 +38,32 @@ func TestEntity(t *testing.T) {
 		}
 	}
 }
+
+func TestNameLen(t *testing.T) {
+	for _, tt := range []struct {
+		in string
+		n  int
+	}{
+		{"ECF>", 3},
+		{"ds:Signature xmlns", 12},
+		{"a.b-c_9 ", 7},
+		{"_x", 2},
+		{"x", 1},
+		{"", 0},
+		{"9a", 0},
+		{"-a", 0},
+		{":a", 0},
+		{"a:", 0},    // empty local part
+		{"a:9", 0},   // local part starting with a digit
+		{"a:b:c", 0}, // two colons
+		{"Ñandú", 0}, // not ASCII
+		{"a=b", 1},
+	} {
+		if n := NameLen(tt.in); n != tt.n {
+			t.Errorf("NameLen(%q) = %d, want %d", tt.in, n, tt.n)
+		}
+		if n := NameLen([]byte(tt.in)); n != tt.n {
+			t.Errorf("NameLen([]byte(%q)) = %d, want %d", tt.in, n, tt.n)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package xmlchar
+
+// NameLen is the length of the name at the start of s, 0 if there is none:
+// the ASCII names of the one-pass readers (letters, digits, '_', '-', '.',
+// not starting with a digit, '-' or '.') with at most one colon, between
+// non-empty parts. Anything else makes the readers fall back to their full
+// XML parser.
+func NameLen[T ~string | ~[]byte](s T) int {
+	if len(s) == 0 || !isNameStart(s[0]) {
+		return 0
+	}
+	colon := false
+	i := 1
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c == ':' {
+			if colon || i+1 >= len(s) || !isNameStart(s[i+1]) {
+				return 0
+			}
+			colon = true
+			continue
+		}
+		if !isNameByte(c) {
+			break
+		}
+	}
+	return i
+}
+
+func isNameStart(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || c == '_'
+}
+
+func isNameByte(c byte) bool {
+	return isNameStart(c) || '0' <= c && c <= '9' || c == '-' || c == '.'
+}
