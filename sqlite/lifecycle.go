@@ -46,11 +46,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	}
 	from := "" // ",signed,submitted,": the statuses ch.From allows
 	if len(ch.From) > 0 {
-		names := make([]string, len(ch.From))
-		for i, st := range ch.From {
-			names[i] = string(st)
-		}
-		from = "," + strings.Join(names, ",") + ","
+		from = "," + strings.Join(statusNames(ch.From), ",") + ","
 	}
 	var doc *sello.Document
 	err = db.inTx(ctx, func(tx querier) error {
@@ -117,11 +113,16 @@ func checkChange(ch sello.DocumentChange) error {
 
 // conflictFrom is UpdateDocument's CONFLICT for a document not in from.
 func conflictFrom(doc *sello.Document, from []sello.Status) error {
+	return sello.Errorf(sello.CodeConflict, "Document %s is %s, not %s.", doc.ENCF, doc.Status, strings.Join(statusNames(from), " or "))
+}
+
+// statusNames is from as strings.
+func statusNames(from []sello.Status) []string {
 	names := make([]string, len(from))
 	for i, s := range from {
 		names[i] = string(s)
 	}
-	return sello.Errorf(sello.CodeConflict, "Document %s is %s, not %s.", doc.ENCF, doc.Status, strings.Join(names, " or "))
+	return names
 }
 
 // severity is the change's event severity, "info" when not given.
