@@ -22,9 +22,9 @@ import (
 // benchRNC is the issuer of the benchmark's e-CF.
 const benchRNC = "131793916"
 
-// MustSignedECF returns a type-31 e-CF of items items as Sello produces it
+// mustSignedECF returns a type-31 e-CF of items items as Sello produces it
 // (ecf's XML, signed by xmldsig with a fresh key).
-func MustSignedECF(tb testing.TB, encf string, at time.Time, items int) []byte {
+func mustSignedECF(tb testing.TB, encf string, at time.Time, items int) []byte {
 	tb.Helper()
 	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Prueba", SerialNumber: "RNC-" + benchRNC}, at.AddDate(1, 0, 0))
 	if err != nil {
@@ -84,9 +84,9 @@ func serve(sim *dgiisim.Simulator, method, path, token, contentType string, body
 	return w
 }
 
-// MustToken returns a token of sim's test environment, from the seed
+// mustToken returns a token of sim's test environment, from the seed
 // exchange with a seed signed by xmldsig.
-func MustToken(tb testing.TB, sim *dgiisim.Simulator, at time.Time) string {
+func mustToken(tb testing.TB, sim *dgiisim.Simulator, at time.Time) string {
 	tb.Helper()
 	w := serve(sim, http.MethodGet, "/testecf/autenticacion/api/autenticacion/semilla", "", "", nil)
 	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Prueba"}, at.AddDate(1, 0, 0))
@@ -129,14 +129,14 @@ func multipartBody(tb testing.TB, name string, content []byte) ([]byte, string) 
 func BenchmarkRecepcion(b *testing.B) {
 	at := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
 	const encf = "E310000000001"
-	signed := MustSignedECF(b, encf, at, 1)
+	signed := mustSignedECF(b, encf, at, 1)
 	sim := dgiisim.New(dgiisim.Config{
 		Verify:         xmldsig.Verify,
 		Now:            func() time.Time { return at },
 		MaxSubmissions: 64, // the same e-NCF every time: keep its history short
 	})
 
-	token := MustToken(b, sim, at)
+	token := mustToken(b, sim, at)
 	body, ct := multipartBody(b, benchRNC+encf+".xml", signed)
 	const path = "/testecf/recepcion/api/facturaselectronicas"
 	// The first send is accepted; the next ones are verified the same way,

@@ -451,7 +451,7 @@ func TestRFCE(t *testing.T) {
 func TestRecepcion_RealSignature(t *testing.T) {
 	at := time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
 	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Now: func() time.Time { return at }})
-	token := MustToken(t, sim, at)
+	token := mustToken(t, sim, at)
 	send := func(t *testing.T, encf string, doc []byte) string {
 		t.Helper()
 		body, ct := multipartBody(t, benchRNC+encf+".xml", doc)
@@ -464,12 +464,12 @@ func TestRecepcion_RealSignature(t *testing.T) {
 		return w.Body.String()
 	}
 	t.Run("OK", func(t *testing.T) {
-		if got := send(t, "E310000000001", MustSignedECF(t, "E310000000001", at, 1)); !strings.Contains(got, `"estado":"Aceptado"`) {
+		if got := send(t, "E310000000001", mustSignedECF(t, "E310000000001", at, 1)); !strings.Contains(got, `"estado":"Aceptado"`) {
 			t.Errorf("got %s", got)
 		}
 	})
 	t.Run("OK1000Items", func(t *testing.T) {
-		doc := MustSignedECF(t, "E310000000002", at, 1000)
+		doc := mustSignedECF(t, "E310000000002", at, 1000)
 		if len(doc) < 64<<10 {
 			t.Fatalf("%d bytes: want more than readUpload's first buffer", len(doc))
 		}
@@ -478,7 +478,7 @@ func TestRecepcion_RealSignature(t *testing.T) {
 		}
 	})
 	t.Run("ErrTampered", func(t *testing.T) {
-		doc := bytes.Replace(MustSignedECF(t, "E310000000003", at, 1), []byte("Cliente Ejemplo"), []byte("Cliente Ejemplo 2"), 1)
+		doc := bytes.Replace(mustSignedECF(t, "E310000000003", at, 1), []byte("Cliente Ejemplo"), []byte("Cliente Ejemplo 2"), 1)
 		if got := send(t, "E310000000003", doc); !strings.Contains(got, `"estado":"Rechazado"`) || !strings.Contains(got, `"codigo":11`) {
 			t.Errorf("got %s", got)
 		}
