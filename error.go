@@ -49,6 +49,9 @@ type Error struct {
 	Code    ErrorCode
 	Message string
 	Details []ErrorDetail
+	// Truncated counts the details left out of Details beyond the first
+	// MaxDetails, so that an answer stays small whatever the input.
+	Truncated int
 	// RetryAfterSeconds is set on RATE_LIMITED errors.
 	RetryAfterSeconds int
 	// Err is an underlying cause, logged but never shown to a client.
@@ -71,13 +74,61 @@ func Errorf(code ErrorCode, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// ValidationError returns a VALIDATION_FAILED error carrying every detail.
+// MaxDetails is the most details an Error carries: the rest are counted in
+// Error.Truncated.
+const MaxDetails = 100
+
+// ValidationError returns a VALIDATION_FAILED error carrying the details, the
+// first MaxDetails of them when there are more.
 func ValidationError(details []ErrorDetail) *Error {
-	msg := "The document is not valid: 1 problem."
-	if len(details) != 1 {
-		msg = fmt.Sprintf("The document is not valid: %d problems.", len(details))
+	var p Problems
+	for _, d := range details {
+		p.Add(d.Path, d.Message)
 	}
-	return &Error{Code: CodeValidationFailed, Message: msg, Details: details}
+	return p.error()
+}
+
+// Problems collects the details of an invalid request. It keeps the first
+// MaxDetails and counts the rest, so that checking a hostile document never
+// builds an unbounded answer. The zero value is ready to use.
+type Problems struct {
+	details   []ErrorDetail
+	truncated int
+}
+
+// Add records a problem at path.
+func (p *Problems) Add(path, message string) {
+	if len(p.details) >= MaxDetails {
+		p.truncated++
+		return
+	}
+	p.details = append(p.details, ErrorDetail{Path: path, Message: message})
+}
+
+// Len is the number of problems recorded, kept or not.
+func (p *Problems) Len() int { return len(p.details) + p.truncated }
+
+// Details returns the problems kept, at most MaxDetails.
+func (p *Problems) Details() []ErrorDetail { return p.details }
+
+// Err returns nil when no problem was recorded, else VALIDATION_FAILED with
+// the kept details and the count of the others in Truncated.
+func (p *Problems) Err() error {
+	if p.Len() == 0 {
+		return nil
+	}
+	return p.error()
+}
+
+func (p *Problems) error() *Error {
+	msg := "The document is not valid: 1 problem."
+	if n := p.Len(); n != 1 {
+		msg = fmt.Sprintf("The document is not valid: %d problems.", n)
+	}
+	if p.truncated > 0 {
+		msg += fmt.Sprintf(" The first %d are listed.", len(p.details))
+	}
+	return &Error{Code: CodeValidationFailed, Message: msg, Details: p.details, Truncated: p.truncated}
 }
 
 // ErrorCodeOf returns the code of err, or INTERNAL for errors that are not

@@ -48,6 +48,7 @@ type errorObject struct {
 	Code              sello.ErrorCode     `json:"code"`
 	Message           string              `json:"message"`
 	Details           []sello.ErrorDetail `json:"details,omitempty"`
+	Truncated         int                 `json:"truncated,omitempty"`
 	RetryAfterSeconds int                 `json:"retryAfterSeconds,omitempty"`
 }
 
@@ -59,6 +60,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *sello.Error
 	if errors.As(err, &e) {
 		obj.Details = e.Details
+		obj.Truncated = e.Truncated
 		obj.RetryAfterSeconds = e.RetryAfterSeconds
 		if e.RetryAfterSeconds > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(e.RetryAfterSeconds))

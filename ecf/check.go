@@ -23,31 +23,44 @@ func Check(d *Document, c Context) error {
 	if d == nil {
 		return sello.ValidationError([]sello.ErrorDetail{{Path: "ECF", Message: "Required."}})
 	}
-	ch := &checker{doc: d, ctx: c, col: -1}
+	var p sello.Problems
+	check(d, c, &p, nil)
+	return p.Err()
+}
+
+// check adds the violations of d to p, leaving out those at or under the
+// path of one of skip (problems already reported there).
+func check(d *Document, c Context, p *sello.Problems, skip []sello.ErrorDetail) {
+	ch := &checker{doc: d, ctx: c, col: -1, problems: p, skip: skip}
 	ch.typ = sello.DocumentType(ch.idDoc().TipoeCF)
 	ch.col = typeIndex(ch.typ)
 	ch.checkStructure()
-	ch.checkRules()
-	if len(ch.details) > 0 {
-		return sello.ValidationError(ch.details)
+	if ch.tooManyItems {
+		return // the rules walk the items: the count is the problem
 	}
-	return nil
+	ch.checkRules()
 }
 
 // checker collects every violation of one document.
 type checker struct {
-	doc     *Document
-	ctx     Context
-	typ     sello.DocumentType
-	col     int // typ's column in the obligation table, -1 when unknown
-	details []sello.ErrorDetail
+	doc      *Document
+	ctx      Context
+	typ      sello.DocumentType
+	col      int // typ's column in the obligation table, -1 when unknown
+	problems *sello.Problems
+	skip     []sello.ErrorDetail
+	// tooManyItems is set when the document has more items than its type
+	// allows: the structure check reports it and walks no item.
+	tooManyItems bool
 	// totals computed from the items (totals.go), valid when computed.
 	sum      *sums
 	computed bool
 }
 
 func (c *checker) add(path, msg string) {
-	c.details = append(c.details, sello.ErrorDetail{Path: path, Message: msg})
+	if !covered(path, c.skip) {
+		c.problems.Add(path, msg)
+	}
 }
 
 func (c *checker) addf(path, format string, args ...any) { c.add(path, fmt.Sprintf(format, args...)) }

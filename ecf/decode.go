@@ -26,19 +26,20 @@ type Document struct {
 // VALIDATION_FAILED listing every problem with its JSON path. Amounts and
 // quantities are accepted as JSON numbers or strings and parsed exactly.
 func Decode(body []byte) (*Document, error) {
-	d, details, err := decode(body)
+	d, p, err := decode(body)
 	if err != nil {
 		return nil, err
-	} else if len(details) > 0 {
-		return nil, sello.ValidationError(details)
+	} else if err := p.Err(); err != nil {
+		return nil, err
 	}
 	return d, nil
 }
 
 // decode maps body onto the model as far as it fits. It returns the
 // document with every field that could be decoded set, the shape problems,
-// and an error only when nothing usable could be decoded (INVALID_JSON).
-func decode(body []byte) (*Document, []sello.ErrorDetail, error) {
+// and an error only when nothing usable could be decoded (INVALID_JSON) or
+// a list is too long to decode at all (VALIDATION_FAILED).
+func decode(body []byte) (*Document, *sello.Problems, error) {
 	root, err := parseJSON(body)
 	if err != nil {
 		return nil, nil, err
@@ -48,7 +49,7 @@ func decode(body []byte) (*Document, []sello.ErrorDetail, error) {
 		return nil, nil, sello.Errorf(sello.CodeInvalidJSON, "The body must be a JSON object {\"ECF\":{…}}, not %s (at offset 0).", jsonKind(root))
 	}
 	d := &Document{}
-	dec := decoder{}
+	dec := &decoder{}
 	ecf, ok := obj["ECF"]
 	if !ok || ecf == nil {
 		dec.add("ECF", "Required: the body must be {\"ECF\":{…}}.")
@@ -61,13 +62,18 @@ func decode(body []byte) (*Document, []sello.ErrorDetail, error) {
 	if ecf != nil {
 		dec.value("ECF", ecf, reflect.ValueOf(&d.ECF).Elem())
 	}
-	return d, dec.details, nil
+	return d, &dec.problems, nil
 }
 
 // parseJSON decodes body into generic values, numbers kept as json.Number.
 func parseJSON(body []byte) (any, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, sello.Errorf(sello.CodeInvalidJSON, "The body is empty (offset 0): send a JSON object {\"ECF\":{…}}.")
+	}
+	if json.Valid(body) {
+		if err := checkListLengths(body); err != nil {
+			return nil, err
+		}
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
@@ -123,12 +129,10 @@ func sortedKeys(m map[string]any) []string {
 
 // decoder maps generic JSON values onto the model, collecting every problem.
 type decoder struct {
-	details []sello.ErrorDetail
+	problems sello.Problems
 }
 
-func (d *decoder) add(path, msg string) {
-	d.details = append(d.details, sello.ErrorDetail{Path: path, Message: msg})
-}
+func (d *decoder) add(path, msg string) { d.problems.Add(path, msg) }
 
 var (
 	decimalType = reflect.TypeOf(Decimal{})
@@ -270,4 +274,71 @@ func keyPath(k string) string {
 		return strconv.Quote(k)
 	}
 	return k
+}
+
+// MaxListLen is the most elements a JSON array of a document may have: the
+// largest list DGII allows, the 10,000 items of types 33 and 34.
+const MaxListLen = 10_000
+
+// checkListLengths refuses a well-formed body with an array of more than
+// MaxListLen elements before anything is built from it: a 2 MiB body holds
+// ~700,000 empty objects, each of which would cost a map and its problems.
+// It returns VALIDATION_FAILED naming the first such array, or nil.
+func checkListLengths(body []byte) error {
+	type frame struct {
+		array bool
+		n     int    // commas seen in an array: the index of its element
+		key   []byte // the current member's name in an object, raw
+	}
+	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) > 0 && b[0] != '{' {
+		if b[0] == '[' { // not worth decoding: say what decode would say
+			return sello.Errorf(sello.CodeInvalidJSON, "The body must be a JSON object {\"ECF\":{…}}, not an array (at offset 0).")
+		}
+		return nil
+	}
+	var stack []frame
+	var last []byte // the last string read, raw
+	for i := 0; i < len(body); i++ {
+		switch body[i] {
+		case '"':
+			j := i + 1
+			for ; j < len(body) && body[j] != '"'; j++ {
+				if body[j] == '\\' {
+					j++
+				}
+			}
+			last, i = body[i:j+1], j
+		case '{':
+			stack = append(stack, frame{})
+		case '[':
+			stack = append(stack, frame{array: true})
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case ':':
+			stack[len(stack)-1].key = last
+		case ',':
+			top := &stack[len(stack)-1]
+			if !top.array {
+				continue
+			}
+			if top.n++; top.n < MaxListLen {
+				continue
+			}
+			var path strings.Builder
+			for _, f := range stack[:len(stack)-1] {
+				if f.array {
+					path.WriteString("[" + strconv.Itoa(f.n) + "]")
+				} else {
+					if path.Len() > 0 {
+						path.WriteByte('.')
+					}
+					var k string
+					json.Unmarshal(f.key, &k)
+					path.WriteString(keyPath(k))
+				}
+			}
+			return sello.ValidationError([]sello.ErrorDetail{{Path: path.String(), Message: fmt.Sprintf("At most %d elements are allowed in a list (DGII's largest, the items of types 33 and 34); got more. Nothing else was checked.", MaxListLen)}})
+		}
+	}
+	return nil
 }

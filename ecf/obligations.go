@@ -103,7 +103,17 @@ func (c *checker) walkValue(v reflect.Value, path, generic string, f *field) {
 			c.add(path, "Must not be an empty list: omit it instead (DGII rejects empty elements).")
 			return
 		}
-		if max := maxOccurs(f); max > 0 && n > max {
+		if generic == itemsPath {
+			if limit := maxItems(c.typ); n > limit {
+				of := "a document"
+				if c.col >= 0 {
+					of = "type " + string(c.typ)
+				}
+				c.addf(path, "At most %d items are allowed in %s (DGII's XSD); got %d. The items were not checked.", limit, of, n)
+				c.tooManyItems = true
+				return
+			}
+		} else if max := maxOccurs(f); max > 0 && n > max {
 			c.add(path, fmt.Sprintf("At most %d repetitions are allowed; got %d.", max, n))
 		}
 		for i := range n {
@@ -129,12 +139,12 @@ func (c *checker) walkValue(v reflect.Value, path, generic string, f *field) {
 }
 
 // maxOccurs is how many times a repeated element may appear (0: unbounded
-// here; the item limit depends on the type and total, see rules.go).
+// here; the item limit depends on the type, see maxItems).
 func maxOccurs(f *field) int {
 	switch {
 	case f.path == "ECF.Encabezado.Emisor.TablaTelefonoEmisor.TelefonoEmisor":
 		return 3
-	case f.path == "ECF.DetallesItems.Item":
+	case f.path == itemsPath:
 		return 0
 	case f.format.kind == kList:
 		return f.format.max

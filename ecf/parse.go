@@ -1,7 +1,6 @@
 package ecf
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/sello-do/sello"
@@ -16,25 +15,13 @@ import (
 // Returns INVALID_JSON for malformed JSON and VALIDATION_FAILED otherwise;
 // on success the document is checked and its totals are filled in.
 func Parse(body []byte, c Context) (*Document, error) {
-	d, shape, err := decode(body)
+	d, p, err := decode(body)
 	if err != nil {
 		return nil, err
 	}
-	var rules []sello.ErrorDetail
-	var e *sello.Error
-	if err := Check(d, c); errors.As(err, &e) {
-		rules = e.Details
-	} else if err != nil {
+	check(d, c, p, p.Details())
+	if err := p.Err(); err != nil {
 		return nil, err
-	}
-	details := shape
-	for _, r := range rules {
-		if !covered(r.Path, shape) {
-			details = append(details, r)
-		}
-	}
-	if len(details) > 0 {
-		return nil, sello.ValidationError(details)
 	}
 	return d, nil
 }

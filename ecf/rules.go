@@ -19,11 +19,11 @@ func (c *checker) checkRules() {
 	c.checkItems()
 	c.checkGlobalAdjustments()
 	c.checkReference()
+	c.checkNumeroReferencia()
 	c.checkOtraMoneda()
 	c.checkTotals()
 	c.checkAdditionalTaxes() // needs MontoItem
 	c.checkBuyer()           // needs MontoTotal
-	c.checkItemCount()       // needs MontoTotal
 	c.checkPagination()
 }
 
@@ -165,6 +165,9 @@ func (c *checker) checkItems() {
 			}
 			if c.typ == sello.TypeCompras && it.IndicadorBienoServicio == "2" && r.MontoISRRetenido == nil {
 				c.add(p+".Retencion.MontoISRRetenido", "Required for type 41 when the item is a service (IndicadorBienoServicio 2).")
+			}
+			if c.typ == sello.TypeCompras && it.IndicadorBienoServicio == "1" && r.MontoISRRetenido != nil {
+				c.add(p+".Retencion.MontoISRRetenido", "Must be omitted for a good (IndicadorBienoServicio 1) in type 41: ISR is retained on services only (DGII's format, Retencion field 7b).")
 			}
 			if ind == 4 && r.IndicadorAgenteRetencionoPercepcion == "1" && r.MontoITBISRetenido == nil && c.allowed("ECF.DetallesItems.Item.Retencion.MontoITBISRetenido") {
 				c.add(p+".Retencion.MontoITBISRetenido", "Required (as 0) for an exempt item (IndicadorFacturacion 4) with a retention agent (IndicadorAgenteRetencionoPercepcion 1).")
@@ -503,6 +506,34 @@ func (c *checker) checkOtraMoneda() {
 	}
 	if om.MontoTotalOtraMoneda == nil {
 		c.add(p+"MontoTotalOtraMoneda", "Required when OtraMoneda is given.")
+		return
+	}
+	// Format field 137b: the total is the sum of its parts. The parts are
+	// conditional: with none given there is nothing to add up.
+	parts := []*Decimal{om.MontoGravadoTotalOtraMoneda, om.MontoExentoOtraMoneda, om.TotalITBISOtraMoneda, om.MontoImpuestoAdicionalOtraMoneda}
+	sum, given := decimal.Zero, false
+	for _, v := range parts {
+		if v != nil {
+			sum, given = sum.Add(v.Value()), true
+		}
+	}
+	tol := decimal.NewFromInt(int64(max(1, len(c.items()))))
+	if given && om.MontoTotalOtraMoneda.Value().Sub(sum).Abs().GreaterThan(tol) {
+		c.addf(p+"MontoTotalOtraMoneda", "Must be MontoGravadoTotalOtraMoneda + MontoExentoOtraMoneda + TotalITBISOtraMoneda + MontoImpuestoAdicionalOtraMoneda = %s (tolerance ±%s; DGII's format, field 137b); got %s.", amountOf(sum), tol.StringFixed(2), om.MontoTotalOtraMoneda)
+	}
+}
+
+// checkNumeroReferencia applies the XSDs' type of NumeroReferencia: an
+// integer of up to 20 digits (Integer20ValidationType) in every type that
+// has it but 45, whose XSD allows text (AlfNum20Type); the obligation
+// table's text(20) covers 45.
+func (c *checker) checkNumeroReferencia() {
+	ia := c.enc().InformacionesAdicionales
+	if ia == nil || ia.NumeroReferencia == "" || c.col < 0 || c.typ == sello.TypeGubernamental {
+		return
+	}
+	if msg := digits(20).checkString(string(ia.NumeroReferencia)); msg != "" {
+		c.addf("ECF.Encabezado.InformacionesAdicionales.NumeroReferencia", "%s DGII's XSD for type %s takes an integer here (only type 45 takes text).", msg, c.typ)
 	}
 }
 
@@ -546,24 +577,22 @@ func (c *checker) checkBuyer() {
 	}
 }
 
-// maxItems is how many detail lines a document may have.
-func (c *checker) maxItems() int {
-	if c.typ == sello.TypeConsumo {
-		if t := c.montoTotal(); t != nil && t.Value().LessThan(consumoLimit) {
-			return 10_000
-		}
+// itemsPath is the generic path of the detail lines.
+const itemsPath = "ECF.DetallesItems.Item"
+
+// maxItems is how many detail lines a document of type t may have: the
+// maxOccurs of Item in DGII's XSD of the type (10,000 for 33 and 34, 1,000
+// for the others, type 32 included whatever its total, see docs/ecf.md).
+// An unknown type gets the largest, MaxListLen.
+func maxItems(t sello.DocumentType) int {
+	switch t {
+	case sello.TypeNotaDebito, sello.TypeNotaCredito:
+		return MaxListLen
+	}
+	if typeIndex(t) < 0 {
+		return MaxListLen
 	}
 	return 1_000
-}
-
-func (c *checker) checkItemCount() {
-	if n, limit := len(c.items()), c.maxItems(); n > limit {
-		msg := fmt.Sprintf("At most %d items are allowed; got %d.", limit, n)
-		if c.typ == sello.TypeConsumo && limit == 1_000 {
-			msg += " Type 32 allows 10,000 only under DOP 250,000.00."
-		}
-		c.add("ECF.DetallesItems.Item", msg)
-	}
 }
 
 func (c *checker) checkPagination() {

@@ -84,7 +84,9 @@ func (c *checker) computeItems() *sums {
 		got := want
 		switch {
 		case it.MontoItem == nil:
-			it.MontoItem = amountOf(want)
+			if !c.fill(path+".MontoItem", "ECF.DetallesItems.Item.MontoItem", &it.MontoItem, want, rule) {
+				s.ok = false // totals over it would only repeat the problem
+			}
 		case c.textCorrection() && !it.MontoItem.Value().IsZero():
 			c.addf(path+".MontoItem", "Must be %s; got %s.", rule, it.MontoItem)
 		case it.MontoItem.Value().Sub(want).Abs().GreaterThan(lineTolerance):
@@ -253,10 +255,32 @@ func (c *checker) total(path string, dst **Decimal, want decimal.Decimal, applie
 		}
 	case !applies:
 	case *dst == nil:
-		*dst = amountOf(want)
+		c.fill(path, generic, dst, want, rule)
 	case (*dst).Value().Sub(want).Abs().GreaterThan(tol):
 		c.addf(path, "Must be %s = %s (tolerance ±%s); got %s.", rule, amountOf(want), tol.StringFixed(2), *dst)
 	}
+}
+
+// fill sets *dst to the computed value want and checks it against the
+// format of the element at generic path, as a given value is checked: a sum
+// DGII's schema refuses (negative, more than 16 integer digits) is a problem
+// at path, found before any number is consumed. It reports whether it fits.
+func (c *checker) fill(path, generic string, dst **Decimal, want decimal.Decimal, rule string) bool {
+	*dst = amountOf(want)
+	f := fieldsByPath[generic]
+	if f == nil || f.format.kind != kDecimal {
+		return true
+	}
+	msg := f.format.checkDecimal(*dst)
+	if msg == "" {
+		return true
+	}
+	msg += " Sello computes it as " + rule + "."
+	if want.IsNegative() {
+		msg += ` DGII's format: "No puede ser negativo".`
+	}
+	c.add(path, msg)
+	return false
 }
 
 // rate fills or checks ITBIS1–3, the integer rate present with its base.
