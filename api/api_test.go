@@ -32,27 +32,35 @@ type fixture struct {
 
 func mustFixture(tb testing.TB) *fixture {
 	tb.Helper()
-	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(tb.TempDir(), "sello.db"))
+	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "sello.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
+	f := mustFixtureOn(tb, db, db.SQL().PingContext)
+	f.db = db
+	return f
+}
+
+// mustFixtureOn is mustFixture over any store (db is then nil).
+func mustFixtureOn(tb testing.TB, st sello.Store, ready func(context.Context) error) *fixture {
+	tb.Helper()
+	ctx := context.Background()
 	t := &sello.Tenant{RNC: testRNC, Name: "Prueba SRL", Plan: sello.RatePlan{Name: "bench", Rate: 1e9, Burst: 1e9}}
-	if err := db.CreateTenant(ctx, t); err != nil {
+	if err := st.CreateTenant(ctx, t); err != nil {
 		tb.Fatal(err)
 	}
 	expires := sello.Date{Year: 2099, Month: 12, Day: 31}
-	if err := db.AddSequence(ctx, &sello.Sequence{TenantID: t.ID, Environment: sello.EnvTest, Type: "31", From: 1, To: 9_000_000_000, ExpiresOn: &expires}); err != nil {
+	if err := st.AddSequence(ctx, &sello.Sequence{TenantID: t.ID, Environment: sello.EnvTest, Type: "31", From: 1, To: 9_000_000_000, ExpiresOn: &expires}); err != nil {
 		tb.Fatal(err)
 	}
 	k, plaintext := sello.NewAPIKey(t.ID, sello.EnvTest, "test", sello.Scopes, nil)
-	if err := db.CreateAPIKey(ctx, k); err != nil {
+	if err := st.CreateAPIKey(ctx, k); err != nil {
 		tb.Fatal(err)
 	}
 	logs := &bytes.Buffer{}
-	srv := &api.Server{Store: db, Logger: slog.New(slog.NewJSONHandler(logs, nil)), Ready: db.SQL().PingContext}
-	return &fixture{db: db, handler: srv.Handler(), key: plaintext, tenant: t, logs: logs}
+	srv := &api.Server{Store: st, Logger: slog.New(slog.NewJSONHandler(logs, nil)), Ready: ready}
+	return &fixture{handler: srv.Handler(), key: plaintext, tenant: t, logs: logs}
 }
 
 // do serves one request in process.

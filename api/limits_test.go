@@ -1,14 +1,22 @@
 package api_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/api"
+	"github.com/sello-do/sello/apitest"
+	"github.com/sello-do/sello/ecf/ecftest"
+	"github.com/sello-do/sello/postgres"
+	"github.com/sello-do/sello/postgres/pgtest"
+	"github.com/sello-do/sello/sqlite"
 )
 
 // heapAfterGC is the live heap after a collection, and the bytes
@@ -85,5 +93,54 @@ func TestValidationAnswerStaysSmall(t *testing.T) {
 		if len(got.Error.Details) != sello.MaxDetails || got.Error.Truncated < 2000 || !strings.Contains(rec.Body.String(), `"truncated":`) {
 			t.Fatalf("%d details, %d truncated: %.300s", len(got.Error.Details), got.Error.Truncated, rec.Body)
 		}
+	})
+}
+
+// TestComputedAmountsFit sends, on each engine, a price whose total does not
+// fit DGII's decimal (16 integer digits) and every document DGII refuses
+// (ecftest.Broken): validate and create answer 422 naming the field, and
+// no number is consumed (the next valid create gets the first e-NCF).
+func TestComputedAmountsFit(t *testing.T) {
+	run := func(t *testing.T, st sello.Store) {
+		f := mustFixtureOn(t, st, func(context.Context) error { return nil })
+		type bad struct {
+			name, path string
+			body       []byte
+		}
+		cases := []bad{{"Overflow", "ECF.Encabezado.Totales.MontoTotal", apitest.Invoice(testRNC, func(m map[string]any) {
+			it := m["DetallesItems"].(map[string]any)["Item"].([]any)[0].(map[string]any)
+			it["PrecioUnitarioItem"], it["CantidadItem"] = "9999999999999999.99", 1
+		})}}
+		for _, s := range ecftest.Broken(t, testRNC, time.Now()) {
+			cases = append(cases, bad{s.Name, s.Path, s.Body})
+		}
+		for _, c := range cases {
+			for _, q := range []string{"?validate=true", ""} {
+				rec := f.do("POST", "/TesteCF/documentos-ecf"+q, c.body)
+				if rec.Code != http.StatusUnprocessableEntity || !strings.Contains(rec.Body.String(), `"path":"`+c.path+`"`) {
+					t.Errorf("%s%s: %d %.400s, want 422 naming %s", c.name, q, rec.Code, rec.Body, c.path)
+				}
+			}
+		}
+		rec := f.do("POST", "/TesteCF/documentos-ecf", apitest.Invoice(testRNC))
+		if rec.Code != http.StatusAccepted || !strings.Contains(rec.Body.String(), "E310000000001") {
+			t.Fatalf("valid create after the refusals: %d %.300s, want 202 with E310000000001", rec.Code, rec.Body)
+		}
+	}
+	t.Run("SQLite", func(t *testing.T) {
+		db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "sello.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		run(t, db)
+	})
+	t.Run("PostgreSQL", func(t *testing.T) {
+		db, err := postgres.Open(t.Context(), pgtest.MustSchema(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		run(t, db)
 	})
 }
