@@ -26,10 +26,6 @@ const benchRNC = "131793916"
 // (ecf's XML, signed by xmldsig with a fresh key).
 func mustSignedECF(tb testing.TB, encf string, at time.Time, items int) []byte {
 	tb.Helper()
-	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Prueba", SerialNumber: "RNC-" + benchRNC}, at.AddDate(1, 0, 0))
-	if err != nil {
-		tb.Fatal(err)
-	}
 	invoice := ecfdoc.SampleInvoice(benchRNC, sello.DateOf(at.In(sello.DRZone)))
 	list := invoice["ECF"].(map[string]any)["DetallesItems"].(map[string]any)
 	first := list["Item"].([]any)[0].(map[string]any)
@@ -60,6 +56,16 @@ func mustSignedECF(tb testing.TB, encf string, at time.Time, items int) []byte {
 		tb.Fatal(err)
 	}
 	unsigned, err := d.XML(at)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return mustSign(tb, unsigned, at)
+}
+
+// mustSign signs an e-CF of benchRNC with xmldsig and a fresh key valid at at.
+func mustSign(tb testing.TB, unsigned []byte, at time.Time) []byte {
+	tb.Helper()
+	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Prueba", SerialNumber: "RNC-" + benchRNC}, at.AddDate(1, 0, 0))
 	if err != nil {
 		tb.Fatal(err)
 	}

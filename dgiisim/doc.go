@@ -35,8 +35,14 @@
 // consultaresultado after ProcessingDelay (En Proceso, codigo 3, until
 // then). A send is Rechazado with secuenciaUtilizada=false (the e-NCF can
 // be used again) when its XML is malformed, its root is not ECF, TipoeCF,
-// eNCF or RNCEmisor is missing or disagrees with the file name, or its
-// signature does not verify. An e-NCF already spent — accepted,
+// eNCF or RNCEmisor is missing or disagrees with the file name, DGII's XSD
+// refuses it (the simulator's own checks, schema.go: more Items than the
+// type's XSD allows, a non-integer NumeroReferencia outside type 45, an
+// amount that is negative or over 16 integer digits or 2 decimals), or its
+// signature does not verify. A schema-valid e-CF that breaks a rule of
+// DGII's format document the simulator checks (MontoTotalOtraMoneda not the
+// sum of its parts, MontoISRRetenido on a good in type 41) is Rechazado
+// with secuenciaUtilizada=true (message 31). An e-NCF already spent — accepted,
 // conditionally accepted, or rejected with secuenciaUtilizada=true, by
 // either route — is Rechazado with secuenciaUtilizada=true and the message
 // "Secuencia utilizada: …"; an e-NCF in a voided range likewise.
@@ -57,8 +63,8 @@
 //
 // Message codes are the simulator's own (DGII does not publish its): 10
 // structure, 11 signature, 12 e-NCF not authorized, 13 RFCE of RD$250,000
-// or more, 20 secuencia utilizada, 21 voided e-NCF, 30 amounts, 40
-// conditional. 3243 is DGII's file-name code.
+// or more, 20 secuencia utilizada, 21 voided e-NCF, 30 amounts, 31 format
+// rules, 40 conditional. 3243 is DGII's file-name code.
 //
 // # Other services
 //

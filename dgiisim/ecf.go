@@ -69,6 +69,10 @@ var (
 	msgRFCEOverflow = message{13, "El monto total es igual o mayor a RD$250,000.00: envíe el e-CF completo al servicio de recepción de e-CF."}
 )
 
+func msgFormat(detail string) message {
+	return message{31, "El comprobante no cumple las validaciones del formato e-CF: " + detail}
+}
+
 func msgSpent(encf, rnc string) message {
 	return message{20, fmt.Sprintf("Secuencia utilizada: el e-NCF %s ya fue utilizado por el RNC %s.", encf, rnc)}
 }
@@ -97,9 +101,12 @@ type submission struct {
 	fechaEmision string
 	fechaFirma   string
 	securityCode string
-	received     time.Time
-	readyAt      time.Time
-	verdict      verdict
+	// formatProblem is a broken rule of DGII's format document in a
+	// schema-valid e-CF: rejected, the e-NCF spent, like message 30.
+	formatProblem *message
+	received      time.Time
+	readyAt       time.Time
+	verdict       verdict
 }
 
 // codigo is the submission's state at now.
@@ -185,6 +192,8 @@ func (s *Simulator) decide(sub *submission, invalid *message, now time.Time) {
 		v = verdict{codigo: codigoRechazado, spent: true, mensajes: []message{msgVoided(sub.encf)}}
 	case s.spent(sub.docKey):
 		v = verdict{codigo: codigoRechazado, spent: true, mensajes: []message{msgSpent(sub.encf, sub.rnc)}}
+	case sub.formatProblem != nil:
+		v = verdict{codigo: codigoRechazado, spent: true, mensajes: []message{*sub.formatProblem}}
 	case sub.rfce && !under250k(sub.montoTotal):
 		v = verdict{codigo: codigoRechazado, mensajes: []message{msgRFCEOverflow}}
 	case sub.rncComprador == RNCRejectSpent:
@@ -280,6 +289,10 @@ func (s *Simulator) recepcion(w http.ResponseWriter, r *http.Request, env sello.
 		} else if sub.tipo == "32" && under250k(sub.montoTotal) {
 			refuse(http.StatusBadRequest, "", "Las Facturas de Consumo Electrónica con un monto inferior a los RD$250,000.00 no son recibidas por este servicio: remita el resumen al servicio de recepción de resumen factura de consumo.")
 			return
+		} else if p := schemaProblem(doc, sub.tipo); p != "" {
+			invalid = ptr(msgStructure(p))
+		} else if p := formatProblem(doc, sub.tipo); p != "" {
+			sub.formatProblem = ptr(msgFormat(p))
 		}
 	}
 	if invalid == nil && sub.rncComprador == RNCOutage {

@@ -37,10 +37,11 @@ type Sample struct {
 	Element string
 }
 
-// Broken returns every broken sample, issued by rnc on the day of at.
+// Broken returns every broken sample, issued by rnc on the day of at and
+// numbered 1, 2, 3… in its type.
 func Broken(tb testing.TB, rnc string, at time.Time) []Sample {
 	tb.Helper()
-	b := builder{tb: tb, rnc: rnc, at: at}
+	b := &builder{tb: tb, rnc: rnc, at: at}
 	dec := ecf.MustDecimal
 	return []Sample{
 		b.sample("NegativeMontoItem", "31", "ECF.DetallesItems.Item[0].MontoItem", "MontoItem", false,
@@ -105,11 +106,12 @@ type builder struct {
 	tb  testing.TB
 	rnc string
 	at  time.Time
+	n   int64 // samples built: each gets its own e-NCF
 }
 
 // base returns a valid request of type typ as generic JSON: SampleInvoice
 // (two units at 500.00, 18% ITBIS), adjusted to the type.
-func (b builder) base(typ sello.DocumentType) map[string]any {
+func (b *builder) base(typ sello.DocumentType) map[string]any {
 	body := ecf.SampleInvoice(b.rnc, sello.DateOf(b.at.In(sello.DRZone)))
 	id := body["ECF"].(map[string]any)["Encabezado"].(map[string]any)["IdDoc"].(map[string]any)
 	id["TipoeCF"] = string(typ)
@@ -124,9 +126,10 @@ func (b builder) base(typ sello.DocumentType) map[string]any {
 
 // sample builds one Sample: breakJSON breaks the request, breakDoc the
 // checked and numbered document.
-func (b builder) sample(name string, typ sello.DocumentType, path, element string, schemaValid bool, breakJSON func(ecf map[string]any), breakDoc func(*ecf.Document)) Sample {
+func (b *builder) sample(name string, typ sello.DocumentType, path, element string, schemaValid bool, breakJSON func(ecf map[string]any), breakDoc func(*ecf.Document)) Sample {
 	b.tb.Helper()
-	encf := sello.ENCF{Type: typ, Number: 1}
+	b.n++
+	encf := sello.ENCF{Type: typ, Number: b.n}
 	s := Sample{Name: name, Type: typ, ENCF: encf.String(), Path: path, XSD: "e-CF-" + string(typ) + ".xsd", SchemaValid: schemaValid, Element: element}
 
 	req := b.base(typ)
@@ -141,7 +144,7 @@ func (b builder) sample(name string, typ sello.DocumentType, path, element strin
 		b.tb.Fatalf("%s: base: %v %+v", name, err, err.(*sello.Error).Details)
 	}
 	expiry := sello.Date{Year: b.at.Year() + 1, Month: 12, Day: 31}
-	if err := d.Number(encf, &sello.Sequence{Type: typ, From: 1, To: 10, Next: 2, ExpiresOn: &expiry}); err != nil {
+	if err := d.Number(encf, &sello.Sequence{Type: typ, From: 1, To: 100, Next: b.n + 1, ExpiresOn: &expiry}); err != nil {
 		b.tb.Fatalf("%s: number: %v", name, err)
 	}
 	breakDoc(d)
