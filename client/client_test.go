@@ -380,7 +380,7 @@ func TestRetry(t *testing.T) {
 func TestError(t *testing.T) {
 	t.Run("Typed", func(t *testing.T) {
 		api := newFakeAPI(t, answer(422, `{"ok":false,"error":{"code":"VALIDATION_FAILED","message":"The document is not valid: 2 problems.",
-			"details":[{"path":"ECF.Encabezado.Totales.MontoTotal","message":"must be 1180.00"},{"path":"ECF.DetallesItems.Item[0].NombreItem","message":"required"}]},
+			"details":[{"path":"ECF.Encabezado.Totales.MontoTotal","message":"must be 1180.00"},{"path":"ECF.DetallesItems.Item[0].NombreItem","message":"required"}],"truncated":3},
 			"correlationId":"cid-422"}`))
 		c, _ := mustClient(t, api.srv.URL)
 		_, err := c.ValidateDocument(t.Context(), invoice)
@@ -392,7 +392,7 @@ func TestError(t *testing.T) {
 		if e.HTTPStatus != 422 || e.Code != client.CodeValidationFailed || e.Message != "The document is not valid: 2 problems." || e.CorrelationID != "cid-422" {
 			t.Errorf("error %+v", e)
 		}
-		if len(e.Details) != 2 || e.Details[0].Path != "ECF.Encabezado.Totales.MontoTotal" || e.Details[1].Message != "required" {
+		if len(e.Details) != 2 || e.Details[0].Path != "ECF.Encabezado.Totales.MontoTotal" || e.Details[1].Message != "required" || e.Truncated != 3 {
 			t.Errorf("details %+v", e.Details)
 		}
 		if !client.IsCode(wrapped, "VALIDATION_FAILED") || client.IsCode(wrapped, client.CodeConflict) || client.IsRetryable(wrapped) {

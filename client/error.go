@@ -51,6 +51,9 @@ type Error struct {
 	CorrelationID string
 	// RetryAfter is the server's Retry-After (with 429 RATE_LIMITED).
 	RetryAfter time.Duration
+	// Truncated counts the problems left out of Details beyond its first
+	// 100 (the server caps the list).
+	Truncated int `json:"truncated"`
 }
 
 // Error implements error.
@@ -102,6 +105,7 @@ func (c *Client) parseError(resp *http.Response, body []byte) *Error {
 			Code              ErrorCode     `json:"code"`
 			Message           string        `json:"message"`
 			Details           []ErrorDetail `json:"details"`
+			Truncated         int           `json:"truncated"`
 			RetryAfterSeconds int           `json:"retryAfterSeconds"`
 		} `json:"error"`
 		CorrelationID string `json:"correlationId"`
@@ -116,7 +120,7 @@ func (c *Client) parseError(resp *http.Response, body []byte) *Error {
 		}
 		return e
 	}
-	e.Code, e.Message, e.Details = eb.Error.Code, eb.Error.Message, eb.Error.Details
+	e.Code, e.Message, e.Details, e.Truncated = eb.Error.Code, eb.Error.Message, eb.Error.Details, eb.Error.Truncated
 	if e.CorrelationID == "" {
 		e.CorrelationID = eb.CorrelationID
 	}
