@@ -9,6 +9,7 @@ import (
 	"net/http"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/jsonstrict"
 )
 
 // readBody checks the Content-Type and reads the whole body, at most
@@ -35,11 +36,15 @@ func tooLarge() error {
 }
 
 // decodeStrict decodes a small JSON request object into v, refusing unknown
-// fields and trailing data. Malformed JSON gives INVALID_JSON; JSON of the
-// wrong shape gives VALIDATION_FAILED with the offending path.
+// fields and trailing data. Malformed JSON, invalid UTF-8, lone surrogate
+// escapes and duplicate keys (compared case-insensitively, as encoding/json
+// matches them to fields) give INVALID_JSON; JSON of the wrong shape gives
+// VALIDATION_FAILED with the offending path.
 func decodeStrict(body []byte, v any) error {
-	if !json.Valid(body) {
+	if err := jsonstrict.CheckFold(body); jsonstrict.IsSyntax(err) {
 		return invalidJSON(body)
+	} else if err != nil {
+		return sello.Errorf(sello.CodeInvalidJSON, "Invalid JSON: %v.", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()

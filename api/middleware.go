@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -208,14 +209,16 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, p *principal) err
 func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 
 // requireJSON checks the request's Content-Type: application/json, with
-// an optional charset that must be UTF-8. Returns UNSUPPORTED_MEDIA_TYPE.
+// an optional charset that must be UTF-8. Media type and charset names are
+// case-insensitive (RFC 9110 §8.3.1, §8.3.2; mime.ParseMediaType lowers
+// the type and the parameter names). Returns UNSUPPORTED_MEDIA_TYPE.
 func requireJSON(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
 	mt, params, err := mime.ParseMediaType(ct)
 	if ct == "" || err != nil || mt != "application/json" {
 		return sello.Errorf(sello.CodeUnsupportedMediaType, "Content-Type must be application/json, not %s.", strconv.Quote(ct))
 	}
-	if cs, ok := params["charset"]; ok && cs != "utf-8" && cs != "UTF-8" {
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
 		return sello.Errorf(sello.CodeUnsupportedMediaType, "Only the utf-8 charset is accepted, not %q.", cs)
 	}
 	return nil

@@ -74,6 +74,13 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("syntax error at byte offset %d%s", e.Offset, where)
 }
 
+// IsSyntax reports whether err is a Syntax *Error: callers that describe
+// syntax errors through encoding/json leave those to it.
+func IsSyntax(err error) bool {
+	e, ok := err.(*Error)
+	return ok && e.Kind == Syntax
+}
+
 // Check reports the first problem in b as an *Error: invalid UTF-8, a lone
 // surrogate escape, a duplicate key (keys compared after unescaping), or a
 // syntax error. It returns nil for JSON free of all four.
@@ -103,8 +110,9 @@ type frame struct {
 
 // key is a key of an open object.
 type key struct {
-	name []byte // unescaped (and folded with CheckFold)
-	off  int
+	name  []byte // unescaped (and folded with CheckFold), for comparing
+	shown []byte // unescaped, for paths
+	off   int
 }
 
 // smallObject is how many keys an object holds before its keys are put in
@@ -271,7 +279,7 @@ func (s *scanner) path() string {
 			continue
 		}
 		if i < n && end > f.keys {
-			segs[i] = "." + string(s.keys[end-1].name)
+			segs[i] = "." + string(s.keys[end-1].shown)
 		}
 		end = f.keys
 	}
@@ -336,7 +344,7 @@ func (s *scanner) addKey(raw []byte, escaped bool, off int) error {
 			f.set[string(name)] = off
 		}
 	}
-	s.keys = append(s.keys, key{name: name, off: off})
+	s.keys = append(s.keys, key{name: name, shown: shown, off: off})
 	return nil
 }
 
