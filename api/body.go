@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/jsonstrict"
@@ -52,17 +53,31 @@ func decodeStrict(body []byte, v any) error {
 		var typeErr *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &typeErr):
-			return sello.ValidationError([]sello.ErrorDetail{{
+			return requestInvalid([]sello.ErrorDetail{{
 				Path:    typeErr.Field,
 				Message: fmt.Sprintf("must be %s, not a JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value),
 			}})
 		case bytes.HasPrefix([]byte(err.Error()), []byte("json: unknown field ")):
 			field := err.Error()[len("json: unknown field "):]
-			return sello.ValidationError([]sello.ErrorDetail{{Path: trimQuotes(field), Message: "unknown field"}})
+			return requestInvalid([]sello.ErrorDetail{{Path: trimQuotes(field), Message: "unknown field"}})
 		}
 		return sello.Errorf(sello.CodeInvalidJSON, "The body is not a JSON object of the expected shape: %v.", err)
 	}
 	return nil
+}
+
+// requestInvalid is VALIDATION_FAILED for a request body that is not a
+// document (sello.ValidationError speaks of documents): its message says
+// what is wrong, naming the first problem.
+func requestInvalid(details []sello.ErrorDetail) *sello.Error {
+	d := details[0]
+	msg := fmt.Sprintf("The request is not valid: %s: %s", d.Path, strings.TrimSuffix(d.Message, "."))
+	if n := len(details) - 1; n == 1 {
+		msg += " (and 1 more problem)"
+	} else if n > 1 {
+		msg += fmt.Sprintf(" (and %d more problems)", n)
+	}
+	return &sello.Error{Code: sello.CodeValidationFailed, Message: msg + ".", Details: details}
 }
 
 // invalidJSON describes where body stops being JSON.

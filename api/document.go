@@ -197,11 +197,11 @@ func (s *Server) handleStatusBatch(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	if req.ENCFs == nil {
-		return sello.ValidationError([]sello.ErrorDetail{{Path: "encfs", Message: "required: an array of e-NCFs"}})
+		return requestInvalid([]sello.ErrorDetail{{Path: "encfs", Message: "required: an array of e-NCFs"}})
 	}
 	encfs := *req.ENCFs
 	if len(encfs) == 0 || len(encfs) > MaxBatchENCFs {
-		return sello.ValidationError([]sello.ErrorDetail{{Path: "encfs", Message: fmt.Sprintf("must list 1 to %d e-NCFs, not %d", MaxBatchENCFs, len(encfs))}})
+		return requestInvalid([]sello.ErrorDetail{{Path: "encfs", Message: fmt.Sprintf("must list 1 to %d e-NCFs, not %d", MaxBatchENCFs, len(encfs))}})
 	}
 	var details []sello.ErrorDetail
 	for i, e := range encfs {
@@ -210,7 +210,7 @@ func (s *Server) handleStatusBatch(w http.ResponseWriter, r *http.Request) error
 		}
 	}
 	if len(details) > 0 {
-		return sello.ValidationError(details)
+		return requestInvalid(details)
 	}
 	docs, err := s.Store.FindDocumentsByENCF(r.Context(), p.Tenant.ID, p.Env, uniq(encfs))
 	if err != nil {
