@@ -24,6 +24,7 @@ FUZZ_TARGETS = \
 		.:FuzzParseENCF \
 		.:FuzzWebhookEndpoint \
 		./ecf/:FuzzDecode \
+		./internal/jsonstrict/:FuzzCheck \
 		./ecf/:FuzzParseECFHeader \
 		./ecf/:FuzzParseACECF \
 		./ecf/:FuzzParseARECF \

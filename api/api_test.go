@@ -65,8 +65,15 @@ func mustFixtureOn(tb testing.TB, st sello.Store, ready func(context.Context) er
 
 // do serves one request in process.
 func (f *fixture) do(method, path string, body []byte) *httptest.ResponseRecorder {
+	return f.doKey(f.key, method, path, body)
+}
+
+// doKey serves one request with key ("" for none) in process.
+func (f *fixture) doKey(key, method, path string, body []byte) *httptest.ResponseRecorder {
 	req := httptest.NewRequest(method, path, bytes.NewReader(body))
-	req.Header.Set("X-API-KEY", f.key)
+	if key != "" {
+		req.Header.Set("X-API-KEY", key)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	f.handler.ServeHTTP(rec, req)

@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/jsonstrict"
 )
 
 // readBody checks the Content-Type and reads the whole body, at most
@@ -35,11 +37,15 @@ func tooLarge() error {
 }
 
 // decodeStrict decodes a small JSON request object into v, refusing unknown
-// fields and trailing data. Malformed JSON gives INVALID_JSON; JSON of the
-// wrong shape gives VALIDATION_FAILED with the offending path.
+// fields and trailing data. Malformed JSON, invalid UTF-8, lone surrogate
+// escapes and duplicate keys (compared case-insensitively, as encoding/json
+// matches them to fields) give INVALID_JSON; JSON of the wrong shape gives
+// VALIDATION_FAILED with the offending path.
 func decodeStrict(body []byte, v any) error {
-	if !json.Valid(body) {
+	if err := jsonstrict.CheckFold(body); jsonstrict.IsSyntax(err) {
 		return invalidJSON(body)
+	} else if err != nil {
+		return sello.Errorf(sello.CodeInvalidJSON, "Invalid JSON: %v.", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -47,17 +53,31 @@ func decodeStrict(body []byte, v any) error {
 		var typeErr *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &typeErr):
-			return sello.ValidationError([]sello.ErrorDetail{{
+			return requestInvalid([]sello.ErrorDetail{{
 				Path:    typeErr.Field,
 				Message: fmt.Sprintf("must be %s, not a JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value),
 			}})
 		case bytes.HasPrefix([]byte(err.Error()), []byte("json: unknown field ")):
 			field := err.Error()[len("json: unknown field "):]
-			return sello.ValidationError([]sello.ErrorDetail{{Path: trimQuotes(field), Message: "unknown field"}})
+			return requestInvalid([]sello.ErrorDetail{{Path: trimQuotes(field), Message: "unknown field"}})
 		}
 		return sello.Errorf(sello.CodeInvalidJSON, "The body is not a JSON object of the expected shape: %v.", err)
 	}
 	return nil
+}
+
+// requestInvalid is VALIDATION_FAILED for a request body that is not a
+// document (sello.ValidationError speaks of documents): its message says
+// what is wrong, naming the first problem.
+func requestInvalid(details []sello.ErrorDetail) *sello.Error {
+	d := details[0]
+	msg := fmt.Sprintf("The request is not valid: %s: %s", d.Path, strings.TrimSuffix(d.Message, "."))
+	if n := len(details) - 1; n == 1 {
+		msg += " (and 1 more problem)"
+	} else if n > 1 {
+		msg += fmt.Sprintf(" (and %d more problems)", n)
+	}
+	return &sello.Error{Code: sello.CodeValidationFailed, Message: msg + ".", Details: details}
 }
 
 // invalidJSON describes where body stops being JSON.

@@ -3,6 +3,7 @@ package api
 import (
 	"crypto/sha256"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -34,7 +35,8 @@ func createScope(r *http.Request) sello.Scope {
 }
 
 // handleCreateDocument creates a document (202), or with ?validate=true
-// checks one without writing anything or consuming a number (200 or 422).
+// runs every check of the create without writing anything or consuming a
+// number (200, or the error the create would answer).
 func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
 	validate, err := parseValidate(r.URL.Query())
@@ -58,30 +60,9 @@ func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request) er
 	}
 
 	hash := sha256.Sum256(body)
-	d, replayed, err := s.Store.CreateDocument(r.Context(), sello.NewDocument{
-		TenantID:       p.Tenant.ID,
-		Environment:    p.Env,
-		Type:           doc.Type(),
-		ENCF:           doc.ENCF(),
-		IdempotencyKey: idemKey,
-		RequestHash:    hash[:],
-		Jobs:           s.Jobs,
-		Prepare: func(encf sello.ENCF, seq *sello.Sequence) (*sello.PreparedDocument, error) {
-			if err := doc.Number(encf, seq); err != nil {
-				return nil, err
-			}
-			payload, err := json.Marshal(doc)
-			if err != nil {
-				return nil, fmt.Errorf("marshal document: %w", err)
-			}
-			return &sello.PreparedDocument{
-				Payload:   payload,
-				Total:     doc.Total(),
-				BuyerRNC:  doc.BuyerRNC(),
-				IssueDate: doc.IssueDate(),
-			}, nil
-		},
-	})
+	nd := s.newDocument(p, doc)
+	nd.IdempotencyKey, nd.RequestHash, nd.Jobs = idemKey, hash[:], s.Jobs
+	d, replayed, err := s.Store.CreateDocument(r.Context(), nd)
 	if err != nil {
 		return err
 	}
@@ -98,33 +79,60 @@ func (s *Server) checkDocument(body []byte, p *principal) (*ecf.Document, error)
 	return ecf.Parse(body, ecf.Context{TenantRNC: p.Tenant.RNC, Now: s.now()})
 }
 
-// validateDocument answers a pre-flight: the document is checked as a create
-// would check it, including its number's range, but nothing is written.
+// newDocument is the store's create request for the checked document doc:
+// once the store has taken its e-NCF, Prepare numbers doc (running the
+// checks that need the number) and encodes it. A create and a pre-flight
+// both go through it.
+func (s *Server) newDocument(p *principal, doc *ecf.Document) sello.NewDocument {
+	return sello.NewDocument{
+		TenantID:    p.Tenant.ID,
+		Environment: p.Env,
+		Type:        doc.Type(),
+		ENCF:        doc.ENCF(),
+		Prepare: func(encf sello.ENCF, seq *sello.Sequence) (*sello.PreparedDocument, error) {
+			if err := doc.Number(encf, seq); err != nil {
+				return nil, err
+			}
+			payload, err := json.Marshal(doc)
+			if err != nil {
+				return nil, fmt.Errorf("marshal document: %w", err)
+			}
+			return &sello.PreparedDocument{
+				Payload:   payload,
+				Total:     doc.Total(),
+				BuyerRNC:  doc.BuyerRNC(),
+				IssueDate: doc.IssueDate(),
+			}, nil
+		},
+	}
+}
+
+// errDryRun rolls back a pre-flight's create once every check passed.
+var errDryRun = errors.New("pre-flight: roll back")
+
+// validateDocument answers a pre-flight: the create itself runs, in the
+// store's own transaction, with every check a create runs (the number's
+// range and expiry, an e-NCF already used: 409, no number left: 422
+// SEQUENCE_EXHAUSTED, the checks that need the number), and is rolled back
+// before anything is written, so no number is consumed. The answer shows
+// doc without a number, since none was reserved.
 func (s *Server) validateDocument(w http.ResponseWriter, r *http.Request, p *principal, body []byte, doc *ecf.Document) error {
-	seqs, err := s.Store.FindSequences(r.Context(), p.Tenant.ID, p.Env)
-	if err != nil {
-		return err
-	}
-	var seq *sello.Sequence
-	var number sello.ENCF
-	if doc.ENCF() != "" {
-		number, _ = sello.ParseENCF(doc.ENCF()) // Check validated it.
-		if seq, err = sello.SequenceOf(seqs, p.Env, number, s.now()); err != nil {
-			return err
-		}
-	} else {
-		if seq, err = sello.NextSequence(seqs, p.Env, doc.Type(), s.now()); err != nil {
-			return err
-		}
-		number = sello.ENCF{Type: doc.Type(), Number: seq.Next}
-	}
-	// Number the check on a copy: the answer must not show a number that
-	// was not reserved.
 	probe, err := s.checkDocument(body, p)
 	if err != nil {
 		return err
 	}
-	if err := probe.Number(number, seq); err != nil {
+	nd := s.newDocument(p, probe)
+	prepare := nd.Prepare
+	nd.Prepare = func(encf sello.ENCF, seq *sello.Sequence) (*sello.PreparedDocument, error) {
+		if _, err := prepare(encf, seq); err != nil {
+			return nil, err
+		}
+		return nil, errDryRun
+	}
+	switch _, _, err := s.Store.CreateDocument(r.Context(), nd); {
+	case err == nil:
+		return errors.New("pre-flight: the store created the document")
+	case !errors.Is(err, errDryRun):
 		return err
 	}
 	writeJSON(w, http.StatusOK, struct {
@@ -189,11 +197,11 @@ func (s *Server) handleStatusBatch(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	if req.ENCFs == nil {
-		return sello.ValidationError([]sello.ErrorDetail{{Path: "encfs", Message: "required: an array of e-NCFs"}})
+		return requestInvalid([]sello.ErrorDetail{{Path: "encfs", Message: "required: an array of e-NCFs"}})
 	}
 	encfs := *req.ENCFs
 	if len(encfs) == 0 || len(encfs) > MaxBatchENCFs {
-		return sello.ValidationError([]sello.ErrorDetail{{Path: "encfs", Message: fmt.Sprintf("must list 1 to %d e-NCFs, not %d", MaxBatchENCFs, len(encfs))}})
+		return requestInvalid([]sello.ErrorDetail{{Path: "encfs", Message: fmt.Sprintf("must list 1 to %d e-NCFs, not %d", MaxBatchENCFs, len(encfs))}})
 	}
 	var details []sello.ErrorDetail
 	for i, e := range encfs {
@@ -202,7 +210,7 @@ func (s *Server) handleStatusBatch(w http.ResponseWriter, r *http.Request) error
 		}
 	}
 	if len(details) > 0 {
-		return sello.ValidationError(details)
+		return requestInvalid(details)
 	}
 	docs, err := s.Store.FindDocumentsByENCF(r.Context(), p.Tenant.ID, p.Env, uniq(encfs))
 	if err != nil {

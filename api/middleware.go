@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -121,27 +122,33 @@ func fixedScope(scope sello.Scope) scopeFunc {
 
 // authenticated runs h for callers with a valid key of the path's
 // environment, carrying the scope the request needs, within their rate
-// limit. The order of checks is DESIGN §2's: 401 UNAUTHENTICATED, then 403
-// ENVIRONMENT_MISMATCH, then 403 INSUFFICIENT_SCOPE, then 429.
+// limit. The order of checks: 401 UNAUTHENTICATED; then, the key known,
+// 429 RATE_LIMITED, so that every answer to a known key (its 404s and 403s
+// too) carries the RateLimit headers and counts against the limit; then 404
+// for an unknown environment, 403 ENVIRONMENT_MISMATCH and 403
+// INSUFFICIENT_SCOPE.
 func (s *Server) authenticated(scope scopeFunc, h handlerFunc) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
 		p, err := s.authenticate(r)
 		if err != nil {
 			return err
 		}
-		ctx := context.WithValue(r.Context(), principalKey, p)
-		r = r.WithContext(ctx)
-		if err := requireScope(p, scope(r)); err != nil {
+		if err := s.limit(w, r, p); err != nil {
 			return err
 		}
-		if err := s.limit(w, r, p); err != nil {
+		if p.Env, err = pathEnvironment(r, p.Key); err != nil {
+			return err
+		}
+		r = r.WithContext(context.WithValue(r.Context(), principalKey, p))
+		if err := requireScope(p, scope(r)); err != nil {
 			return err
 		}
 		return h(w, r)
 	})
 }
 
-// authenticate finds the caller's key and checks its environment.
+// authenticate finds the caller's key: missing, unknown, revoked and
+// expired keys are UNAUTHENTICATED. The principal's Env is not set yet.
 func (s *Server) authenticate(r *http.Request) (*principal, error) {
 	plaintext := r.Header.Get("X-API-KEY")
 	if plaintext == "" {
@@ -165,14 +172,20 @@ func (s *Server) authenticate(r *http.Request) (*principal, error) {
 	} else if !key.Active(now) {
 		return nil, sello.Errorf(sello.CodeUnauthenticated, "This API key expired.")
 	}
+	return &principal{Key: key, Tenant: tenant}, nil
+}
+
+// pathEnvironment returns the path's environment: NOT_FOUND when there is
+// no such environment, ENVIRONMENT_MISMATCH when it is not key's.
+func pathEnvironment(r *http.Request, key *sello.APIKey) (sello.Environment, error) {
 	env, err := sello.ParseEnvironment(r.PathValue("env"))
 	if err != nil {
-		return nil, sello.Errorf(sello.CodeNotFound, "Unknown environment %q: use TesteCF, CerteCF or eCF.", r.PathValue("env"))
+		return "", sello.Errorf(sello.CodeNotFound, "Unknown environment %q: use TesteCF, CerteCF or eCF.", r.PathValue("env"))
 	}
 	if key.Environment != env {
-		return nil, sello.Errorf(sello.CodeEnvironmentMismatch, "This key belongs to %s and cannot be used in %s.", key.Environment, env)
+		return "", sello.Errorf(sello.CodeEnvironmentMismatch, "This key belongs to %s and cannot be used in %s.", key.Environment, env)
 	}
-	return &principal{Key: key, Tenant: tenant, Env: env}, nil
+	return env, nil
 }
 
 // requireScope returns INSUFFICIENT_SCOPE unless the key carries scope.
@@ -208,14 +221,16 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, p *principal) err
 func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 
 // requireJSON checks the request's Content-Type: application/json, with
-// an optional charset that must be UTF-8. Returns UNSUPPORTED_MEDIA_TYPE.
+// an optional charset that must be UTF-8. Media type and charset names are
+// case-insensitive (RFC 9110 §8.3.1, §8.3.2; mime.ParseMediaType lowers
+// the type and the parameter names). Returns UNSUPPORTED_MEDIA_TYPE.
 func requireJSON(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
 	mt, params, err := mime.ParseMediaType(ct)
 	if ct == "" || err != nil || mt != "application/json" {
 		return sello.Errorf(sello.CodeUnsupportedMediaType, "Content-Type must be application/json, not %s.", strconv.Quote(ct))
 	}
-	if cs, ok := params["charset"]; ok && cs != "utf-8" && cs != "UTF-8" {
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
 		return sello.Errorf(sello.CodeUnsupportedMediaType, "Only the utf-8 charset is accepted, not %q.", cs)
 	}
 	return nil

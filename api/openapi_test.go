@@ -299,7 +299,7 @@ func errorBody(code sello.ErrorCode) []byte {
 }
 
 // rateLimitHeaders are the headers of an answer to a request with a valid key
-// (any answer after authentication and authorization).
+// (any answer but a 401).
 func rateLimitHeaders(code sello.ErrorCode) map[string]string {
 	h := map[string]string{
 		"RateLimit-Policy": `"standard";q=200;w=4`,
@@ -395,7 +395,7 @@ func TestContractCheckResponse(t *testing.T) {
 		{"ListLastPage", listDocs, 200, rl, lastPage, ""},
 		{"StatusBatch", status, 200, rl, batch, ""},
 		{"Unauthenticated", create, 401, nil, errorBody(sello.CodeUnauthenticated), ""},
-		{"EnvironmentMismatch", get, 403, nil, errorBody(sello.CodeEnvironmentMismatch), ""},
+		{"EnvironmentMismatch", get, 403, rl, errorBody(sello.CodeEnvironmentMismatch), ""},
 		{"InsufficientScope", validate, 403, rl, errorBody(sello.CodeInsufficientScope), ""},
 		{"ValidationFailed", create, 422, rl, errorBody(sello.CodeValidationFailed), ""},
 		{"SequenceExhausted", create, 422, rl, errorBody(sello.CodeSequenceExhausted), ""},
@@ -442,6 +442,7 @@ func TestContractCheckResponse(t *testing.T) {
 			m["results"].([]any)[1].(map[string]any)["document"] = nil
 		}), "results"},
 		{"ErrWrongCodeForStatus", create, 401, nil, errorBody(sello.CodeInsufficientScope), "code"},
+		{"ErrForbiddenWithoutRateLimit", get, 403, nil, errorBody(sello.CodeEnvironmentMismatch), `"RateLimit" missing`},
 		{"ErrUnknownCode", create, 400, rl, edit(errorBody(sello.CodeInvalidJSON), func(m map[string]any) { m["error"].(map[string]any)["code"] = "BAD_JSON" }), "code"},
 		{"ErrErrorOK", create, 400, rl, edit(errorBody(sello.CodeInvalidJSON), func(m map[string]any) { m["ok"] = true }), "ok"},
 		{"ErrErrorNoMessage", create, 400, rl, edit(errorBody(sello.CodeInvalidJSON), func(m map[string]any) { delete(m["error"].(map[string]any), "message") }), "message"},

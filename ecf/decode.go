@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/jsonstrict"
 )
 
 // Document is a decoded e-CF request: the JSON {"ECF": {...}}.
@@ -66,14 +67,19 @@ func decode(body []byte) (*Document, *sello.Problems, error) {
 }
 
 // parseJSON decodes body into generic values, numbers kept as json.Number.
+// Invalid UTF-8, lone surrogate escapes and duplicate keys, which
+// encoding/json would let through changed or dropped, are INVALID_JSON.
 func parseJSON(body []byte) (any, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, sello.Errorf(sello.CodeInvalidJSON, "The body is empty (offset 0): send a JSON object {\"ECF\":{…}}.")
 	}
-	if json.Valid(body) {
+	switch err := jsonstrict.Check(body); {
+	case err == nil:
 		if err := checkListLengths(body); err != nil {
 			return nil, err
 		}
+	case !jsonstrict.IsSyntax(err):
+		return nil, sello.Errorf(sello.CodeInvalidJSON, "Invalid JSON: %v.", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()

@@ -10,15 +10,19 @@ import (
 
 func TestDecode_InvalidJSON(t *testing.T) {
 	tests := map[string]struct{ body, msg string }{
-		"Unterminated": {`{`, "offset 1"},
-		"Trailing":     {`{"ECF":{}} x`, "offset 11"},
-		"TwoValues":    {`{"ECF":{}}{}`, "offset 10"},
-		"Array":        {`[]`, "not an array"},
-		"Empty":        {``, "empty"},
-		"Blank":        {"  \n", "empty"},
-		"String":       {`"ECF"`, "not a string"},
-		"BadToken":     {`{"ECF": tru}`, "offset"},
-		"MissingColon": {`{"ECF" {}}`, "offset 8"},
+		"Unterminated":  {`{`, "offset 1"},
+		"Trailing":      {`{"ECF":{}} x`, "offset 11"},
+		"TwoValues":     {`{"ECF":{}}{}`, "offset 10"},
+		"Array":         {`[]`, "not an array"},
+		"Empty":         {``, "empty"},
+		"Blank":         {"  \n", "empty"},
+		"String":        {`"ECF"`, "not a string"},
+		"BadToken":      {`{"ECF": tru}`, "offset"},
+		"MissingColon":  {`{"ECF" {}}`, "offset 8"},
+		"InvalidUTF8":   {"{\"ECF\":{\"Encabezado\":{\"Emisor\":{\"RazonSocialEmisor\":\"A\xff\xfe\"}}}}", "invalid UTF-8 at byte offset 54 in ECF.Encabezado.Emisor.RazonSocialEmisor"},
+		"LoneSurrogate": {`{"ECF":{"Encabezado":{"Emisor":{"RazonSocialEmisor":"\ud800"}}}}`, "lone UTF-16 surrogate escape at byte offset 53"},
+		"DuplicateKey":  {`{"ECF":{"Encabezado":{"Comprador":{"RNCComprador":"1","RNCComprador":"2"}}}}`, `duplicate key "RNCComprador" in object ECF.Encabezado.Comprador`},
+		"DuplicateRoot": {`{"ECF":{},"ECF":{}}`, `duplicate key "ECF" in the top-level object`},
 	}
 	for name, tt := range tests {
 		t.Run(name, func(t *testing.T) {

@@ -221,11 +221,18 @@ func TestValidate(t *testing.T) {
 		wantDetail(t, e, "ECF.Encabezado.IdDoc.TipoIngresos", "")
 	})
 
-	t.Run("ErrUsedENCFIsAConflictOnlyOnCreate", func(t *testing.T) {
-		// A pre-flight of an explicit number that lies in a range passes.
-		r := s.Do(t, request{Method: "POST", Path: docsPath + "?validate=true", Key: key, Body: invoice(withENCF("E310000000500"))})
-		if r.Status != http.StatusOK {
-			t.Fatalf("status %d: %s", r.Status, r.Body)
+	t.Run("ErrConflictUsedENCF", func(t *testing.T) {
+		// A pre-flight runs the create's checks: an e-NCF the tenant
+		// already used is the create's 409, naming the document.
+		body := invoice(withENCF("E310000000500"))
+		if r := s.Do(t, request{Method: "POST", Path: docsPath + "?validate=true", Key: key, Body: body}); r.Status != http.StatusOK {
+			t.Fatalf("unused e-NCF: status %d: %s", r.Status, r.Body)
+		}
+		id := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: body}))["id"].(string)
+		r := s.Do(t, request{Method: "POST", Path: docsPath + "?validate=true", Key: key, Body: body})
+		e := wantError(t, r, http.StatusConflict, sello.CodeConflict)
+		if !strings.Contains(e["message"].(string), id) {
+			t.Fatalf("message %q does not name document %s", e["message"], id)
 		}
 	})
 }

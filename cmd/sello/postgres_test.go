@@ -55,6 +55,16 @@ func TestPostgres(t *testing.T) {
 		t.Fatalf("node b does not see node a's document: %v", res)
 	}
 
+	// A pre-flight runs the create in PostgreSQL's transaction and rolls it
+	// back: the create's 409, and no number consumed.
+	wantError(t, a.Do(t, request{Method: "POST", Path: docsPath + "?validate=true", Key: key, Body: invoice(withENCF("E310000000020"))}), http.StatusConflict, sello.CodeConflict)
+	if r := b.Do(t, request{Method: "POST", Path: docsPath + "?validate=true", Key: key, Body: invoice()}); r.Status != http.StatusOK {
+		t.Fatalf("pre-flight: %d %s", r.Status, r.Body)
+	}
+	if got := document(t, a.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice()}))["encf"]; got != "E310000000021" {
+		t.Fatalf("create after the pre-flights took %v, want E310000000021", got)
+	}
+
 	// The operator CLI on the same database; the rate limit is shared by the nodes.
 	a.cli(t, "tenants", "create", "--rnc", "303030303", "--name", "Limitada SRL", "--plan", "tiny", "--rate", "0.01", "--burst", "3")
 	tiny := strings.TrimSpace(a.cli(t, "keys", "create", "--tenant", "303030303", "--env", "TesteCF", "--scopes", "ecf:read"))

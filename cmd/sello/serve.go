@@ -125,7 +125,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("serving", "addr", ln.Addr().String(), "storage", st.desc, "dgii", dgiiDesc, "version", version)
@@ -167,6 +167,11 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 	}
 	return nil, usageError{fmt.Sprintf("--log-format must be text or json, not %q", format)}
 }
+
+// maxHeaderBytes bounds a request's header block. Go's server answers a
+// larger one itself, before Sello's handler, with a plain-text 431
+// (docs/api.md, "Answers that are not JSON").
+const maxHeaderBytes = 64 << 10
 
 // serveDebug serves net/http/pprof on addr, apart from the API.
 func serveDebug(addr string, logger *slog.Logger) (stop func(), err error) {

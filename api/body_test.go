@@ -1,0 +1,119 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/apitest"
+)
+
+// invoiceWithName is the test invoice whose first item's NombreItem is
+// the raw JSON string content name (bytes as given, escapes allowed).
+func invoiceWithName(tb testing.TB, name string) []byte {
+	tb.Helper()
+	body := apitest.Invoice(testRNC, func(ecf map[string]any) {
+		ecf["DetallesItems"].(map[string]any)["Item"].([]any)[0].(map[string]any)["NombreItem"] = "MARKER"
+	})
+	if bytes.Count(body, []byte(`"MARKER"`)) != 1 {
+		tb.Fatalf("no MARKER in %s", body)
+	}
+	return bytes.Replace(body, []byte(`"MARKER"`), []byte(`"`+name+`"`), 1)
+}
+
+// wantError checks an error answer's status, code and that its message
+// holds each of msgs.
+func wantError(tb testing.TB, rec *httptest.ResponseRecorder, status int, code sello.ErrorCode, msgs ...string) {
+	tb.Helper()
+	var b struct {
+		Error struct {
+			Code    sello.ErrorCode `json:"code"`
+			Message string          `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &b); err != nil || rec.Code != status || b.Error.Code != code {
+		tb.Fatalf("got %d %s, want %d %s", rec.Code, rec.Body, status, code)
+	}
+	for _, m := range msgs {
+		if !strings.Contains(b.Error.Message, m) {
+			tb.Errorf("message %q does not say %q", b.Error.Message, m)
+		}
+	}
+}
+
+func TestInvalidUTF8IsInvalidJSON(t *testing.T) {
+	f := mustFixture(t)
+	for name, path := range map[string]string{"Create": "/TesteCF/documentos-ecf", "Validate": "/TesteCF/documentos-ecf?validate=true"} {
+		t.Run("OK"+name, func(t *testing.T) {
+			// A surrogate pair and raw UTF-8 are text like any other.
+			rec := f.do("POST", path, invoiceWithName(t, `Café \ud83d\ude00 ñ`))
+			if rec.Code != http.StatusOK && rec.Code != http.StatusAccepted {
+				t.Fatalf("got %d %s", rec.Code, rec.Body)
+			}
+		})
+		t.Run("ErrInvalidUTF8"+name, func(t *testing.T) {
+			body := invoiceWithName(t, "Caf\xff\xfe")
+			off := bytes.Index(body, []byte("\xff"))
+			rec := f.do("POST", path, body)
+			wantError(t, rec, http.StatusBadRequest, sello.CodeInvalidJSON,
+				"invalid UTF-8 at byte offset "+strconv.Itoa(off), "ECF.DetallesItems.Item[0].NombreItem")
+		})
+		for _, esc := range []string{`\ud800`, `x\udc00`, `\ud800\u0041`} {
+			t.Run("ErrLoneSurrogate"+name, func(t *testing.T) {
+				rec := f.do("POST", path, invoiceWithName(t, esc))
+				wantError(t, rec, http.StatusBadRequest, sello.CodeInvalidJSON, "lone UTF-16 surrogate", "ECF.DetallesItems.Item[0].NombreItem")
+			})
+		}
+	}
+	t.Run("ErrStatusBatch", func(t *testing.T) {
+		rec := f.do("POST", "/TesteCF/documentos-ecf/status/batch", []byte("{\"encfs\":[\"E31\xff\"]}"))
+		wantError(t, rec, http.StatusBadRequest, sello.CodeInvalidJSON, "invalid UTF-8 at byte offset 14", "encfs[0]")
+	})
+}
+
+func TestDuplicateKeysAreInvalidJSON(t *testing.T) {
+	f := mustFixture(t)
+	twice := bytes.Replace(apitest.Invoice(testRNC), []byte(`"RNCComprador":`), []byte(`"RNCComprador":"101010101","RNCComprador":`), 1)
+	if bytes.Equal(twice, apitest.Invoice(testRNC)) {
+		t.Fatal("the invoice has no RNCComprador")
+	}
+	for _, path := range []string{"/TesteCF/documentos-ecf", "/TesteCF/documentos-ecf?validate=true"} {
+		rec := f.do("POST", path, twice)
+		wantError(t, rec, http.StatusBadRequest, sello.CodeInvalidJSON, `duplicate key "RNCComprador" in object ECF.Encabezado.Comprador`)
+	}
+	// encoding/json matches encfs to the field case-insensitively: every
+	// spelling of it counts.
+	for _, body := range []string{
+		`{"encfs":["X"],"encfs":["E310000000001"]}`,
+		`{"encfs":["X"],"ENCFS":["E310000000001"]}`,
+		`{"encfs":["X"],"enc\u0066s":["E310000000001"]}`,
+	} {
+		rec := f.do("POST", "/TesteCF/documentos-ecf/status/batch", []byte(body))
+		wantError(t, rec, http.StatusBadRequest, sello.CodeInvalidJSON, "duplicate key", "in the top-level object at byte offset 15 (first at 1)")
+	}
+}
+
+func TestContentTypeIsCaseInsensitive(t *testing.T) {
+	f := mustFixture(t)
+	send := func(ct string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/TesteCF/documentos-ecf?validate=true", bytes.NewReader(apitest.Invoice(testRNC)))
+		req.Header.Set("X-API-KEY", f.key)
+		req.Header.Set("Content-Type", ct)
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, req)
+		return rec
+	}
+	for _, ct := range []string{"application/json", "application/json; charset=Utf-8", "Application/JSON;charset=UTF-8", `application/json; Charset="utf-8"`} {
+		if rec := send(ct); rec.Code != http.StatusOK {
+			t.Errorf("%s: got %d %s, want 200", ct, rec.Code, rec.Body)
+		}
+	}
+	for _, ct := range []string{"application/json; charset=latin1", "application/json; charset=utf-16", "application/json; charset=utf8", "text/json"} {
+		wantError(t, send(ct), http.StatusUnsupportedMediaType, sello.CodeUnsupportedMediaType)
+	}
+}

@@ -1,0 +1,77 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/apitest"
+)
+
+// TestValidateRunsCreateChecks holds a pre-flight to the create's answer:
+// the same 409 for a used e-NCF and 422 for a used-up range, and no number
+// consumed either way.
+func TestValidateRunsCreateChecks(t *testing.T) {
+	f := mustFixture(t)
+	const validate, docs = "/TesteCF/documentos-ecf?validate=true", "/TesteCF/documentos-ecf"
+	used := apitest.Invoice(testRNC, apitest.WithENCF("E310000000007"))
+	if rec := f.do("POST", validate, used); rec.Code != http.StatusOK {
+		t.Fatalf("pre-flight of an unused e-NCF: %d %s", rec.Code, rec.Body)
+	}
+	rec := f.do("POST", docs, used)
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	var created struct{ Document sello.DocumentResource }
+	if err := json.Unmarshal(rec.Body.Bytes(), &created); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("ErrConflict", func(t *testing.T) {
+		want := f.do("POST", docs, used)
+		wantError(t, want, http.StatusConflict, sello.CodeConflict, "E310000000007", created.Document.ID)
+		wantError(t, f.do("POST", validate, used), http.StatusConflict, sello.CodeConflict, "E310000000007", created.Document.ID)
+	})
+
+	t.Run("ErrSequenceExhausted", func(t *testing.T) {
+		ctx := context.Background()
+		tenant := &sello.Tenant{RNC: "101010101", Name: "Tiny SRL", Plan: sello.RatePlan{Name: "bench", Rate: 1e9, Burst: 1e9}}
+		if err := f.db.CreateTenant(ctx, tenant); err != nil {
+			t.Fatal(err)
+		}
+		expires := sello.Date{Year: 2099, Month: 12, Day: 31}
+		if err := f.db.AddSequence(ctx, &sello.Sequence{TenantID: tenant.ID, Environment: sello.EnvTest, Type: "31", From: 1, To: 1, ExpiresOn: &expires}); err != nil {
+			t.Fatal(err)
+		}
+		key := mustKey(t, f, tenant.ID, sello.EnvTest, sello.Scopes...)
+		body := apitest.Invoice(tenant.RNC)
+		for range 3 { // pre-flights consume nothing: the one number stays free
+			if rec, _ := call(t, f, key, "POST", validate, body); rec.StatusCode != http.StatusOK {
+				t.Fatalf("pre-flight: %d", rec.StatusCode)
+			}
+		}
+		if rec, b := call(t, f, key, "POST", docs, body); rec.StatusCode != http.StatusAccepted {
+			t.Fatalf("create of the last number: %d %s", rec.StatusCode, b)
+		}
+		for _, path := range []string{docs, validate} {
+			resp, b := call(t, f, key, "POST", path, body)
+			var e struct {
+				Error struct{ Code sello.ErrorCode }
+			}
+			json.Unmarshal(b, &e)
+			if resp.StatusCode != http.StatusUnprocessableEntity || e.Error.Code != sello.CodeSequenceExhausted {
+				t.Fatalf("%s: got %d %s, want 422 SEQUENCE_EXHAUSTED", path, resp.StatusCode, b)
+			}
+		}
+	})
+
+	t.Run("NothingConsumed", func(t *testing.T) {
+		rec := f.do("POST", docs, apitest.Invoice(testRNC))
+		var d struct{ Document sello.DocumentResource }
+		if err := json.Unmarshal(rec.Body.Bytes(), &d); err != nil || d.Document.ENCF != "E310000000001" {
+			t.Fatalf("first numbered create after the pre-flights: %d %s, want E310000000001", rec.Code, rec.Body)
+		}
+	})
+}

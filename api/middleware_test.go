@@ -1,0 +1,85 @@
+package api_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/sello-do/sello"
+)
+
+// TestRateLimitKnownKeys: every answer to a known key counts against its
+// limit and carries the RateLimit headers, its 403s and 404s too; answers
+// with no key known (401, an unrouted 404) carry none.
+func TestRateLimitKnownKeys(t *testing.T) {
+	f := mustFixture(t)
+	tenant := &sello.Tenant{RNC: "101010101", Name: "Tiny SRL", Plan: sello.RatePlan{Name: "tiny", Rate: 0.001, Burst: 3}}
+	if err := f.db.CreateTenant(context.Background(), tenant); err != nil {
+		t.Fatal(err)
+	}
+	statusOnly := mustKey(t, f, tenant.ID, sello.EnvTest, sello.ScopeStatusRead)
+
+	for i, step := range []struct {
+		path   string
+		status int
+		code   sello.ErrorCode
+		left   string
+	}{
+		{"/TesteCF/documentos-ecf", http.StatusForbidden, sello.CodeInsufficientScope, "r=2;"},
+		{"/CerteCF/documentos-ecf", http.StatusForbidden, sello.CodeEnvironmentMismatch, "r=1;"},
+		{"/Prod/documentos-ecf", http.StatusNotFound, sello.CodeNotFound, "r=0;"},
+		// The limit reached, the 403 and the 404 are 429s.
+		{"/TesteCF/documentos-ecf", http.StatusTooManyRequests, sello.CodeRateLimited, "r=0;"},
+		{"/Prod/documentos-ecf", http.StatusTooManyRequests, sello.CodeRateLimited, "r=0;"},
+	} {
+		rec := f.doKey(statusOnly, "GET", step.path, nil)
+		wantError(t, rec, step.status, step.code)
+		if got := rec.Header().Get("RateLimit"); !strings.HasPrefix(got, `"tiny";`+step.left) {
+			t.Errorf("answer %d (%s): RateLimit %q, want %q", i, step.path, got, `"tiny";`+step.left+"…")
+		}
+		if got := rec.Header().Get("RateLimit-Policy"); got != `"tiny";q=3;w=3000` {
+			t.Errorf("answer %d (%s): RateLimit-Policy %q", i, step.path, got)
+		}
+	}
+
+	for _, tt := range []struct {
+		name, key, path string
+		status          int
+	}{
+		{"ErrMissingKey", "", "/TesteCF/documentos-ecf", http.StatusUnauthorized},
+		{"ErrUnknownKey", "sk_testecf_" + strings.Repeat("A", 32), "/Prod/documentos-ecf", http.StatusUnauthorized},
+		{"ErrNoSuchEndpoint", statusOnly, "/nope", http.StatusNotFound},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := f.doKey(tt.key, "GET", tt.path, nil)
+			if rec.Code != tt.status {
+				t.Fatalf("got %d %s, want %d", rec.Code, rec.Body, tt.status)
+			}
+			for _, h := range []string{"RateLimit", "RateLimit-Policy"} {
+				if v := rec.Header().Get(h); v != "" {
+					t.Errorf("%s: %s", h, v)
+				}
+			}
+		})
+	}
+}
+
+func TestStatusBatchValidationMessage(t *testing.T) {
+	f := mustFixture(t)
+	for body, want := range map[string]string{
+		`{}`:                                "The request is not valid: encfs: required: an array of e-NCFs.",
+		`{"encfs":[]}`:                      "The request is not valid: encfs: must list 1 to 1000 e-NCFs, not 0.",
+		`{"encfs":"E310000000001"}`:         "The request is not valid: encfs: must be an array, not a JSON string.",
+		`{"encfs":["E310000000001"],"x":1}`: "The request is not valid: x: unknown field.",
+		`{"encfs":["bad","E31"]}`:           "The request is not valid: encfs[0]: ",
+	} {
+		rec := f.do("POST", "/TesteCF/documentos-ecf/status/batch", []byte(body))
+		wantError(t, rec, http.StatusUnprocessableEntity, sello.CodeValidationFailed, want)
+		if strings.Contains(rec.Body.String(), "document is not valid") {
+			t.Errorf("%s: %s speaks of a document", body, rec.Body)
+		}
+	}
+	rec := f.do("POST", "/TesteCF/documentos-ecf/status/batch", []byte(`{"encfs":["bad","E31"]}`))
+	wantError(t, rec, http.StatusUnprocessableEntity, sello.CodeValidationFailed, "(and 1 more problem).")
+}
