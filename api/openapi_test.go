@@ -51,13 +51,13 @@ var operations = []struct {
 	public       bool
 	statuses     []int
 }{
-	{"POST", "/{env}/documentos-ecf", false, []int{200, 202, 400, 401, 403, 409, 413, 415, 422, 429, 500, 503}},
-	{"GET", "/{env}/documentos-ecf", false, []int{200, 400, 401, 403, 429, 500}},
-	{"POST", "/{env}/documentos-ecf/status/batch", false, []int{200, 400, 401, 403, 413, 415, 422, 429, 500}},
+	{"POST", "/{env}/documentos-ecf", false, []int{200, 202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
+	{"GET", "/{env}/documentos-ecf", false, []int{200, 400, 401, 403, 404, 429, 500}},
+	{"POST", "/{env}/documentos-ecf/status/batch", false, []int{200, 400, 401, 403, 404, 413, 415, 422, 429, 500}},
 	{"GET", "/{env}/documentos-ecf/{encf}", false, []int{200, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/documentos-ecf/{encf}/xml", false, []int{200, 400, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/documentos-ecf/{encf}/pdf", false, []int{200, 400, 401, 403, 404, 429, 500}},
-	{"GET", "/{env}/eventos", false, []int{200, 400, 401, 403, 429, 500}},
+	{"GET", "/{env}/eventos", false, []int{200, 400, 401, 403, 404, 429, 500}},
 	{"GET", "/healthz", true, []int{200}},
 	{"GET", "/readyz", true, []int{200, 503}},
 	{"GET", "/openapi.json", true, []int{200}},
@@ -413,7 +413,7 @@ func TestContractCheckResponse(t *testing.T) {
 
 		// Answers that break the contract.
 		{"ErrUndocumentedStatus", create, 201, rl, created, "status is not supported"},
-		{"ErrUndocumentedErrorStatus", listDocs, 404, rl, errorBody(sello.CodeNotFound), "status is not supported"},
+		{"ErrUndocumentedErrorStatus", listDocs, 409, rl, errorBody(sello.CodeConflict), "status is not supported"},
 		{"ErrNoCorrelationID", create, 202, with(rl, "X-Correlation-Id", ""), created, "X-Correlation-Id"},
 		{"ErrCorrelationIDMismatch", create, 202, with(rl, "X-Correlation-Id", "other"), created, "differs"},
 		{"ErrNoRateLimit", create, 202, with(rl, "RateLimit", ""), created, `"RateLimit" missing`},
