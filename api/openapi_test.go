@@ -663,13 +663,13 @@ func TestOpenAPIUnknownEnvironment(t *testing.T) {
 			if h := r.Value.Headers["RateLimit"]; h == nil || h.Value.Required {
 				t.Errorf("%s %s: 404 must allow an answer without RateLimit (the key is checked, not its rate)", method, path)
 			}
-			target := strings.NewReplacer("{env}", "testecf", "{encf}", "E310000000001").Replace(path)
+			target := strings.NewReplacer("{env}", "Produccion", "{encf}", "E310000000001").Replace(path)
 			rec := f.do(method, target, apitest.Invoice(testRNC))
 			body := rec.Body.Bytes()
 			if rec.Code != http.StatusNotFound || !bytes.Contains(body, []byte(`"NOT_FOUND"`)) || !bytes.Contains(body, []byte("Unknown environment")) {
 				t.Errorf("%s %s: %d %s, want 404 NOT_FOUND for an unknown environment", method, target, rec.Code, body)
 			}
-			req := httptest.NewRequest(method, strings.ReplaceAll(target, "testecf", "TesteCF"), nil)
+			req := httptest.NewRequest(method, strings.ReplaceAll(target, "Produccion", "TesteCF"), nil)
 			if err := c.ValidateResponse(req, rec.Result(), body); err != nil {
 				t.Errorf("%s %s: the server's 404 does not match the document: %v", method, target, err)
 			}
@@ -736,7 +736,7 @@ func main() {
 	d := doc.JSON200.Document
 	fmt.Println("document", d.Type, d.Status, d.Delivery.Status, d.CommercialApproval == nil)
 
-	missing, err := c.GetDocumentWithResponse(ctx, "testecf", d.Encf)
+	missing, err := c.GetDocumentWithResponse(ctx, "Produccion", d.Encf)
 	check(err)
 	if missing.JSON404 == nil {
 		fail(missing.StatusCode(), missing.Body)
