@@ -52,9 +52,12 @@ func (s Status) Final() bool {
 	return false
 }
 
-// Delivery statuses: the document's delivery to the buyer's receiver.
+// Delivery statuses: the document's delivery to the buyer's receiver. Sello
+// does not deliver documents to buyers yet, so a document's resource says
+// DeliveryNotApplicable or DeliveryNotSent; the others are for when it does.
 const (
 	DeliveryNotApplicable = "not_applicable"
+	DeliveryNotSent       = "not_sent"
 	DeliveryPending       = "pending"
 	DeliveryDelivered     = "delivered"
 	DeliveryNotReceived   = "not_received"
@@ -175,26 +178,48 @@ type DocumentResource struct {
 // Resource returns the public form of d.
 func (d *Document) Resource() DocumentResource {
 	r := DocumentResource{
-		ID:                 d.ID,
-		Type:               d.Type.Code(),
-		ENCF:               d.ENCF,
-		Status:             d.Status,
-		TrackID:            nullable(d.TrackID),
-		SecurityCode:       nullable(d.SecurityCode),
-		QRURL:              nullable(d.QRURL),
-		Total:              d.Total,
-		DGII:               d.DGII.normalized(),
-		Delivery:           d.Delivery,
-		CommercialApproval: d.CommercialApproval,
-		FailureReason:      nullable(d.FailureReason),
-		CreatedAt:          FormatTime(d.CreatedAt),
-		UpdatedAt:          FormatTime(d.UpdatedAt),
+		ID:            d.ID,
+		Type:          d.Type.Code(),
+		ENCF:          d.ENCF,
+		Status:        d.Status,
+		TrackID:       nullable(d.TrackID),
+		SecurityCode:  nullable(d.SecurityCode),
+		QRURL:         nullable(d.QRURL),
+		Total:         d.Total,
+		DGII:          d.DGII.normalized(),
+		FailureReason: nullable(d.FailureReason),
+		CreatedAt:     FormatTime(d.CreatedAt),
+		UpdatedAt:     FormatTime(d.UpdatedAt),
 	}
+	r.Delivery, r.CommercialApproval = d.buyerSide()
 	if d.SignedAt != nil {
 		s := FormatTime(*d.SignedAt)
 		r.SignedAt = &s
 	}
 	return r
+}
+
+// buyerSide returns the delivery and commercial approval the resource
+// shows, promising nothing Sello will not do: delivery not_applicable for
+// the types that never travel to a buyer and for documents that will not be
+// accepted (rejected, failed), else the delivery's outcome once there is
+// one and not_sent until then; the approval only once the buyer gave a
+// verdict, null before.
+func (d *Document) buyerSide() (Delivery, *CommercialApproval) {
+	if !d.Type.B2B() || d.Status == StatusRejected || d.Status == StatusFailed {
+		return Delivery{Status: DeliveryNotApplicable}, nil
+	}
+	delivery := d.Delivery
+	switch delivery.Status {
+	case DeliveryDelivered, DeliveryNotReceived, DeliveryFailed:
+	default:
+		delivery = Delivery{Status: DeliveryNotSent}
+	}
+	approval := d.CommercialApproval
+	if approval != nil && approval.Status != ApprovalApproved && approval.Status != ApprovalRejected {
+		approval = nil
+	}
+	return delivery, approval
 }
 
 func nullable(s string) *string {
@@ -280,8 +305,9 @@ func (nd NewDocument) Check() (*ENCF, error) {
 }
 
 // Build calls nd.Prepare for number n of seq and returns the document to
-// store: queued for signing, with a pending delivery and commercial approval
-// for the types that travel to an electronic buyer. Returns Prepare's error.
+// store: queued for signing, with delivery not_sent for the types that
+// travel to an electronic buyer (not_applicable for the others) and no
+// commercial approval. Returns Prepare's error.
 func (nd NewDocument) Build(n ENCF, seq *Sequence, now time.Time) (*Document, error) {
 	p, err := nd.Prepare(n, seq)
 	if err != nil {
@@ -305,8 +331,7 @@ func (nd NewDocument) Build(n ENCF, seq *Sequence, now time.Time) (*Document, er
 		Payload:     p.Payload,
 	}
 	if nd.Type.B2B() {
-		doc.Delivery.Status = DeliveryPending
-		doc.CommercialApproval = &CommercialApproval{Status: ApprovalPending}
+		doc.Delivery.Status = DeliveryNotSent
 	}
 	return doc, nil
 }

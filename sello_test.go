@@ -239,6 +239,61 @@ func TestDocumentResourceDGIIMessagesNeverNull(t *testing.T) {
 	}
 }
 
+// TestResourceBuyerSide checks that a document's resource promises no
+// delivery or commercial approval that Sello will not make: not_applicable
+// for the types never exchanged with a buyer and for documents that will not
+// be accepted, not_sent for the rest, and no approval before a verdict, even
+// for documents stored with the pending values of earlier versions.
+func TestResourceBuyerSide(t *testing.T) {
+	pending := func(d *sello.Document) {
+		d.Delivery = sello.Delivery{Status: sello.DeliveryPending}
+		d.CommercialApproval = &sello.CommercialApproval{Status: sello.ApprovalPending}
+	}
+	type testCase struct {
+		name         string
+		typ          sello.DocumentType
+		status       sello.Status
+		mod          func(d *sello.Document)
+		wantDelivery string
+		wantApproval string // "" for null
+	}
+	tests := []testCase{
+		{"QueuedB2B", sello.TypeCreditoFiscal, sello.StatusQueuedForSigning, nil, sello.DeliveryNotSent, ""},
+		{"AcceptedB2B", sello.TypeCreditoFiscal, sello.StatusAccepted, pending, sello.DeliveryNotSent, ""},
+		{"AcceptedConditionalDebitNote", sello.TypeNotaDebito, sello.StatusAcceptedConditional, pending, sello.DeliveryNotSent, ""},
+		{"SubmittedCreditNote", sello.TypeNotaCredito, sello.StatusSubmitted, pending, sello.DeliveryNotSent, ""},
+		{"SignedSpecialRegime", sello.TypeRegimenesEspeciales, sello.StatusSigned, pending, sello.DeliveryNotSent, ""},
+		{"RejectedB2B", sello.TypeCreditoFiscal, sello.StatusRejected, pending, sello.DeliveryNotApplicable, ""},
+		{"FailedB2B", sello.TypeCreditoFiscal, sello.StatusFailed, pending, sello.DeliveryNotApplicable, ""},
+		{"Delivered", sello.TypeCreditoFiscal, sello.StatusAccepted, func(d *sello.Document) {
+			d.Delivery = sello.Delivery{Status: sello.DeliveryDelivered}
+			d.CommercialApproval = &sello.CommercialApproval{Status: sello.ApprovalApproved}
+		}, sello.DeliveryDelivered, sello.ApprovalApproved},
+	}
+	for _, typ := range []sello.DocumentType{sello.TypeConsumo, sello.TypeCompras, sello.TypeGastosMenores, sello.TypeGubernamental, sello.TypeExportaciones, sello.TypePagosExterior} {
+		tests = append(tests, testCase{"AcceptedType" + string(typ), typ, sello.StatusAccepted, pending, sello.DeliveryNotApplicable, ""})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &sello.Document{Type: tt.typ, Status: tt.status, Delivery: sello.Delivery{Status: sello.DeliveryNotSent}}
+			if tt.mod != nil {
+				tt.mod(d)
+			}
+			r := d.Resource()
+			if got := r.Delivery.Status; got != tt.wantDelivery {
+				t.Errorf("delivery.status = %q, want %q", got, tt.wantDelivery)
+			}
+			got := ""
+			if r.CommercialApproval != nil {
+				got = r.CommercialApproval.Status
+			}
+			if got != tt.wantApproval {
+				t.Errorf("commercialApproval.status = %q, want %q (\"\" for null)", got, tt.wantApproval)
+			}
+		})
+	}
+}
+
 func TestMasterKey(t *testing.T) {
 	k, err := sello.ParseMasterKey(sello.GenerateMasterKey())
 	if err != nil {

@@ -7,8 +7,13 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +25,7 @@ import (
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/api"
 	"github.com/sello-do/sello/apitest"
+	"github.com/sello-do/sello/oracle"
 )
 
 func TestOpenAPIDocument(t *testing.T) {
@@ -51,13 +57,13 @@ var operations = []struct {
 	public       bool
 	statuses     []int
 }{
-	{"POST", "/{env}/documentos-ecf", false, []int{200, 202, 400, 401, 403, 409, 413, 415, 422, 429, 500, 503}},
-	{"GET", "/{env}/documentos-ecf", false, []int{200, 400, 401, 403, 429, 500}},
-	{"POST", "/{env}/documentos-ecf/status/batch", false, []int{200, 400, 401, 403, 413, 415, 422, 429, 500}},
+	{"POST", "/{env}/documentos-ecf", false, []int{200, 202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
+	{"GET", "/{env}/documentos-ecf", false, []int{200, 400, 401, 403, 404, 429, 500}},
+	{"POST", "/{env}/documentos-ecf/status/batch", false, []int{200, 400, 401, 403, 404, 413, 415, 422, 429, 500}},
 	{"GET", "/{env}/documentos-ecf/{encf}", false, []int{200, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/documentos-ecf/{encf}/xml", false, []int{200, 400, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/documentos-ecf/{encf}/pdf", false, []int{200, 400, 401, 403, 404, 429, 500}},
-	{"GET", "/{env}/eventos", false, []int{200, 400, 401, 403, 429, 500}},
+	{"GET", "/{env}/eventos", false, []int{200, 400, 401, 403, 404, 429, 500}},
 	{"GET", "/healthz", true, []int{200}},
 	{"GET", "/readyz", true, []int{200, 503}},
 	{"GET", "/openapi.json", true, []int{200}},
@@ -236,12 +242,9 @@ func queuedDocument() *sello.Document {
 		ENCF:        "E310000000042",
 		Status:      sello.StatusQueuedForSigning,
 		Total:       "1770.00",
-		Delivery:    sello.Delivery{Status: sello.DeliveryPending},
-		CommercialApproval: &sello.CommercialApproval{
-			Status: sello.ApprovalPending,
-		},
-		CreatedAt: now,
-		UpdatedAt: now,
+		Delivery:    sello.Delivery{Status: sello.DeliveryNotSent},
+		CreatedAt:   now,
+		UpdatedAt:   now,
 	}
 }
 
@@ -413,7 +416,7 @@ func TestContractCheckResponse(t *testing.T) {
 
 		// Answers that break the contract.
 		{"ErrUndocumentedStatus", create, 201, rl, created, "status is not supported"},
-		{"ErrUndocumentedErrorStatus", listDocs, 404, rl, errorBody(sello.CodeNotFound), "status is not supported"},
+		{"ErrUndocumentedErrorStatus", listDocs, 409, rl, errorBody(sello.CodeConflict), "status is not supported"},
 		{"ErrNoCorrelationID", create, 202, with(rl, "X-Correlation-Id", ""), created, "X-Correlation-Id"},
 		{"ErrCorrelationIDMismatch", create, 202, with(rl, "X-Correlation-Id", "other"), created, "differs"},
 		{"ErrNoRateLimit", create, 202, with(rl, "RateLimit", ""), created, `"RateLimit" missing`},
@@ -605,5 +608,260 @@ func TestContractCheckEventDelivery(t *testing.T) {
 				t.Fatalf("error %q does not mention %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestOpenAPISingleTypes checks that no schema has a type array other than
+// OpenAPI 3.1's nullable form [T, "null"]: generators such as oapi-codegen
+// refuse ["string","integer"], which anyOf expresses instead.
+func TestOpenAPISingleTypes(t *testing.T) {
+	var doc any
+	if err := json.Unmarshal(api.OpenAPIDocument(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if types, ok := v["type"].([]any); ok {
+				if len(types) != 2 || !slices.Contains(types, any("null")) {
+					t.Errorf("%s: type %v, want one type (anyOf for alternatives)", path, types)
+				}
+			}
+			for k, x := range v {
+				walk(path+"/"+k, x)
+			}
+		case []any:
+			for i, x := range v {
+				walk(path+"/"+strconv.Itoa(i), x)
+			}
+		}
+	}
+	walk("#", doc)
+}
+
+// TestOpenAPIUnknownEnvironment checks that every operation under {env}
+// documents the 404 NOT_FOUND the server answers for an unknown environment,
+// and that the server does answer it.
+func TestOpenAPIUnknownEnvironment(t *testing.T) {
+	c := apitest.NewContract(t)
+	f := mustFixture(t)
+	n := 0
+	for path, item := range c.Document().Paths.Map() {
+		if !strings.HasPrefix(path, "/{env}/") {
+			continue
+		}
+		for method, op := range item.Operations() {
+			n++
+			r := op.Responses.Status(http.StatusNotFound)
+			if r == nil || r.Value == nil || r.Value.Description == nil {
+				t.Errorf("%s %s: no 404 response", method, path)
+				continue
+			}
+			if desc := *r.Value.Description; !strings.Contains(desc, "`{env}` is not an environment") {
+				t.Errorf("%s %s: 404 %q does not document an unknown environment", method, path, desc)
+			}
+			if h := r.Value.Headers["RateLimit"]; h == nil || h.Value.Required {
+				t.Errorf("%s %s: 404 must allow an answer without RateLimit (the key is checked, not its rate)", method, path)
+			}
+			target := strings.NewReplacer("{env}", "Produccion", "{encf}", "E310000000001").Replace(path)
+			rec := f.do(method, target, apitest.Invoice(testRNC))
+			body := rec.Body.Bytes()
+			if rec.Code != http.StatusNotFound || !bytes.Contains(body, []byte(`"NOT_FOUND"`)) || !bytes.Contains(body, []byte("Unknown environment")) {
+				t.Errorf("%s %s: %d %s, want 404 NOT_FOUND for an unknown environment", method, target, rec.Code, body)
+			}
+			req := httptest.NewRequest(method, strings.ReplaceAll(target, "Produccion", "TesteCF"), nil)
+			if err := c.ValidateResponse(req, rec.Result(), body); err != nil {
+				t.Errorf("%s %s: the server's 404 does not match the document: %v", method, target, err)
+			}
+		}
+	}
+	if n < 7 {
+		t.Errorf("%d operations under {env}, want at least 7", n)
+	}
+}
+
+// oapiCodegen is the generator TestOpenAPIGoClient runs, pinned in
+// ../tools/go.mod.
+const oapiCodegen = "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen"
+
+// clientProgram uses the client oapi-codegen generates from /openapi.json:
+// it validates and creates the invoice in the file os.Args[3] and reads the
+// document back, decoding every answer into the generated types.
+const clientProgram = `package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+
+	"example.com/generated/sello"
+)
+
+func main() {
+	url, key, invoice := os.Args[1], os.Args[2], os.Args[3]
+	body, err := os.ReadFile(invoice)
+	check(err)
+	ctx := context.Background()
+	c, err := sello.NewClientWithResponses(url, sello.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+		r.Header.Set("X-API-KEY", key)
+		return nil
+	}))
+	check(err)
+
+	health, err := c.GetHealthWithResponse(ctx)
+	check(err)
+	fmt.Println("health", health.StatusCode())
+
+	validate := true
+	v, err := c.CreateDocumentWithBodyWithResponse(ctx, "TesteCF", &sello.CreateDocumentParams{Validate: &validate}, "application/json", bytes.NewReader(body))
+	check(err)
+	if v.JSON200 == nil {
+		fail(v.StatusCode(), v.Body)
+	}
+	id := v.JSON200.Document.ECF.Encabezado.IdDoc
+	fmt.Println("validated", v.JSON200.Valid, id.TipoeCF, *id.TipoPago)
+
+	created, err := c.CreateDocumentWithBodyWithResponse(ctx, "TesteCF", nil, "application/json", bytes.NewReader(body))
+	check(err)
+	if created.JSON202 == nil {
+		fail(created.StatusCode(), created.Body)
+	}
+	doc, err := c.GetDocumentWithResponse(ctx, "TesteCF", created.JSON202.Document.Encf)
+	check(err)
+	if doc.JSON200 == nil {
+		fail(doc.StatusCode(), doc.Body)
+	}
+	d := doc.JSON200.Document
+	fmt.Println("document", d.Type, d.Status, d.Delivery.Status, d.CommercialApproval == nil)
+
+	missing, err := c.GetDocumentWithResponse(ctx, "Produccion", d.Encf)
+	check(err)
+	if missing.JSON404 == nil {
+		fail(missing.StatusCode(), missing.Body)
+	}
+	fmt.Println("unknown environment", missing.StatusCode(), missing.JSON404.Error.Code)
+}
+
+func check(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func fail(status int, body []byte) {
+	fmt.Fprintf(os.Stderr, "unexpected answer %d: %s\n", status, body)
+	os.Exit(1)
+}
+`
+
+// TestOpenAPIGoClient generates a Go client from the served /openapi.json
+// with oapi-codegen, vets it and runs a program on it against a live server.
+func TestOpenAPIGoClient(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds oapi-codegen and a client; skipped with -short")
+	}
+	gen := oracle.GoTool(t, oapiCodegen)
+	f := mustFixture(t)
+	srv := httptest.NewServer(f.handler)
+	t.Cleanup(srv.Close)
+
+	resp, err := http.Get(srv.URL + "/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /openapi.json: %d %v", resp.StatusCode, err)
+	}
+
+	// A module of its own with the tools module's pins (the generated
+	// client needs github.com/oapi-codegen/runtime).
+	dir := t.TempDir()
+	gomod, err := os.ReadFile(filepath.Join(oracle.ToolsDir(), "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod = regexp.MustCompile(`(?m)^module .*$`).ReplaceAll(gomod, []byte("module example.com/generated"))
+	gosum, err := os.ReadFile(filepath.Join(oracle.ToolsDir(), "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	invoice := filepath.Join(dir, "invoice.json")
+	for name, data := range map[string][]byte{
+		"go.mod": gomod, "go.sum": gosum, "openapi.json": spec,
+		"main.go": []byte(clientProgram), "invoice.json": apitest.Invoice(testRNC),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "sello"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=readonly")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	run(gen, "-generate", "types,client", "-package", "sello", "-o", "sello/client.gen.go", "openapi.json")
+	run("go", "vet", "./...")
+	got := run("go", "run", ".", srv.URL, f.key, invoice)
+	want := "health 200\n" +
+		"validated true 31 1\n" +
+		"document E31 queued_for_signing not_sent true\n" +
+		"unknown environment 404 NOT_FOUND\n"
+	if got != want {
+		t.Errorf("the generated client's program printed\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestOpenAPILint lints the document with Redocly's CLI (pinned in
+// ../tools/package-lock.json, rules in ../tools/redocly.yaml): zero errors.
+func TestOpenAPILint(t *testing.T) {
+	redocly := oracle.Redocly(t)
+	tools := oracle.ToolsDir()
+	spec := filepath.Join(t.TempDir(), "openapi.json")
+	if err := os.WriteFile(spec, api.OpenAPIDocument(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(redocly, "lint", "--config", filepath.Join(tools, "redocly.yaml"), "--format", "json", spec)
+	cmd.Env = append(os.Environ(), "REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output() // exit status 1 when there are errors; the report says which
+	var report struct {
+		Totals   struct{ Errors, Warnings int }
+		Problems []struct {
+			RuleID, Severity, Message string
+			Location                  []struct{ Pointer string }
+		}
+	}
+	if jsonErr := json.Unmarshal(out, &report); jsonErr != nil {
+		t.Fatalf("redocly lint: %v, %v\n%s\n%s", err, jsonErr, out, stderr.Bytes())
+	}
+	for _, p := range report.Problems {
+		where := ""
+		if len(p.Location) > 0 {
+			where = p.Location[0].Pointer
+		}
+		if p.Severity == "error" {
+			t.Errorf("%s %s: %s", p.RuleID, where, p.Message)
+		} else {
+			t.Logf("%s %s %s: %s", p.Severity, p.RuleID, where, p.Message)
+		}
+	}
+	if report.Totals.Errors != 0 || err != nil {
+		t.Errorf("redocly lint: %d errors, %d warnings (exit: %v)", report.Totals.Errors, report.Totals.Warnings, err)
 	}
 }

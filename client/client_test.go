@@ -83,7 +83,7 @@ func hangUp(w http.ResponseWriter, r *http.Request) {
 
 const docJSON = `{"id":"0193a000-0000-7000-8000-000000000001","type":"E31","encf":"E310000000001","status":"queued_for_signing",
 	"trackId":null,"securityCode":null,"signedAt":null,"qrUrl":null,"total":"1180.00","dgii":null,
-	"delivery":{"status":"pending"},"commercialApproval":{"status":"pending"},
+	"delivery":{"status":"not_sent"},"commercialApproval":null,
 	"createdAt":"2026-11-22T14:03:07.123Z","updatedAt":"2026-11-22T14:03:07.123Z"}`
 
 var created = answer(http.StatusAccepted, `{"ok":true,"document":`+docJSON+`,"correlationId":"cid-202"}`)

@@ -56,7 +56,8 @@ type Document struct {
 	// DGII is DGII's verdict; nil until there is one.
 	DGII     *DGIIResult `json:"dgii"`
 	Delivery Delivery    `json:"delivery"`
-	// CommercialApproval is nil for the types that get none.
+	// CommercialApproval is nil until the buyer gives a verdict, which Sello
+	// does not receive yet (so nil today), and for the types that get none.
 	CommercialApproval *CommercialApproval `json:"commercialApproval"`
 	// FailureReason says why, with StatusFailed.
 	FailureReason string    `json:"failureReason,omitempty"`
@@ -82,7 +83,10 @@ type DGIIMessage struct {
 
 // Delivery is the document's delivery to the buyer's electronic receiver.
 type Delivery struct {
-	// Status is not_applicable, pending, delivered, not_received or failed.
+	// Status is not_applicable (types 32, 41, 43, 45, 46 and 47, and
+	// rejected or failed documents) or not_sent (the others): Sello does not
+	// deliver documents to buyers yet. pending, delivered, not_received and
+	// failed are reserved for when it does.
 	Status string `json:"status"`
 	// Code is the buyer's ARECF code, with not_received.
 	Code string `json:"code,omitempty"`

@@ -155,8 +155,8 @@ func TestAgainstRealAPI(t *testing.T) {
 		}
 		d := res.Document
 		if d.ENCF != "E310000000001" || d.Type != "E31" || d.Status != client.StatusQueuedForSigning || d.Total != "1180.00" ||
-			d.TrackID != nil || d.SignedAt != nil || d.DGII != nil || d.Delivery.Status != "pending" ||
-			d.CommercialApproval == nil || d.CommercialApproval.Status != "pending" || d.CreatedAt.IsZero() || res.CorrelationID == "" {
+			d.TrackID != nil || d.SignedAt != nil || d.DGII != nil || d.Delivery.Status != "not_sent" ||
+			d.CommercialApproval != nil || d.CreatedAt.IsZero() || res.CorrelationID == "" {
 			t.Fatalf("document %+v", d)
 		}
 		list, err := c.ListDocuments(ctx, client.ListDocumentsParams{})

@@ -34,9 +34,8 @@ func testCreateDocument(t *testing.T, open func(t *testing.T) sello.Store) {
 		want := &sello.Document{
 			ID: doc.ID, TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
 			ENCF: n.String(), Status: sello.StatusQueuedForSigning, Total: "1180.00", BuyerRNC: "131880681",
-			IssueDate: issueDate, Delivery: sello.Delivery{Status: sello.DeliveryPending},
-			CommercialApproval: &sello.CommercialApproval{Status: sello.ApprovalPending},
-			CreatedAt:          doc.CreatedAt, UpdatedAt: doc.CreatedAt, Payload: payloadFor(n),
+			IssueDate: issueDate, Delivery: sello.Delivery{Status: sello.DeliveryNotSent},
+			CreatedAt: doc.CreatedAt, UpdatedAt: doc.CreatedAt, Payload: payloadFor(n),
 		}
 		deepEqual(t, "returned", doc, want)
 		got, err := e.s.FindDocument(ctx, tn.ID, sello.EnvTest, n.String())

@@ -39,8 +39,8 @@ func TestCreateDocument(t *testing.T) {
 				t.Errorf("document.%s = %v, want %v", field, got, want)
 			}
 		}
-		if got := d["delivery"].(map[string]any)["status"]; got != "pending" {
-			t.Errorf("delivery.status = %v, want pending (type 31 goes to the buyer)", got)
+		if got := d["delivery"].(map[string]any)["status"]; got != "not_sent" || d["commercialApproval"] != nil {
+			t.Errorf("delivery.status = %v, commercialApproval = %v; want not_sent (type 31 goes to the buyer, Sello does not send it) and null", got, d["commercialApproval"])
 		}
 		ms := regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$`)
 		if !ms.MatchString(d["createdAt"].(string)) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
@@ -211,6 +212,43 @@ func TestLifecycleOutcomes(t *testing.T) {
 			}
 			if len(dg["mensajes"].([]any)) == 0 && tt.status != "accepted" {
 				t.Fatalf("no DGII messages: %v", dg)
+			}
+		})
+	}
+}
+
+// TestBuyerSideFields: a document's delivery and commercial approval
+// promise nothing Sello does not do, through the whole lifecycle: an
+// accepted type 31 is not_sent, a consumer invoice (32) and a rejected
+// document are not_applicable, and no document shows an approval.
+func TestBuyerSideFields(t *testing.T) {
+	s, _ := mustLifecycleServer(t)
+	key := s.Keys[sello.EnvTest]
+	consumo := func(ecf map[string]any) { apitest.IdDoc(ecf)["TipoeCF"] = "32" }
+	for _, tt := range []struct {
+		name         string
+		body         []byte
+		wantStatus   string
+		wantDelivery string
+	}{
+		{"AcceptedCreditoFiscal", invoice(), "accepted", sello.DeliveryNotSent},
+		{"AcceptedConsumo", invoice(consumo), "accepted", sello.DeliveryNotApplicable},
+		{"Rejected", invoice(withBuyer("999000002")), "rejected", sello.DeliveryNotApplicable},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: tt.body})
+			if r.Status != http.StatusAccepted {
+				t.Fatalf("create: %d %s", r.Status, r.Body)
+			}
+			d := s.final(t, key, document(t, r)["encf"].(string))
+			if d["status"] != tt.wantStatus {
+				t.Fatalf("status %v, want %s", d["status"], tt.wantStatus)
+			}
+			if got := d["delivery"]; !reflect.DeepEqual(got, map[string]any{"status": tt.wantDelivery}) {
+				t.Errorf("delivery %v, want {status: %s}", got, tt.wantDelivery)
+			}
+			if approval, ok := d["commercialApproval"]; !ok || approval != nil {
+				t.Errorf("commercialApproval %v (present %v), want null", approval, ok)
 			}
 		})
 	}
