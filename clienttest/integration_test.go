@@ -1,4 +1,4 @@
-package client_test
+package clienttest_test
 
 import (
 	"bytes"
@@ -116,7 +116,7 @@ func (a *realAPI) lose(n int, match func(r *http.Request) bool) {
 
 func (a *realAPI) client(t *testing.T, key string) *client.Client {
 	t.Helper()
-	c, err := client.New(key, client.WithBaseURL(a.url),
+	c, err := client.New(a.url, key,
 		client.WithRetryPolicy(client.RetryPolicy{MaxAttempts: 4, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +278,7 @@ func TestAgainstRealAPI(t *testing.T) {
 		var got []string
 		for _, e := range all.Events {
 			got = append(got, string(e.Type)+" "+e.Document.ENCF)
-			if e.Environment != "testecf" || e.TenantID != a.tenant.ID || e.ID == "" || e.CreatedAt.IsZero() {
+			if e.Environment != client.EnvTest || e.TenantID != a.tenant.ID || e.ID == "" || e.CreatedAt.IsZero() {
 				t.Errorf("event %+v", e)
 			}
 		}
@@ -334,7 +334,7 @@ func TestAgainstRealAPI(t *testing.T) {
 	})
 
 	t.Run("ErrEnvironmentMismatch", func(t *testing.T) {
-		other, err := client.New(a.key, client.WithBaseURL(a.url), client.WithEnvironment(client.EnvProd))
+		other, err := client.New(a.url, a.key, client.WithEnvironment(client.EnvProd))
 		if err != nil {
 			t.Fatal(err)
 		}
