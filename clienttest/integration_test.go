@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,6 +41,11 @@ type realAPI struct {
 	loseNext  int
 	loseMatch func(r *http.Request) bool
 	lost      int
+
+	// limiterAhead is how far the rate limiter's clock runs ahead of the
+	// wall clock, in nanoseconds: a test waits out a Retry-After by moving
+	// it on.
+	limiterAhead atomic.Int64
 }
 
 func mustRealAPI(t *testing.T) *realAPI {
@@ -62,10 +68,12 @@ func mustRealAPI(t *testing.T) *realAPI {
 	if err := db.CreateAPIKey(ctx, k); err != nil {
 		t.Fatal(err)
 	}
-	apiSrv := httptest.NewServer((&api.Server{Store: db}).Handler())
+	a := &realAPI{db: db, tenant: tenant, key: key}
+	limiter := sello.NewMemoryRateLimiter()
+	limiter.Now = func() time.Time { return time.Now().Add(time.Duration(a.limiterAhead.Load())) }
+	apiSrv := httptest.NewServer((&api.Server{Store: db, RateLimiter: limiter}).Handler())
 	t.Cleanup(apiSrv.Close)
 
-	a := &realAPI{db: db, tenant: tenant, key: key}
 	target, _ := url.Parse(apiSrv.URL)
 	contract := apitest.NewContract(t)
 	proxy := &httputil.ReverseProxy{
