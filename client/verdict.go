@@ -43,9 +43,7 @@ func (c *Client) WaitForVerdict(ctx context.Context, encf string) (*Document, er
 			return doc, nil
 		case err == nil:
 			last = fmt.Errorf("status %s", doc.Status)
-		case ctx.Err() != nil:
-			return nil, err
-		case !retryable(err):
+		case ctx.Err() != nil || !retryable(err):
 			return nil, err
 		default:
 			last = err
