@@ -1,6 +1,9 @@
 package sello
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Environment is one of DGII's three environments. A key, a sequence, a
 // document and an event each belong to exactly one.
@@ -24,6 +27,19 @@ func ParseEnvironment(s string) (Environment, error) {
 		return e, nil
 	}
 	return "", Errorf(CodeInvalidRequest, "Unknown environment %q: use TesteCF, CerteCF or eCF.", s)
+}
+
+// ParseEnvironmentAnyCase returns the environment named s in any case: the
+// API paths' TesteCF, the events' testecf, TESTECF. It is for what people
+// type (the CLI's --env); the API paths keep to ParseEnvironment's spelling.
+// Returns INVALID_REQUEST for any other name.
+func ParseEnvironmentAnyCase(s string) (Environment, error) {
+	for _, e := range Environments {
+		if strings.EqualFold(s, string(e)) {
+			return e, nil
+		}
+	}
+	return "", Errorf(CodeInvalidRequest, "Unknown environment %q: use TesteCF, CerteCF or eCF (in any case: testecf, certecf, ecf).", s)
 }
 
 // Slug is the lower-case name used in webhook events, key prefixes and DGII

@@ -14,6 +14,7 @@ require (
 	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.47.0
 	github.com/riverqueue/river/riverdriver/riversqlite v0.47.0
 	github.com/russellhaering/goxmldsig v1.6.1
+	github.com/sello-do/sello/client v0.0.0
 	github.com/shopspring/decimal v1.4.0
 	go.uber.org/goleak v1.3.0
 	modernc.org/sqlite v1.60.1
@@ -64,3 +65,5 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+replace github.com/sello-do/sello/client => ./client

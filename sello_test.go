@@ -59,6 +59,24 @@ func TestParseEnvironment(t *testing.T) {
 	}
 }
 
+func TestParseEnvironmentAnyCase(t *testing.T) {
+	for in, want := range map[string]sello.Environment{
+		"TesteCF": sello.EnvTest, "testecf": sello.EnvTest, "TESTECF": sello.EnvTest,
+		"CerteCF": sello.EnvCert, "certecf": sello.EnvCert,
+		"eCF": sello.EnvProd, "ecf": sello.EnvProd, "ECF": sello.EnvProd,
+	} {
+		if got, err := sello.ParseEnvironmentAnyCase(in); err != nil || got != want {
+			t.Errorf("ParseEnvironmentAnyCase(%q)=%q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "test", "ecf ", "Prod"} {
+		_, err := sello.ParseEnvironmentAnyCase(in)
+		if sello.ErrorCodeOf(err) != sello.CodeInvalidRequest || !strings.Contains(err.Error(), "TesteCF, CerteCF or eCF") {
+			t.Errorf("ParseEnvironmentAnyCase(%q) err=%v", in, err)
+		}
+	}
+}
+
 func TestParseScopes(t *testing.T) {
 	got, err := sello.ParseScopes("ecf:create, status:read,ecf:create")
 	if err != nil {

@@ -17,7 +17,9 @@ import (
 )
 
 // Environment is one of DGII's three environments, spelled as in the API's
-// paths.
+// paths. Events spell it in lower case (testecf, certecf, ecf, spec §2.3):
+// decoding an Event turns either spelling into these constants, so
+// ev.Environment == EnvTest holds for an event carrying "testecf".
 type Environment string
 
 // The three environments.
@@ -27,9 +29,36 @@ const (
 	EnvProd Environment = "eCF"     // production; keys sk_ecf_…
 )
 
-// DefaultBaseURL is where `sello serve --demo` listens. Set your deployment's
-// address with WithBaseURL.
-const DefaultBaseURL = "http://localhost:8080"
+// ParseEnvironment returns the environment named s in any case: the API
+// paths' TesteCF, the events' testecf, TESTECF. It fails on any other name.
+func ParseEnvironment(s string) (Environment, error) {
+	for _, e := range []Environment{EnvTest, EnvCert, EnvProd} {
+		if strings.EqualFold(s, string(e)) {
+			return e, nil
+		}
+	}
+	return "", fmt.Errorf("client: unknown environment %q: use TesteCF, CerteCF or eCF (in any case)", s)
+}
+
+// UnmarshalText reads an environment in either spelling (TesteCF or
+// testecf). A name it does not know is kept as it is, so that an event of a
+// newer server still decodes.
+func (e *Environment) UnmarshalText(b []byte) error {
+	if env, err := ParseEnvironment(string(b)); err == nil {
+		*e = env
+	} else {
+		*e = Environment(b)
+	}
+	return nil
+}
+
+// MarshalText writes the environment as events spell it (Slug), so that an
+// Event encodes as it came.
+func (e Environment) MarshalText() ([]byte, error) { return []byte(e.Slug()), nil }
+
+// Slug is the environment as events, key prefixes and DGII's URLs spell
+// it: testecf, certecf or ecf.
+func (e Environment) Slug() string { return strings.ToLower(string(e)) }
 
 // Version is the SDK's version, sent in the User-Agent.
 const Version = "1.0.0"
@@ -63,20 +92,6 @@ type Client struct {
 
 // Option configures a Client.
 type Option func(*Client) error
-
-// WithBaseURL sets the scheme, host, port and optional path prefix of the
-// Sello service (default DefaultBaseURL).
-func WithBaseURL(base string) Option {
-	return func(c *Client) error {
-		u, err := url.Parse(base)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("client: base URL %q is not an http(s) URL", base)
-		}
-		u.Path = strings.TrimSuffix(u.Path, "/")
-		c.baseURL = u
-		return nil
-	}
-}
 
 // defaultTransport is Go's default transport keeping 64 idle connections
 // per host.
@@ -113,16 +128,13 @@ func WithRetryPolicy(p RetryPolicy) Option {
 }
 
 // WithEnvironment sets the environment, overriding the one the key's prefix
-// names. The API refuses a key of another environment (403
+// names; either spelling (TesteCF or testecf) is taken. The API refuses a key of another environment (403
 // ENVIRONMENT_MISMATCH).
 func WithEnvironment(env Environment) Option {
 	return func(c *Client) error {
-		switch env {
-		case EnvTest, EnvCert, EnvProd:
-			c.env = env
-			return nil
-		}
-		return fmt.Errorf("client: unknown environment %q: use TesteCF, CerteCF or eCF", env)
+		e, err := ParseEnvironment(string(env))
+		c.env = e
+		return err
 	}
 }
 
@@ -142,14 +154,21 @@ func WithUserAgent(product string) Option {
 	return func(c *Client) error { c.ua = product + " " + c.ua; return nil }
 }
 
-// New returns a client that authenticates with apiKey. The environment
-// follows from the key's prefix unless WithEnvironment sets it. It fails on
-// an empty key, a key whose environment it cannot tell, or a bad option.
-func New(apiKey string, opts ...Option) (*Client, error) {
+// New returns a client of the Sello service at baseURL (scheme, host, port
+// and optional path prefix, e.g. "https://sello.example.com") that
+// authenticates with apiKey. There is no default address: a client is always
+// pointed at a deployment on purpose. The environment follows from the
+// key's prefix unless WithEnvironment sets it. It fails on an empty or
+// non-http(s) baseURL, an empty key, a key whose environment it cannot tell,
+// or a bad option.
+func New(baseURL, apiKey string, opts ...Option) (*Client, error) {
+	base, err := parseBaseURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
 	if apiKey == "" {
 		return nil, errors.New("client: empty API key")
 	}
-	base, _ := url.Parse(DefaultBaseURL)
 	c := &Client{
 		apiKey:  apiKey,
 		baseURL: base,
@@ -169,6 +188,19 @@ func New(apiKey string, opts ...Option) (*Client, error) {
 		return nil, errors.New("client: cannot tell the key's environment from its prefix (sk_testecf_, sk_certecf_, sk_ecf_): use WithEnvironment")
 	}
 	return c, nil
+}
+
+// parseBaseURL checks New's baseURL.
+func parseBaseURL(base string) (*url.URL, error) {
+	if base == "" {
+		return nil, errors.New(`client: empty base URL: pass your Sello service's address to New, e.g. "https://sello.example.com" ("http://localhost:8080" for sello serve --demo)`)
+	}
+	u, err := url.Parse(base)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("client: base URL %q is not an http(s) URL", base)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	return u, nil
 }
 
 // Environment returns the environment the client's requests go to.

@@ -110,7 +110,7 @@ func (s *sleeps) got() []time.Duration {
 func mustClient(t *testing.T, base string, opts ...client.Option) (*client.Client, *sleeps) {
 	t.Helper()
 	s := &sleeps{}
-	c, err := client.New(testKey, append([]client.Option{client.WithBaseURL(base), client.WithSleep(s.sleep)}, opts...)...)
+	c, err := client.New(base, testKey, append([]client.Option{client.WithSleep(s.sleep)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,24 +123,26 @@ var uuidV4 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-
 
 func TestNew(t *testing.T) {
 	for _, tt := range []struct {
+		base string
 		key  string
 		opts []client.Option
 		want client.Environment
 		err  string
 	}{
-		{"sk_testecf_x", nil, client.EnvTest, ""},
-		{"sk_certecf_x", nil, client.EnvCert, ""},
-		{"sk_ecf_x", nil, client.EnvProd, ""},
-		{"sk_ecf_x", []client.Option{client.WithEnvironment(client.EnvTest)}, client.EnvTest, ""},
-		{"custom", []client.Option{client.WithEnvironment(client.EnvCert)}, client.EnvCert, ""},
-		{"custom", nil, "", "environment"},
-		{"", nil, "", "empty API key"},
-		{"sk_ecf_x", []client.Option{client.WithEnvironment("Produccion")}, "", "unknown environment"},
-		{"sk_ecf_x", []client.Option{client.WithBaseURL("ftp://x")}, "", "base URL"},
-		{"sk_ecf_x", []client.Option{client.WithRetryPolicy(client.RetryPolicy{})}, "", "retry policy"},
-		{"sk_ecf_x", []client.Option{client.WithHTTPClient(nil)}, "", "nil http.Client"},
+		{"http://localhost:8080", "sk_testecf_x", nil, client.EnvTest, ""},
+		{"http://localhost:8080", "sk_certecf_x", nil, client.EnvCert, ""},
+		{"http://localhost:8080", "sk_ecf_x", nil, client.EnvProd, ""},
+		{"http://localhost:8080", "sk_ecf_x", []client.Option{client.WithEnvironment(client.EnvTest)}, client.EnvTest, ""},
+		{"http://localhost:8080", "custom", []client.Option{client.WithEnvironment(client.EnvCert)}, client.EnvCert, ""},
+		{"http://localhost:8080", "custom", nil, "", "environment"},
+		{"http://localhost:8080", "", nil, "", "empty API key"},
+		{"http://localhost:8080", "sk_ecf_x", []client.Option{client.WithEnvironment("Produccion")}, "", "unknown environment"},
+		{"ftp://x", "sk_ecf_x", nil, "", "base URL"},
+		{"", "sk_ecf_x", nil, "", "empty base URL: pass your Sello service's address to New"},
+		{"http://localhost:8080", "sk_ecf_x", []client.Option{client.WithRetryPolicy(client.RetryPolicy{})}, "", "retry policy"},
+		{"http://localhost:8080", "sk_ecf_x", []client.Option{client.WithHTTPClient(nil)}, "", "nil http.Client"},
 	} {
-		c, err := client.New(tt.key, tt.opts...)
+		c, err := client.New(tt.base, tt.key, tt.opts...)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("New(%q): error %v, want one mentioning %q", tt.key, err, tt.err)
@@ -327,7 +329,7 @@ func TestRetry(t *testing.T) {
 	t.Run("ContextCancelledWhileWaiting", func(t *testing.T) {
 		api := newFakeAPI(t, apiError("UNAVAILABLE", 503))
 		ctx, cancel := context.WithCancel(t.Context())
-		c, err := client.New(testKey, client.WithBaseURL(api.srv.URL), client.WithSleep(func(ctx context.Context, d time.Duration) error {
+		c, err := client.New(api.srv.URL, testKey, client.WithSleep(func(ctx context.Context, d time.Duration) error {
 			cancel()
 			<-ctx.Done()
 			return ctx.Err()
@@ -362,7 +364,7 @@ func TestRetry(t *testing.T) {
 
 	t.Run("RealSleepHonoursContext", func(t *testing.T) {
 		api := newFakeAPI(t, apiError("UNAVAILABLE", 503))
-		c, err := client.New(testKey, client.WithBaseURL(api.srv.URL),
+		c, err := client.New(api.srv.URL, testKey,
 			client.WithRetryPolicy(client.RetryPolicy{MaxAttempts: 4, BaseDelay: time.Hour, MaxDelay: time.Hour}))
 		if err != nil {
 			t.Fatal(err)

@@ -6,16 +6,25 @@
 //
 // # The API client
 //
-// New takes an API key; the environment (TesteCF, CerteCF or eCF) follows
-// from the key's prefix. Every method retries 429s (after Retry-After), 5xx
+// It is a module of its own that requires nothing (client/go.mod), with the
+// go line of the oldest supported Go release.
+//
+// New takes the service's address, which is required (there is no default
+// address), and an API key; the environment (TesteCF, CerteCF or eCF)
+// follows from the key's prefix, and the client is bound to it. Every method retries 429s (after Retry-After), 5xx
 // answers and network errors with exponential backoff and full jitter, at
 // most four attempts by default, and stops when its context ends. A create
 // carries an Idempotency-Key (a random UUID unless given), the same on every
 // retry, so a retried create never makes a second document.
 //
-//	c, err := client.New(os.Getenv("SELLO_API_KEY"), client.WithBaseURL("https://sello.example.com"))
+//	c, err := client.New("https://sello.example.com", os.Getenv("SELLO_API_KEY"))
 //	res, err := c.CreateDocument(ctx, client.CreateDocumentRequest{Document: invoice})
 //	if client.IsCode(err, client.CodeValidationFailed) { … }
+//	doc, err := c.WaitForVerdict(ctx, res.Document.ENCF)
+//
+// Events spell environments testecf, certecf and ecf; ParseEnvironment and
+// Event decoding take either spelling, so ev.Environment == EnvTest holds
+// for a TesteCF event.
 //
 // Errors from the API are *Error values with the HTTP status, the code, the
 // message, the details and the correlation id.

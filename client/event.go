@@ -40,8 +40,10 @@ type Event struct {
 	Type      EventType `json:"type"`
 	CreatedAt time.Time `json:"createdAt"`
 	TenantID  string    `json:"tenantId"`
-	// Environment is spelled testecf, certecf or ecf.
-	Environment string `json:"environment"`
+	// Environment is the event's environment. The wire spells it testecf,
+	// certecf or ecf; decoding makes it EnvTest, EnvCert or EnvProd, so
+	// compare it with those constants (Slug gives the wire's spelling).
+	Environment Environment `json:"environment"`
 	// Document is the document's snapshot at the time of the event; nil
 	// for events about no document.
 	Document *EventDocument `json:"document"`

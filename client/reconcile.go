@@ -57,15 +57,21 @@ func (c *Client) Reconcile(ctx context.Context, ev *Event) (*Document, error) {
 	if ev == nil || ev.Document == nil {
 		return nil, nil
 	}
-	res, err := c.StatusBatch(ctx, []string{ev.Document.ENCF})
+	return c.status(ctx, ev.Document.ENCF)
+}
+
+// status returns the document encf as the status batch has it now, or an
+// *Error with code NOT_FOUND.
+func (c *Client) status(ctx context.Context, encf string) (*Document, error) {
+	res, err := c.StatusBatch(ctx, []string{encf})
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range res.Results {
-		if r.ENCF == ev.Document.ENCF && r.Found && r.Document != nil {
+		if r.ENCF == encf && r.Found && r.Document != nil {
 			return r.Document, nil
 		}
 	}
 	return nil, &Error{HTTPStatus: 404, Code: CodeNotFound, CorrelationID: res.CorrelationID,
-		Message: fmt.Sprintf("The status batch has no document %s in %s.", ev.Document.ENCF, c.env)}
+		Message: fmt.Sprintf("The status batch has no document %s in %s.", encf, c.env)}
 }

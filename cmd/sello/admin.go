@@ -145,7 +145,7 @@ func findTenantEnv(ctx context.Context, st *storage, rnc, envName string) (*sell
 	if err != nil {
 		return nil, "", err
 	}
-	env, err := sello.ParseEnvironment(envName)
+	env, err := sello.ParseEnvironmentAnyCase(envName)
 	return t, env, err
 }
 

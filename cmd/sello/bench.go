@@ -47,7 +47,7 @@ func runBench(ctx context.Context, args []string, getenv func(string) string, st
 	if *key == "" {
 		return usageError{"--key (or SELLO_BENCH_KEY) is required"}
 	}
-	env, err := sello.ParseEnvironment(*envName)
+	env, err := sello.ParseEnvironmentAnyCase(*envName)
 	if err != nil {
 		return err
 	}

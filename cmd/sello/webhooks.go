@@ -430,7 +430,7 @@ func environmentsOf(name string) ([]sello.Environment, error) {
 	if name == "" {
 		return sello.Environments, nil
 	}
-	env, err := sello.ParseEnvironment(name)
+	env, err := sello.ParseEnvironmentAnyCase(name)
 	if err != nil {
 		return nil, err
 	}

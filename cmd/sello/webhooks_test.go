@@ -131,7 +131,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 	}
 	evs := rc.waitEvents(t, hasLifecycle(encf), secret)
 	for _, e := range evs {
-		if e.TenantID == "" || e.Environment != "testecf" || e.Document.Status == "" {
+		if e.TenantID == "" || e.Environment != client.EnvTest || e.Document.Status == "" {
 			t.Fatalf("event %+v", e)
 		}
 	}

@@ -1,4 +1,4 @@
-package client_test
+package clienttest_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,6 +41,11 @@ type realAPI struct {
 	loseNext  int
 	loseMatch func(r *http.Request) bool
 	lost      int
+
+	// limiterAhead is how far the rate limiter's clock runs ahead of the
+	// wall clock, in nanoseconds: a test waits out a Retry-After by moving
+	// it on.
+	limiterAhead atomic.Int64
 }
 
 func mustRealAPI(t *testing.T) *realAPI {
@@ -62,10 +68,12 @@ func mustRealAPI(t *testing.T) *realAPI {
 	if err := db.CreateAPIKey(ctx, k); err != nil {
 		t.Fatal(err)
 	}
-	apiSrv := httptest.NewServer((&api.Server{Store: db}).Handler())
+	a := &realAPI{db: db, tenant: tenant, key: key}
+	limiter := sello.NewMemoryRateLimiter()
+	limiter.Now = func() time.Time { return time.Now().Add(time.Duration(a.limiterAhead.Load())) }
+	apiSrv := httptest.NewServer((&api.Server{Store: db, RateLimiter: limiter}).Handler())
 	t.Cleanup(apiSrv.Close)
 
-	a := &realAPI{db: db, tenant: tenant, key: key}
 	target, _ := url.Parse(apiSrv.URL)
 	contract := apitest.NewContract(t)
 	proxy := &httputil.ReverseProxy{
@@ -116,7 +124,7 @@ func (a *realAPI) lose(n int, match func(r *http.Request) bool) {
 
 func (a *realAPI) client(t *testing.T, key string) *client.Client {
 	t.Helper()
-	c, err := client.New(key, client.WithBaseURL(a.url),
+	c, err := client.New(a.url, key,
 		client.WithRetryPolicy(client.RetryPolicy{MaxAttempts: 4, BaseDelay: 10 * time.Millisecond, MaxDelay: 50 * time.Millisecond}))
 	if err != nil {
 		t.Fatal(err)
@@ -278,7 +286,7 @@ func TestAgainstRealAPI(t *testing.T) {
 		var got []string
 		for _, e := range all.Events {
 			got = append(got, string(e.Type)+" "+e.Document.ENCF)
-			if e.Environment != "testecf" || e.TenantID != a.tenant.ID || e.ID == "" || e.CreatedAt.IsZero() {
+			if e.Environment != client.EnvTest || e.TenantID != a.tenant.ID || e.ID == "" || e.CreatedAt.IsZero() {
 				t.Errorf("event %+v", e)
 			}
 		}
@@ -334,7 +342,7 @@ func TestAgainstRealAPI(t *testing.T) {
 	})
 
 	t.Run("ErrEnvironmentMismatch", func(t *testing.T) {
-		other, err := client.New(a.key, client.WithBaseURL(a.url), client.WithEnvironment(client.EnvProd))
+		other, err := client.New(a.url, a.key, client.WithEnvironment(client.EnvProd))
 		if err != nil {
 			t.Fatal(err)
 		}

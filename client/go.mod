@@ -1,0 +1,3 @@
+module github.com/sello-do/sello/client
+
+go 1.25
