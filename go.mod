@@ -16,6 +16,7 @@ require (
 	github.com/russellhaering/goxmldsig v1.6.1
 	github.com/shopspring/decimal v1.4.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/net v0.58.0
 	modernc.org/sqlite v1.60.1
 	software.sslmate.com/src/go-pkcs12 v0.7.4
 )

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // WebhookEndpoint is a URL of a tenant's that receives the events of one
@@ -132,8 +133,9 @@ func NewWebhookEndpoint(mk *MasterKey, tenantID string, env Environment, rawURL 
 const MaxWebhookURLLen = 2048
 
 // Check validates what the store keeps of e: tenant, environment, an
-// absolute http(s) URL without credentials or fragment (https in eCF), known
-// event types and a status. Whether the URL's host is public is checked at
+// absolute http(s) URL without credentials or fragment (https in eCF) whose
+// host is ASCII (the IDNA form webhook.NormalizeURL gives), known event
+// types and a status. Whether the URL's host is public is checked at
 // dial time by the delivery client, not here. Returns INVALID_REQUEST.
 func (e *WebhookEndpoint) Check() error {
 	if e.TenantID == "" {
@@ -178,6 +180,8 @@ func checkWebhookURL(raw string, env Environment) error {
 		return Errorf(CodeInvalidRequest, "The endpoint URL must not carry credentials.")
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return Errorf(CodeInvalidRequest, "The endpoint URL must not have a fragment.")
+	case strings.IndexFunc(u.Host, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0:
+		return Errorf(CodeInvalidRequest, "The endpoint URL's host must be in its ASCII (IDNA) form, as webhook.NormalizeURL gives it.")
 	}
 	return nil
 }

@@ -54,7 +54,8 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 				if err != nil {
 					return err
 				}
-				if err := checkEndpointURL(url, env, allowLoopback); err != nil {
+				url, err := normalizeEndpointURL(url, env, allowLoopback)
+				if err != nil {
 					return err
 				}
 				types, err := parseEventTypes(events)
@@ -360,19 +361,21 @@ func chooseSecret(secret string, generate bool) (string, error) {
 	return secret, nil
 }
 
-// checkEndpointURL applies webhook.ValidateURL: https:// in eCF, and
-// loopback hosts only with --allow-loopback, which eCF refuses. Returns
-// INVALID_REQUEST.
-func checkEndpointURL(url string, env sello.Environment, allowLoopback bool) error {
+// normalizeEndpointURL applies webhook.NormalizeURL and returns the URL to
+// store (its host in IDNA ASCII form): https:// in eCF, and loopback hosts
+// only with --allow-loopback, which eCF refuses. Returns INVALID_REQUEST.
+func normalizeEndpointURL(url string, env sello.Environment, allowLoopback bool) (string, error) {
 	prod := env == sello.EnvProd
 	if allowLoopback && prod {
-		return sello.Errorf(sello.CodeInvalidRequest, "--allow-loopback does not apply to eCF: production webhooks go only to public https:// URLs.")
+		return "", sello.Errorf(sello.CodeInvalidRequest, "--allow-loopback does not apply to eCF: production webhooks go only to public https:// URLs.")
 	}
-	err := webhook.ValidateURL(url, prod, allowLoopback)
-	if err != nil && !allowLoopback && !prod && webhook.ValidateURL(url, prod, true) == nil {
-		return sello.Errorf(sello.CodeInvalidRequest, "%s For a receiver on this machine (tests, demos) add --allow-loopback, and run sello serve with --allow-loopback-webhooks or --demo.", sello.ErrorMessageOf(err))
+	norm, err := webhook.NormalizeURL(url, prod, allowLoopback)
+	if err != nil && !allowLoopback && !prod {
+		if _, err2 := webhook.NormalizeURL(url, prod, true); err2 == nil {
+			return "", sello.Errorf(sello.CodeInvalidRequest, "%s For a receiver on this machine (tests, demos) add --allow-loopback, and run sello serve with --allow-loopback-webhooks or --demo.", sello.ErrorMessageOf(err))
+		}
 	}
-	return err
+	return norm, err
 }
 
 // parseEventTypes reads --events. Returns INVALID_REQUEST for an unknown

@@ -261,6 +261,10 @@ func TestWebhooksCLI(t *testing.T) {
 		{"ErrNoSecret", []string{"--env", "TesteCF", "--url", "https://hooks.example.com/"}, "--secret or --generate-secret is required"},
 		{"ErrEventType", []string{"--env", "TesteCF", "--url", "https://hooks.example.com/", "--generate-secret", "--events", "ecf.exploded"}, `Unknown event type "ecf.exploded"`},
 		{"ErrNoURL", []string{"--env", "TesteCF", "--generate-secret"}, "--url is required"},
+		{"ErrIDNALoopbackInECF", []string{"--env", "eCF", "--url", "https://127。0。0。1/", "--generate-secret"}, "127.0.0.1 is a loopback address"},
+		{"ErrIDNALoopbackWithoutFlag", []string{"--env", "TesteCF", "--url", "http://１２７．0．0．1:9000/", "--generate-secret"}, "add --allow-loopback"},
+		{"ErrIDNAPrivate", []string{"--env", "TesteCF", "--url", "http://10｡0｡0｡5/", "--generate-secret", "--allow-loopback"}, "10.0.0.5 is a private"},
+		{"ErrIDNAInvalid", []string{"--env", "TesteCF", "--url", "https://a_b.ñ/", "--generate-secret"}, "not a valid internationalized"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, _, err := sh(append([]string{"webhooks", "add", "--tenant", "131793916"}, tt.args...)...)
@@ -279,6 +283,12 @@ func TestWebhooksCLI(t *testing.T) {
 		t.Fatalf("add --generate-secret printed %q", out)
 	}
 	local := lines[0]
+
+	// A Unicode host is stored in its IDNA ASCII form, the one resolved.
+	must("webhooks", "add", "--tenant", "131793916", "--env", "CerteCF", "--url", "https://Bücher。example/sello", "--generate-secret")
+	if out := must("webhooks", "list", "--env", "CerteCF"); !strings.Contains(out, "https://xn--bcher-kva.example/sello") {
+		t.Fatalf("list after adding a Unicode host:\n%s", out)
+	}
 
 	list := must("webhooks", "list", "--tenant", "131793916")
 	for _, want := range []string{id, local, "eCF", "ecf.accepted,ecf.rejected", "http://127.0.0.1:9/", "active"} {
