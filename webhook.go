@@ -45,6 +45,11 @@ const (
 	WebhookEndpointDisabled WebhookEndpointStatus = "disabled"
 )
 
+// WebhookEndpointDeleted is the DisabledReason of a deleted endpoint, as
+// the delivery job sees it, and the LastError of the deliveries its
+// deletion failed (DeleteWebhookEndpoint).
+const WebhookEndpointDeleted = "Endpoint deleted."
+
 // WebhookSecret is one signing secret of an endpoint, sealed with the
 // master key (WebhookSecretAAD binds it to its endpoint and id).
 type WebhookSecret struct {
@@ -407,6 +412,16 @@ type WebhookStore interface {
 	// changing nothing, if the endpoint was already disabled. Returns
 	// NOT_FOUND.
 	DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason string, now time.Time) (bool, error)
+	// DeleteWebhookEndpoint deletes the endpoint softly, in one
+	// transaction: from then on no method that takes its id finds it
+	// (NOT_FOUND), FindWebhookEndpoints does not list it, no event fans
+	// out to it, and its pending and held deliveries are failed (LastError
+	// "Endpoint deleted."). Its past deliveries and their attempts stay in
+	// the delivery log until retention deletes them; FindWebhookWork still
+	// returns its deliveries, with the endpoint disabled, so a job already
+	// queued ends without an attempt. No event is written. Returns
+	// NOT_FOUND, also for an endpoint already deleted.
+	DeleteWebhookEndpoint(ctx context.Context, tenantID, id string, now time.Time) error
 
 	// FindWebhookDelivery returns one of the tenant's deliveries with its
 	// attempts (AttemptLog, oldest first). Returns NOT_FOUND.

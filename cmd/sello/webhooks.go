@@ -149,6 +149,21 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 			},
 		},
 		{
+			name:  "delete",
+			flags: endpointFlag,
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				t, e, err := findEndpoint(ctx, st, rnc, endpointID)
+				if err != nil {
+					return err
+				}
+				if err := st.DeleteWebhookEndpoint(ctx, t.ID, e.ID, time.Now()); err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "%s deleted: no more deliveries; its pending and held ones failed, and its delivery log stays for %d days\n", e.ID, int(sello.EventRetention/(24*time.Hour)))
+				return nil
+			},
+		},
+		{
 			name: "rotate-secret",
 			flags: func(fs *flag.FlagSet) {
 				endpointFlag(fs)

@@ -370,6 +370,30 @@ func TestWebhooksCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("Delete", func(t *testing.T) {
+		gone := strings.Split(must("webhooks", "add", "--tenant", "131793916", "--env", "TesteCF", "--url", "https://gone.example.com/", "--generate-secret"), "\n")[0]
+		out, errOut, err := sh("webhooks", "test", "--endpoint", gone)
+		if err != nil {
+			t.Fatalf("test: %v %s", describe(err), errOut)
+		}
+		pending := strings.TrimSpace(out)
+		if out := must("webhooks", "delete", "--endpoint", gone); !strings.HasPrefix(out, gone+" deleted") {
+			t.Fatalf("delete printed %q", out)
+		}
+		if out := must("webhooks", "list"); strings.Contains(out, gone) {
+			t.Fatalf("list shows the deleted endpoint:\n%s", out)
+		}
+		if log := must("webhooks", "attempts", "--delivery", pending); !strings.Contains(log, "failed after 0 attempts") {
+			t.Fatalf("the deleted endpoint's pending delivery:\n%s", log)
+		}
+		for _, args := range [][]string{{"delete"}, {"test"}, {"resume"}, {"pause"}} {
+			_, _, err := sh("webhooks", args[0], "--endpoint", gone)
+			if !strings.Contains(describe(err), "No webhook endpoint has id "+gone) {
+				t.Errorf("webhooks %s of the deleted endpoint: %v", args[0], err)
+			}
+		}
+	})
+
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -383,7 +407,9 @@ func TestWebhooksCLI(t *testing.T) {
 		{"ErrBadSince", []string{"webhooks", "deliveries", "--tenant", "131793916", "--since", "yesterday"}, "RFC 3339"},
 		{"ErrDeliveriesNoTenant", []string{"webhooks", "deliveries"}, "--tenant is required"},
 		{"ErrRotateNoSecret", []string{"webhooks", "rotate-secret", "--endpoint", id}, "--secret or --generate-secret"},
-		{"ErrUnknownCommand", []string{"webhooks", "delete"}, "unknown command"},
+		{"ErrUnknownCommand", []string{"webhooks", "remove"}, "unknown command"},
+		{"ErrDeleteUnknown", []string{"webhooks", "delete", "--endpoint", sello.NewID()}, "No webhook endpoint"},
+		{"ErrDeleteNoEndpoint", []string{"webhooks", "delete"}, "--endpoint is required"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, _, err := sh(tt.args...)
