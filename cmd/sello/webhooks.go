@@ -19,8 +19,8 @@ import (
 // the workers of `sello serve`.
 func runWebhooks(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var rnc, envName, url, secret, events, endpointID, deliveryID, since, failedSince string
-	var generate, allowLoopback, failedOnly bool
-	var overlap time.Duration
+	var generate, allowLoopback, failedOnly, wait bool
+	var overlap, waitTimeout time.Duration
 	var limit int
 	tenantFlag := func(fs *flag.FlagSet, help string) { fs.StringVar(&rnc, "tenant", "", help) }
 	endpointFlag := func(fs *flag.FlagSet) {
@@ -204,8 +204,12 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 			},
 		},
 		{
-			name:  "test",
-			flags: endpointFlag,
+			name: "test",
+			flags: func(fs *flag.FlagSet) {
+				endpointFlag(fs)
+				fs.BoolVar(&wait, "wait", false, "wait for the first delivery attempt (made by sello serve) and print its result; exit 1 if it failed")
+				fs.DurationVar(&waitTimeout, "timeout", 30*time.Second, "with --wait: how long to wait for the attempt")
+			},
 			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
 				t, e, err := findEndpoint(ctx, st, rnc, endpointID)
 				if err != nil {
@@ -217,7 +221,21 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 				}
 				fmt.Fprintln(stdout, d.ID)
 				if d.Status == sello.WebhookHeld {
+					if wait {
+						return sello.Errorf(sello.CodeConflict, "The endpoint is paused: the test event is held until sello webhooks resume, so there is no attempt to wait for.")
+					}
 					fmt.Fprintln(stderr, "the endpoint is paused: the test event is held until sello webhooks resume")
+				}
+				if !wait {
+					return nil
+				}
+				a, err := waitFirstAttempt(ctx, st, d, waitTimeout)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(stdout, describeAttempt(a))
+				if a.ErrorClass != "" {
+					return fmt.Errorf("the endpoint did not accept the test event (sello webhooks attempts --delivery %s shows the attempts)", d.ID)
 				}
 				return nil
 			},
@@ -348,6 +366,57 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 			},
 		},
 	}, args, getenv, stdout, stderr)
+}
+
+// waitPoll is how often waitFirstAttempt reads the delivery.
+const waitPoll = 100 * time.Millisecond
+
+// waitFirstAttempt waits until the delivery d has an attempt, at most
+// timeout, and returns the first. Deliveries are made by the workers of
+// sello serve on the same storage. Returns an error when none comes in
+// time, or when d ends without one (its endpoint deleted or disabled
+// meanwhile).
+func waitFirstAttempt(ctx context.Context, st *storage, d *sello.WebhookDelivery, timeout time.Duration) (*sello.WebhookAttempt, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(waitPoll)
+	defer tick.Stop()
+	for {
+		full, err := st.FindWebhookDelivery(ctx, d.TenantID, d.ID)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			return nil, err
+		case err == nil && len(full.AttemptLog) > 0:
+			return full.AttemptLog[0], nil
+		case err == nil && full.Status == sello.WebhookFailed:
+			return nil, fmt.Errorf("delivery %s failed without an attempt: %s", d.ID, full.LastError)
+		}
+		select {
+		case <-ctx.Done():
+			if ctx.Err() == context.DeadlineExceeded {
+				return nil, fmt.Errorf("no delivery attempt within %s: deliveries are made by sello serve; is one running on this storage (%s)?", timeout, st.desc)
+			}
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// describeAttempt is one line on an attempt: its HTTP status and latency,
+// or why it failed.
+func describeAttempt(a *sello.WebhookAttempt) string {
+	what := "succeeded"
+	if a.ErrorClass != "" {
+		what = "failed: " + a.ErrorClass
+		if a.Error != "" {
+			what += ": " + a.Error
+		}
+	}
+	status := "no answer"
+	if a.ResponseStatus != 0 {
+		status = fmt.Sprintf("HTTP %d", a.ResponseStatus)
+	}
+	return fmt.Sprintf("attempt %d %s: %s in %s, dialed %s", a.N, what, status, a.Latency.Round(time.Millisecond), orDash(a.DialedIP))
 }
 
 // requiredFlags returns a usage error naming the first empty flag of the

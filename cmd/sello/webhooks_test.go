@@ -324,6 +324,13 @@ func TestWebhooksCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("ErrTestWaitNoServer", func(t *testing.T) {
+		out, _, err := sh("webhooks", "test", "--endpoint", local, "--wait", "--timeout", "300ms")
+		if err == nil || len(strings.TrimSpace(out)) != 36 || !strings.Contains(describe(err), "no delivery attempt within 300ms") || !strings.Contains(describe(err), "is one running on this storage") {
+			t.Fatalf("test --wait without a server: %q, %v", out, err)
+		}
+	})
+
 	t.Run("RotateSecret", func(t *testing.T) {
 		out, errOut, err := sh("webhooks", "rotate-secret", "--endpoint", id, "--generate-secret", "--overlap", "1h")
 		if err != nil || !strings.HasPrefix(out, "whsec_") || !strings.Contains(errOut, "signs too until") {
