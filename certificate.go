@@ -6,8 +6,10 @@ import (
 	"crypto"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/asn1"
 	"encoding/hex"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -88,11 +90,90 @@ func NewCertificate(tenantID string, env Environment, cert *x509.Certificate, ke
 		Fingerprint:  hex.EncodeToString(sum[:]),
 		NotBefore:    cert.NotBefore.UTC(),
 		NotAfter:     cert.NotAfter.UTC(),
-		SelfSigned:   bytes.Equal(cert.RawIssuer, cert.RawSubject) && cert.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature) == nil,
+		SelfSigned:   SelfSigned(cert),
 		DER:          cert.Raw,
 	}
 	c.SealedKey = mk.Seal(der, CertificateKeyAAD(c))
 	return c, nil
+}
+
+// SelfSigned reports whether cert is self-signed: its issuer is its subject
+// and its own key verifies its signature. DGII accepts no self-signed
+// certificate in eCF.
+func SelfSigned(cert *x509.Certificate) bool {
+	return bytes.Equal(cert.RawIssuer, cert.RawSubject) && cert.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature) == nil
+}
+
+// CheckCertificateHolder checks that cert may sign for the taxpayer rnc,
+// as far as its subject tells. DGII's signing certificates belong to a
+// natural person (the e-CF administrator or a delegate) and name that
+// person's cédula or passport in the subject's serialNumber
+// ("IDCDO-00100000001"), not the taxpayer's RNC; DGII checks the
+// delegation itself (docs/lifecycle.md). So a certificate is refused when
+// its subject names an RNC other than rnc, or names no identifier at all;
+// one naming rnc, or only a person's identifier, passes. Identifiers are
+// read from serialNumber and organizationIdentifier: an RNC is a 9-digit
+// number, or one marked RNC, VAT, NTR or TAX ("RNC-131793916",
+// "VATDO-131793916"); anything else is a person's id. Returns
+// INVALID_REQUEST.
+func CheckCertificateHolder(cert *x509.Certificate, rnc string) error {
+	var rncs, persons []string
+	for _, n := range cert.Subject.Names {
+		if !n.Type.Equal(oidSerialNumber) && !n.Type.Equal(oidOrganizationIdentifier) {
+			continue
+		}
+		v, ok := n.Value.(string)
+		if !ok {
+			continue
+		}
+		id, isRNC, ok := parseHolderID(v)
+		switch {
+		case !ok:
+		case id == rnc:
+			return nil
+		case isRNC:
+			rncs = append(rncs, id)
+		default:
+			persons = append(persons, id)
+		}
+	}
+	switch {
+	case len(rncs) > 0:
+		return Errorf(CodeInvalidRequest, "The certificate names RNC %s, not the tenant's %s: it signs for another taxpayer.", strings.Join(rncs, ", "), rnc)
+	case len(persons) == 0:
+		return Errorf(CodeInvalidRequest, "The certificate's subject (%s) names no RNC, cédula or passport: DGII's signing certificates name their holder's (serialNumber IDCDO-…).", cert.Subject)
+	}
+	return nil
+}
+
+var (
+	oidSerialNumber           = asn1.ObjectIdentifier{2, 5, 4, 5}
+	oidOrganizationIdentifier = asn1.ObjectIdentifier{2, 5, 4, 97}
+)
+
+// parseHolderID reads an identifier of a certificate's subject: an
+// optional prefix of letters (ETSI EN 319 412-1's "IDCDO-", "VATDO-", or
+// "RNC-") and a number, which may be written with dashes or spaces
+// ("001-0000000-1"). It reports the digits and whether they are an RNC.
+func parseHolderID(v string) (id string, isRNC, ok bool) {
+	v = strings.TrimSpace(v)
+	i := strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' })
+	if i < 0 {
+		return "", false, false
+	}
+	prefix := strings.ToUpper(strings.TrimRight(v[:i], "-: "))
+	digits := strings.NewReplacer("-", "", " ", "").Replace(v[i:])
+	for _, r := range digits {
+		if r < '0' || r > '9' {
+			return "", false, false
+		}
+	}
+	for _, mark := range []string{"RNC", "VAT", "NTR", "TAX"} {
+		if strings.HasPrefix(prefix, mark) {
+			return digits, true, true
+		}
+	}
+	return digits, prefix == "" && len(digits) == 9, true
 }
 
 func publicKeysEqual(a, b crypto.PublicKey) bool {

@@ -46,6 +46,12 @@ func ParseDocumentType(s string) (DocumentType, error) {
 // Code is the type as it appears in resources and events: "E31".
 func (t DocumentType) Code() string { return "E" + string(t) }
 
+// HasSequenceExpiry reports whether DGII's authorized ranges of type t
+// carry an expiry (FechaVencimientoSecuencia): every type but 32 and 34.
+func (t DocumentType) HasSequenceExpiry() bool {
+	return t != TypeConsumo && t != TypeNotaCredito
+}
+
 // MaxSequenceNumber is the largest sequential an e-NCF can carry (10 digits).
 const MaxSequenceNumber = 9_999_999_999
 

@@ -17,6 +17,7 @@ require (
 	github.com/sello-do/sello/client v0.0.0
 	github.com/shopspring/decimal v1.4.0
 	go.uber.org/goleak v1.3.0
+	golang.org/x/net v0.58.0
 	modernc.org/sqlite v1.60.1
 	software.sslmate.com/src/go-pkcs12 v0.7.4
 )

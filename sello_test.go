@@ -390,3 +390,48 @@ func TestViaRFCE(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckCertificateHolder: DGII's certificates name a person's cédula,
+// which passes; one naming another RNC, or no identifier, is refused.
+func TestCheckCertificateHolder(t *testing.T) {
+	serial, orgID := []int{2, 5, 4, 5}, []int{2, 5, 4, 97}
+	subject := func(attrs ...any) *x509.Certificate {
+		var names []pkix.AttributeTypeAndValue
+		for i := 0; i < len(attrs); i += 2 {
+			names = append(names, pkix.AttributeTypeAndValue{Type: attrs[i].([]int), Value: attrs[i+1]})
+		}
+		return &x509.Certificate{Subject: pkix.Name{CommonName: "Juan Pérez", Names: names}}
+	}
+	for _, tc := range []struct {
+		name string
+		cert *x509.Certificate
+		rnc  string
+		msg  string // "" for a pass
+	}{
+		{"Cedula", subject(serial, "IDCDO-00100000001"), "131793916", ""},
+		{"CedulaDashes", subject(serial, "001-0000000-1"), "131793916", ""},
+		{"Passport", subject(serial, "PASDO-AB123456"), "131793916", ""},
+		{"SameRNC", subject(serial, "RNC-131793916"), "131793916", ""},
+		{"SameRNCBare", subject(serial, "131793916"), "131793916", ""},
+		{"SameRNCOrganizationIdentifier", subject(serial, "IDCDO-00100000001", orgID, "VATDO-131793916"), "131793916", ""},
+		{"PersonTenant", subject(serial, "IDCDO-00100000001"), "00100000001", ""},
+		{"ErrOtherRNC", subject(serial, "RNC-130000002"), "131793916", "names RNC 130000002, not the tenant's 131793916"},
+		{"ErrOtherRNCBare", subject(serial, "130000002"), "131793916", "names RNC 130000002"},
+		{"ErrOtherRNCBesideCedula", subject(serial, "IDCDO-00100000001", orgID, "VATDO-130000002"), "131793916", "names RNC 130000002"},
+		{"ErrNoIdentifier", subject(), "131793916", "names no RNC, cédula or passport"},
+		{"ErrNoDigits", subject(serial, "ABC"), "131793916", "names no RNC"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := sello.CheckCertificateHolder(tc.cert, tc.rnc)
+			if tc.msg == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			if sello.ErrorCodeOf(err) != sello.CodeInvalidRequest || !strings.Contains(sello.ErrorMessageOf(err), tc.msg) {
+				t.Fatalf("got %v, want INVALID_REQUEST with %q", err, tc.msg)
+			}
+		})
+	}
+}

@@ -34,7 +34,9 @@ func (s *Sequence) Expired(now time.Time) bool {
 	return s.ExpiresOn != nil && TodayInDR(now).After(*s.ExpiresOn)
 }
 
-// Validate checks a new range. Returns INVALID_REQUEST.
+// Validate checks a new range: a known environment and type, 1 ≤ From ≤ To
+// ≤ MaxSequenceNumber, and no ExpiresOn for the types without one (see
+// DocumentType.HasSequenceExpiry). Returns INVALID_REQUEST.
 func (s *Sequence) Validate() error {
 	if _, err := ParseEnvironment(string(s.Environment)); err != nil {
 		return err
@@ -42,6 +44,8 @@ func (s *Sequence) Validate() error {
 		return err
 	} else if s.From < 1 || s.To > MaxSequenceNumber || s.From > s.To {
 		return Errorf(CodeInvalidRequest, "Range %d–%d is not valid: it needs 1 ≤ from ≤ to ≤ %d.", s.From, s.To, int64(MaxSequenceNumber))
+	} else if s.ExpiresOn != nil && !s.Type.HasSequenceExpiry() {
+		return Errorf(CodeInvalidRequest, "Type %s has no sequence expiry: DGII's format gives types 32 and 34 no FechaVencimientoSecuencia, so give none.", s.Type)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // WebhookEndpoint is a URL of a tenant's that receives the events of one
@@ -43,6 +44,11 @@ const (
 	WebhookEndpointPaused   WebhookEndpointStatus = "paused"
 	WebhookEndpointDisabled WebhookEndpointStatus = "disabled"
 )
+
+// WebhookEndpointDeleted is the DisabledReason of a deleted endpoint, as
+// the delivery job sees it, and the LastError of the deliveries its
+// deletion failed (DeleteWebhookEndpoint).
+const WebhookEndpointDeleted = "Endpoint deleted."
 
 // WebhookSecret is one signing secret of an endpoint, sealed with the
 // master key (WebhookSecretAAD binds it to its endpoint and id).
@@ -132,8 +138,9 @@ func NewWebhookEndpoint(mk *MasterKey, tenantID string, env Environment, rawURL 
 const MaxWebhookURLLen = 2048
 
 // Check validates what the store keeps of e: tenant, environment, an
-// absolute http(s) URL without credentials or fragment (https in eCF), known
-// event types and a status. Whether the URL's host is public is checked at
+// absolute http(s) URL without credentials or fragment (https in eCF) whose
+// host is ASCII (the IDNA form webhook.NormalizeURL gives), known event
+// types and a status. Whether the URL's host is public is checked at
 // dial time by the delivery client, not here. Returns INVALID_REQUEST.
 func (e *WebhookEndpoint) Check() error {
 	if e.TenantID == "" {
@@ -178,6 +185,8 @@ func checkWebhookURL(raw string, env Environment) error {
 		return Errorf(CodeInvalidRequest, "The endpoint URL must not carry credentials.")
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return Errorf(CodeInvalidRequest, "The endpoint URL must not have a fragment.")
+	case strings.IndexFunc(u.Host, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0:
+		return Errorf(CodeInvalidRequest, "The endpoint URL's host must be in its ASCII (IDNA) form, as webhook.NormalizeURL gives it.")
 	}
 	return nil
 }
@@ -403,6 +412,16 @@ type WebhookStore interface {
 	// changing nothing, if the endpoint was already disabled. Returns
 	// NOT_FOUND.
 	DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason string, now time.Time) (bool, error)
+	// DeleteWebhookEndpoint deletes the endpoint softly, in one
+	// transaction: from then on no method that takes its id finds it
+	// (NOT_FOUND), FindWebhookEndpoints does not list it, no event fans
+	// out to it, and its pending and held deliveries are failed (LastError
+	// "Endpoint deleted."). Its past deliveries and their attempts stay in
+	// the delivery log until retention deletes them; FindWebhookWork still
+	// returns its deliveries, with the endpoint disabled, so a job already
+	// queued ends without an attempt. No event is written. Returns
+	// NOT_FOUND, also for an endpoint already deleted.
+	DeleteWebhookEndpoint(ctx context.Context, tenantID, id string, now time.Time) error
 
 	// FindWebhookDelivery returns one of the tenant's deliveries with its
 	// attempts (AttemptLog, oldest first). Returns NOT_FOUND.

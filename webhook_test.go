@@ -172,6 +172,8 @@ func TestNewWebhookEndpoint(t *testing.T) {
 		{sello.EnvTest, "https://:443/x", "host"},
 		{sello.EnvTest, "https://erp.example.com/" + strings.Repeat("x", 2048), "2048"},
 		{sello.EnvTest, "https://erp example.com/", "not a valid URL"},
+		{sello.EnvProd, "https://127。0。0。1/", "ASCII"},
+		{sello.EnvTest, "https://bücher.example/", "ASCII"},
 	} {
 		_, err := sello.NewWebhookEndpoint(mk, "tn", tc.env, tc.url, nil, strings.Repeat("s", 40))
 		wantCode(t, err, sello.CodeInvalidRequest, tc.msg)

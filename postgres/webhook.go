@@ -139,7 +139,7 @@ func scanSecret(r pgx.Row, endpointID *string) (sello.WebhookSecret, error) {
 func (db *DB) FindWebhookEndpoints(ctx context.Context, tenantID string, env sello.Environment) ([]*sello.WebhookEndpoint, error) {
 	rows, err := db.pool.Query(ctx, `
 		SELECT `+endpointColumns+` FROM webhook_endpoints
-		WHERE tenant_id = $1 AND environment = $2
+		WHERE tenant_id = $1 AND environment = $2 AND deleted_at IS NULL
 		ORDER BY created_at, id`, tenantID, env)
 	if err != nil {
 		return nil, dbError(err, "find webhook endpoints")
@@ -181,9 +181,10 @@ func (db *DB) FindWebhookEndpoints(ctx context.Context, tenantID string, env sel
 	return out, nil
 }
 
-// FindWebhookEndpoint implements sello.WebhookStore. Returns NOT_FOUND.
+// FindWebhookEndpoint implements sello.WebhookStore. Returns NOT_FOUND,
+// also for a deleted endpoint.
 func (db *DB) FindWebhookEndpoint(ctx context.Context, tenantID, id string) (*sello.WebhookEndpoint, error) {
-	return findEndpoint(ctx, db.pool, tenantID, id)
+	return findEndpoint(ctx, db.pool, tenantID, id, false)
 }
 
 // querier is what findEndpoint needs: the pool or a transaction.
@@ -192,11 +193,12 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// findEndpoint reads an endpoint and its secrets, newest first. Returns
-// NOT_FOUND.
-func findEndpoint(ctx context.Context, q querier, tenantID, id string) (*sello.WebhookEndpoint, error) {
+// findEndpoint reads an endpoint and its secrets, newest first; a deleted
+// one only when withDeleted (the delivery job's view). Returns NOT_FOUND.
+func findEndpoint(ctx context.Context, q querier, tenantID, id string, withDeleted bool) (*sello.WebhookEndpoint, error) {
 	e, err := scanEndpoint(q.QueryRow(ctx, `
-		SELECT `+endpointColumns+` FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`, tenantID, id))
+		SELECT `+endpointColumns+` FROM webhook_endpoints
+		WHERE tenant_id = $1 AND id = $2 AND ($3 OR deleted_at IS NULL)`, tenantID, id, withDeleted))
 	if isNoRows(err) {
 		return nil, endpointNotFound(id)
 	} else if err != nil {
@@ -228,12 +230,13 @@ func endpointDisabled(id string) error {
 	return sello.Errorf(sello.CodeConflict, "Webhook endpoint %q is disabled; resume it first.", id)
 }
 
-// lockEndpoint locks the row of one of the tenant's endpoints FOR UPDATE
-// and returns its status and environment. Returns NOT_FOUND.
+// lockEndpoint locks the row of one of the tenant's endpoints that is not
+// deleted FOR UPDATE and returns its status and environment. Returns
+// NOT_FOUND.
 func lockEndpoint(ctx context.Context, tx pgx.Tx, tenantID, id string) (sello.WebhookEndpointStatus, sello.Environment, error) {
 	var status sello.WebhookEndpointStatus
 	var env sello.Environment
-	err := tx.QueryRow(ctx, `SELECT status, environment FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
+	err := tx.QueryRow(ctx, `SELECT status, environment FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`,
 		tenantID, id).Scan(&status, &env)
 	if isNoRows(err) {
 		return "", "", endpointNotFound(id)
@@ -322,7 +325,7 @@ func (db *DB) RotateWebhookSecret(ctx context.Context, tenantID, id string, secr
 	expires := now.Add(overlap)
 	return db.inTx(ctx, func(tx pgx.Tx) error {
 		var one int
-		err := tx.QueryRow(ctx, `SELECT 1 FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 FOR UPDATE`,
+		err := tx.QueryRow(ctx, `SELECT 1 FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE`,
 			tenantID, id).Scan(&one)
 		if isNoRows(err) {
 			return endpointNotFound(id)
@@ -360,7 +363,7 @@ func (db *DB) DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason s
 		// The disabled event's fan-out locks the other endpoints: lock
 		// them all first, in id order, or two disables could deadlock.
 		var env sello.Environment
-		err := tx.QueryRow(ctx, `SELECT environment FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2`,
+		err := tx.QueryRow(ctx, `SELECT environment FROM webhook_endpoints WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL`,
 			tenantID, id).Scan(&env)
 		if isNoRows(err) {
 			return endpointNotFound(id)
@@ -393,6 +396,30 @@ func (db *DB) DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason s
 		return db.insertEvent(ctx, tx, disabledEvent(tenantID, env, id, url, reason, now))
 	})
 	return disabled, err
+}
+
+// DeleteWebhookEndpoint implements sello.WebhookStore: the endpoint
+// disabled and marked deleted, and its pending and held deliveries failed,
+// in one transaction. It locks the endpoint first, like every change of
+// its status (see Webhooks above). Returns NOT_FOUND.
+func (db *DB) DeleteWebhookEndpoint(ctx context.Context, tenantID, id string, now time.Time) error {
+	now = *storedTime(&now)
+	return db.inTx(ctx, func(tx pgx.Tx) error {
+		if _, _, err := lockEndpoint(ctx, tx, tenantID, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `
+			UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = $1, deleted_at = $2, updated_at = $2
+			WHERE tenant_id = $3 AND id = $4`,
+			sello.WebhookEndpointDeleted, now, tenantID, id); err != nil {
+			return dbError(err, "delete webhook endpoint")
+		}
+		_, err := tx.Exec(ctx, `
+			UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = $1, last_error = $2
+			WHERE tenant_id = $3 AND endpoint_id = $4 AND status IN ('pending', 'held')`,
+			now, sello.WebhookEndpointDeleted, tenantID, id)
+		return dbError(err, "fail webhook deliveries")
+	})
 }
 
 // disabledEvent is the webhook_endpoint.disabled event of an endpoint.
@@ -691,7 +718,7 @@ func (db *DB) FindWebhookWork(ctx context.Context, deliveryID string) (*sello.We
 		return nil, dbError(err, "find webhook delivery")
 	}
 	w := &sello.WebhookWork{Delivery: d}
-	if w.Endpoint, err = findEndpoint(ctx, db.pool, d.TenantID, d.EndpointID); err != nil {
+	if w.Endpoint, err = findEndpoint(ctx, db.pool, d.TenantID, d.EndpointID, true); err != nil {
 		return nil, err
 	}
 	if eventID == nil {

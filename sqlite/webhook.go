@@ -130,7 +130,7 @@ func scanEndpoint(s scanner) (*sello.WebhookEndpoint, error) {
 func (db *DB) FindWebhookEndpoints(ctx context.Context, tenantID string, env sello.Environment) ([]*sello.WebhookEndpoint, error) {
 	rows, err := db.q().query(ctx, `
 		SELECT `+endpointColumns+` FROM webhook_endpoints
-		WHERE tenant_id = ? AND environment = ?
+		WHERE tenant_id = ? AND environment = ? AND deleted_at IS NULL
 		ORDER BY created_at, id`, tenantID, env)
 	if err != nil {
 		return nil, dbError(err, "find webhook endpoints")
@@ -173,16 +173,18 @@ func (db *DB) FindWebhookEndpoints(ctx context.Context, tenantID string, env sel
 	return out, dbError(rows.Err(), "find webhook secrets")
 }
 
-// FindWebhookEndpoint implements sello.WebhookStore. Returns NOT_FOUND.
+// FindWebhookEndpoint implements sello.WebhookStore. Returns NOT_FOUND,
+// also for a deleted endpoint.
 func (db *DB) FindWebhookEndpoint(ctx context.Context, tenantID, id string) (*sello.WebhookEndpoint, error) {
-	return findEndpoint(ctx, db.q(), tenantID, id)
+	return findEndpoint(ctx, db.q(), tenantID, id, false)
 }
 
-// findEndpoint reads an endpoint and its secrets, newest first. Returns
-// NOT_FOUND.
-func findEndpoint(ctx context.Context, q querier, tenantID, id string) (*sello.WebhookEndpoint, error) {
+// findEndpoint reads an endpoint and its secrets, newest first; a deleted
+// one only when withDeleted (the delivery job's view). Returns NOT_FOUND.
+func findEndpoint(ctx context.Context, q querier, tenantID, id string, withDeleted bool) (*sello.WebhookEndpoint, error) {
 	e, err := scanEndpoint(q.queryRow(ctx, `
-		SELECT `+endpointColumns+` FROM webhook_endpoints WHERE tenant_id = ? AND id = ?`, tenantID, id))
+		SELECT `+endpointColumns+` FROM webhook_endpoints
+		WHERE tenant_id = ? AND id = ? AND (? OR deleted_at IS NULL)`, tenantID, id, withDeleted))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, endpointNotFound(id)
 	} else if err != nil {
@@ -234,12 +236,12 @@ func endpointDisabled(id string) error {
 	return sello.Errorf(sello.CodeConflict, "Webhook endpoint %q is disabled; resume it first.", id)
 }
 
-// endpointStatus returns the status of one of the tenant's endpoints.
-// Returns NOT_FOUND.
+// endpointStatus returns the status of one of the tenant's endpoints that
+// is not deleted. Returns NOT_FOUND.
 func endpointStatus(ctx context.Context, tx querier, tenantID, id string) (sello.WebhookEndpointStatus, sello.Environment, error) {
 	var status sello.WebhookEndpointStatus
 	var env sello.Environment
-	err := tx.queryRow(ctx, `SELECT status, environment FROM webhook_endpoints WHERE tenant_id = ? AND id = ?`,
+	err := tx.queryRow(ctx, `SELECT status, environment FROM webhook_endpoints WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL`,
 		tenantID, id).Scan(&status, &env)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", "", endpointNotFound(id)
@@ -355,7 +357,7 @@ func (db *DB) DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason s
 		var url string
 		err := tx.queryRow(ctx, `
 			UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ?, updated_at = ?
-			WHERE tenant_id = ? AND id = ? AND status <> 'disabled'
+			WHERE tenant_id = ? AND id = ? AND status <> 'disabled' AND deleted_at IS NULL
 			RETURNING environment, url`,
 			reason, formatTime(now), tenantID, id).Scan(&env, &url)
 		if errors.Is(err, sql.ErrNoRows) {
@@ -375,6 +377,29 @@ func (db *DB) DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason s
 		return db.insertEvent(ctx, tx, disabledEvent(tenantID, env, id, url, reason, now))
 	})
 	return disabled, err
+}
+
+// DeleteWebhookEndpoint implements sello.WebhookStore: the endpoint
+// disabled and marked deleted, and its pending and held deliveries failed,
+// in one transaction. Returns NOT_FOUND.
+func (db *DB) DeleteWebhookEndpoint(ctx context.Context, tenantID, id string, now time.Time) error {
+	now = *storedTime(&now)
+	return db.inTx(ctx, func(tx querier) error {
+		if _, _, err := endpointStatus(ctx, tx, tenantID, id); err != nil {
+			return err
+		}
+		if _, err := tx.exec(ctx, `
+			UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = ?, deleted_at = ?, updated_at = ?
+			WHERE tenant_id = ? AND id = ?`,
+			sello.WebhookEndpointDeleted, formatTime(now), formatTime(now), tenantID, id); err != nil {
+			return dbError(err, "delete webhook endpoint")
+		}
+		_, err := tx.exec(ctx, `
+			UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = ?, last_error = ?
+			WHERE tenant_id = ? AND endpoint_id = ? AND status IN ('pending', 'held')`,
+			formatTime(now), sello.WebhookEndpointDeleted, tenantID, id)
+		return dbError(err, "fail webhook deliveries")
+	})
 }
 
 // disabledEvent is the webhook_endpoint.disabled event of an endpoint.
@@ -683,7 +708,7 @@ func (db *DB) FindWebhookWork(ctx context.Context, deliveryID string) (*sello.We
 		return nil, dbError(err, "find webhook delivery")
 	}
 	w := &sello.WebhookWork{Delivery: d}
-	if w.Endpoint, err = findEndpoint(ctx, q, d.TenantID, d.EndpointID); err != nil {
+	if w.Endpoint, err = findEndpoint(ctx, q, d.TenantID, d.EndpointID, true); err != nil {
 		return nil, err
 	}
 	if testEvent.Valid {

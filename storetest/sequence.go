@@ -70,6 +70,11 @@ func testSequence(t *testing.T, open func(t *testing.T) sello.Store) {
 		wantError(t, err, sello.CodeInvalidRequest, "10", "5")
 		err = e.s.AddSequence(t.Context(), &sello.Sequence{TenantID: tn.ID, Environment: "prod", Type: sello.TypeCreditoFiscal, From: 1, To: 5})
 		wantError(t, err, sello.CodeInvalidRequest, "prod")
+		expires := sello.Date{Year: 2099, Month: 12, Day: 31}
+		for _, typ := range []sello.DocumentType{sello.TypeConsumo, sello.TypeNotaCredito} {
+			err = e.s.AddSequence(t.Context(), &sello.Sequence{TenantID: tn.ID, Environment: sello.EnvTest, Type: typ, From: 1, To: 5, ExpiresOn: &expires})
+			wantError(t, err, sello.CodeInvalidRequest, "Type "+string(typ)+" has no sequence expiry")
+		}
 	})
 	t.Run("ErrTenantNotFound", func(t *testing.T) {
 		e := newEnv(t, open)

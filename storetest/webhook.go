@@ -190,6 +190,7 @@ func testWebhooks(t *testing.T, open func(t *testing.T) sello.Store) {
 	t.Run("RecordAttempt", func(t *testing.T) { testWebhookRecordAttempt(t, open) })
 	t.Run("RecordConcurrent", func(t *testing.T) { testWebhookRecordConcurrent(t, open) })
 	t.Run("Disable", func(t *testing.T) { testWebhookDisable(t, open) })
+	t.Run("Delete", func(t *testing.T) { testWebhookDelete(t, open) })
 	t.Run("Replay", func(t *testing.T) { testWebhookReplay(t, open) })
 	t.Run("ReplayFailed", func(t *testing.T) { testWebhookReplayFailed(t, open) })
 	t.Run("TestDelivery", func(t *testing.T) { testWebhookTestDelivery(t, open) })
@@ -1134,6 +1135,85 @@ func testWebhookRetention(t *testing.T, open func(t *testing.T) sello.Store) {
 
 // testWebhookIsolation calls every tenant-scoped webhook method with
 // another tenant's id and checks it neither sees nor changes anything.
+// testWebhookDelete: a deleted endpoint is gone for every method that
+// takes its id and for the list, gets no more deliveries, and its pending
+// and held deliveries fail; its log stays, and a job already queued finds
+// it disabled.
+func testWebhookDelete(t *testing.T, open func(t *testing.T) sello.Store) {
+	w := newWebhookEnv(t, open)
+	ctx := t.Context()
+	ep := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)
+	other := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)
+	w.emit(t, sello.EnvTest)
+	done := deliveriesTo(mustDeliveries(t, w.s, w.tn.ID, sello.EnvTest, sello.WebhookDeliveryFilter{}), ep.ID)[0]
+	mustRecord(t, w.s, attempt(done, w.clock.Peek(), 200), sello.WebhookOutcome{Status: sello.WebhookSucceeded})
+	w.emit(t, sello.EnvTest) // pending
+	if err := w.s.PauseWebhookEndpoint(ctx, w.tn.ID, ep.ID); err != nil {
+		t.Fatal(err)
+	}
+	w.emit(t, sello.EnvTest) // held
+	eventsBefore := len(mustEvents(t, w.s, w.tn.ID, sello.EnvTest))
+	now := w.clock.Peek().Truncate(time.Millisecond)
+
+	if err := w.s.DeleteWebhookEndpoint(ctx, w.tn.ID, ep.ID, now); err != nil {
+		t.Fatalf("DeleteWebhookEndpoint: %v", err)
+	}
+	_, err := w.s.FindWebhookEndpoint(ctx, w.tn.ID, ep.ID)
+	wantError(t, err, sello.CodeNotFound, ep.ID)
+	if got, err := w.s.FindWebhookEndpoints(ctx, w.tn.ID, sello.EnvTest); err != nil || len(got) != 1 || got[0].ID != other.ID {
+		t.Errorf("FindWebhookEndpoints after delete: got %v, %v; want only the other endpoint", got, err)
+	}
+	ds := deliveriesTo(mustDeliveries(t, w.s, w.tn.ID, sello.EnvTest, sello.WebhookDeliveryFilter{}), ep.ID)
+	if len(ds) != 3 {
+		t.Fatalf("deliveries of the deleted endpoint: got %d, want 3 (the log stays)", len(ds))
+	}
+	for _, d := range ds {
+		switch {
+		case d.ID == done.ID && d.Status != sello.WebhookSucceeded:
+			t.Errorf("the succeeded delivery became %q", d.Status)
+		case d.ID != done.ID && (d.Status != sello.WebhookFailed || d.LastError != sello.WebhookEndpointDeleted || d.NextAttemptAt != nil):
+			t.Errorf("delivery %s: status %q, last error %q, next %v; want failed by the deletion", d.ID, d.Status, d.LastError, d.NextAttemptAt)
+		}
+	}
+	// A job already queued reads the delivery, and the endpoint disabled.
+	work, err := w.s.FindWebhookWork(ctx, ds[0].ID)
+	if err != nil || work.Endpoint.ID != ep.ID || work.Endpoint.Status != sello.WebhookEndpointDisabled {
+		t.Fatalf("FindWebhookWork of a deleted endpoint's delivery: %+v, %v; want it, disabled", work, err)
+	}
+	if got := len(mustEvents(t, w.s, w.tn.ID, sello.EnvTest)); got != eventsBefore {
+		t.Errorf("events after delete: got %d, want %d (deleting writes none)", got, eventsBefore)
+	}
+	// No more deliveries; the other endpoint still gets its own.
+	ev := w.emit(t, sello.EnvTest)
+	for _, d := range mustDeliveries(t, w.s, w.tn.ID, sello.EnvTest, sello.WebhookDeliveryFilter{}) {
+		if d.EventID == ev.ID && d.EndpointID != other.ID {
+			t.Errorf("delivery %s of a new event to endpoint %s", d.ID, d.EndpointID)
+		}
+	}
+	if len(deliveriesTo(mustDeliveries(t, w.s, w.tn.ID, sello.EnvTest, sello.WebhookDeliveryFilter{}), other.ID)) != 4 {
+		t.Errorf("the other endpoint lost deliveries")
+	}
+	// Every method that takes its id answers NOT_FOUND.
+	wantError(t, w.s.DeleteWebhookEndpoint(ctx, w.tn.ID, ep.ID, now), sello.CodeNotFound, ep.ID)
+	wantError(t, w.s.PauseWebhookEndpoint(ctx, w.tn.ID, ep.ID), sello.CodeNotFound, ep.ID)
+	_, err = w.s.ResumeWebhookEndpoint(ctx, w.tn.ID, ep.ID)
+	wantError(t, err, sello.CodeNotFound, ep.ID)
+	s, _ := sello.NewWebhookSecret(webhookKey, ep.ID, secretN(5))
+	wantError(t, w.s.RotateWebhookSecret(ctx, w.tn.ID, ep.ID, s, 0, now), sello.CodeNotFound, ep.ID)
+	_, err = w.s.DisableWebhookEndpoint(ctx, w.tn.ID, ep.ID, "x", now)
+	wantError(t, err, sello.CodeNotFound, ep.ID)
+	_, err = w.s.CreateTestWebhookDelivery(ctx, w.tn.ID, ep.ID, now)
+	wantError(t, err, sello.CodeNotFound, ep.ID)
+	_, err = w.s.ReplayWebhookDelivery(ctx, w.tn.ID, done.ID, now)
+	wantError(t, err, sello.CodeNotFound, ep.ID)
+	_, err = w.s.ReplayFailedWebhookDeliveries(ctx, w.tn.ID, sello.EnvTest, ep.ID, time.Time{}, now)
+	wantError(t, err, sello.CodeNotFound, ep.ID)
+	if n, err := w.s.ReplayFailedWebhookDeliveries(ctx, w.tn.ID, sello.EnvTest, "", time.Time{}, now); n != 0 || err != nil {
+		t.Errorf("ReplayFailedWebhookDeliveries: got %d, %v; want 0 (the deleted endpoint's are skipped)", n, err)
+	}
+	wantError(t, w.s.DeleteWebhookEndpoint(ctx, w.tn.ID, "no-such-endpoint", now), sello.CodeNotFound, "no-such-endpoint")
+}
+
 func testWebhookIsolation(t *testing.T, open func(t *testing.T) sello.Store) {
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
@@ -1172,6 +1252,7 @@ func testWebhookIsolation(t *testing.T, open func(t *testing.T) sello.Store) {
 	wantError(t, err, sello.CodeNotFound, ep.ID)
 	_, err = w.s.CreateTestWebhookDelivery(ctx, b.ID, ep.ID, now)
 	wantError(t, err, sello.CodeNotFound, ep.ID)
+	wantError(t, w.s.DeleteWebhookEndpoint(ctx, b.ID, ep.ID, now), sello.CodeNotFound, ep.ID)
 	// B's own endpoint does not receive A's events.
 	MustCreateWebhookEndpoint(t, w.s, b.ID, sello.EnvTest)
 	w.emit(t, sello.EnvTest)

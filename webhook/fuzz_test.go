@@ -14,7 +14,9 @@ import (
 
 // FuzzValidateURL: never panics; whatever passes is an absolute http(s)
 // URL with a host and no credentials (https in production), and an IP
-// literal host that passes is allowed by the guard.
+// literal host that passes is allowed by the guard. NormalizeURL returns a
+// URL that passes is unchanged, and whatever it returns has an ASCII host,
+// passes ValidateURL and normalizes to itself.
 func FuzzValidateURL(f *testing.F) {
 	for _, s := range []string{
 		"https://hooks.example.com/sello",
@@ -30,12 +32,27 @@ func FuzzValidateURL(f *testing.F) {
 		"//example.com/x",
 		"https://%31%32%37.0.0.1/",
 		"https://127。0。0。1/",
+		"https://Bücher.example/",
+		"https://１２７．0．0．1:8443/",
 		"",
 	} {
 		f.Add(s, true, false)
 		f.Add(s, false, true)
 	}
 	f.Fuzz(func(t *testing.T, raw string, production, allowLoopback bool) {
+		if norm, err := webhook.NormalizeURL(raw, production, allowLoopback); err == nil {
+			if again, err := webhook.NormalizeURL(norm, production, allowLoopback); err != nil || again != norm {
+				t.Fatalf("NormalizeURL(%q) = %q, which normalizes to %q, %v", raw, norm, again, err)
+			}
+			if err := webhook.ValidateURL(norm, production, allowLoopback); err != nil {
+				t.Fatalf("NormalizeURL(%q) = %q, which ValidateURL refuses: %v", raw, norm, err)
+			}
+			if webhook.ValidateURL(raw, production, allowLoopback) == nil && norm != raw {
+				t.Fatalf("NormalizeURL(%q) = %q; a valid URL must stay as given", raw, norm)
+			}
+		} else if webhook.ValidateURL(raw, production, allowLoopback) == nil {
+			t.Fatalf("ValidateURL accepts %q but NormalizeURL refuses it: %v", raw, err)
+		}
 		err := webhook.ValidateURL(raw, production, allowLoopback)
 		if err != nil {
 			var se *sello.Error

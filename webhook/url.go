@@ -7,10 +7,46 @@ import (
 	"strings"
 
 	"github.com/sello-do/sello"
+	"golang.org/x/net/idna"
 )
 
 // MaxURLLen bounds an endpoint URL.
 const MaxURLLen = 2048
+
+// NormalizeURL is the form of an endpoint URL to check and store: its host
+// in the ASCII form IDNA's lookup profile (UTS #46) gives it, so a host
+// written with Unicode is judged as what a resolver looks up. Full-width
+// and ideographic dots become '.', full-width digits ASCII digits, letters
+// lowercase, and Unicode labels punycode (xn--…): "https://127。0。0。1/" is
+// "https://127.0.0.1/". A URL whose host is already ASCII is returned as
+// given. The result is then checked with ValidateURL (production,
+// allowLoopback). Returns INVALID_REQUEST with a message for the tenant.
+func NormalizeURL(rawURL string, production, allowLoopback bool) (string, error) {
+	if u, err := url.Parse(rawURL); err == nil && !isASCII(u.Host) && len(rawURL) <= MaxURLLen {
+		host, err := idna.Lookup.ToASCII(u.Hostname())
+		if err != nil || strings.HasPrefix(u.Host, "[") {
+			return "", sello.Errorf(sello.CodeInvalidRequest, "Webhook URL: host %q is not a valid internationalized domain name.", u.Hostname())
+		}
+		if p := u.Port(); p != "" || strings.HasSuffix(u.Host, ":") {
+			host += ":" + p
+		}
+		u.Host = host
+		rawURL = u.String()
+	}
+	if err := ValidateURL(rawURL, production, allowLoopback); err != nil {
+		return "", err
+	}
+	return rawURL, nil
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
 
 // ValidateURL checks an endpoint URL when it is configured: an absolute
 // http or https URL (https only when production is true), with a host, no
@@ -20,7 +56,8 @@ const MaxURLLen = 2048
 // machine itself, and a numeric host written in a form other than dotted
 // decimal ("2130706433", "0x7f.1", "127.1"), are refused unless
 // allowLoopback. Host names are otherwise judged at delivery, on the address
-// they resolve to then.
+// they resolve to then. A host that is not ASCII is refused: NormalizeURL
+// gives its ASCII form.
 //
 // The caller never passes allowLoopback for production. Returns
 // INVALID_REQUEST with a message for the tenant.
@@ -62,6 +99,8 @@ func ValidateURL(rawURL string, production, allowLoopback bool) error {
 	host := u.Hostname()
 	if host == "" {
 		return bad("a host is required.")
+	} else if !isASCII(u.Host) {
+		return bad("host %q is not in its ASCII (IDNA) form.", host)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {

@@ -92,3 +92,56 @@ func TestValidateURL(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizeURL: hosts are judged and stored in their IDNA ASCII form,
+// so Unicode dots and digits cannot spell an address the checks miss.
+func TestNormalizeURL(t *testing.T) {
+	ok := []struct {
+		url, want           string
+		production, loopbck bool
+	}{
+		{"https://hooks.example.com/sello?x=1", "https://hooks.example.com/sello?x=1", true, false},
+		{"https://Bücher.Example:8443/hook", "https://xn--bcher-kva.example:8443/hook", true, false},
+		{"https://b%C3%BCcher.example/", "https://xn--bcher-kva.example/", true, false},
+		{"https://hooks。example。com/a%2Fb", "https://hooks.example.com/a%2Fb", true, false},
+		{"http://127。0。0。1:9000/hook", "http://127.0.0.1:9000/hook", false, true},
+	}
+	for _, c := range ok {
+		got, err := webhook.NormalizeURL(c.url, c.production, c.loopbck)
+		if err != nil || got != c.want {
+			t.Errorf("NormalizeURL(%q) = %q, %v; want %q", c.url, got, err, c.want)
+		}
+	}
+
+	bad := []struct {
+		url        string
+		production bool
+		loopback   bool
+		msg        string
+	}{
+		{"https://127。0。0。1/", true, false, "127.0.0.1 is a loopback address"},
+		{"https://127｡0｡0｡1/", false, false, "127.0.0.1 is a loopback address"},
+		{"https://１０.0.0.5/", false, true, "10.0.0.5 is a private"},
+		{"https://169．254．169．254/", true, false, "link-local"},
+		{"https://ｌｏｃａｌｈｏｓｔ/", true, false, "this machine"},
+		{"https://0x7f。1/", true, false, "dotted decimal"},
+		{"https://ex_ample.ñ/", true, false, "not a valid internationalized"},
+		{"https://[::１]/", true, false, "not a valid URL"},
+	}
+	for _, c := range bad {
+		got, err := webhook.NormalizeURL(c.url, c.production, c.loopback)
+		var se *sello.Error
+		if !errors.As(err, &se) || se.Code != sello.CodeInvalidRequest || got != "" {
+			t.Errorf("NormalizeURL(%q, %v, %v) = %q, %v; want INVALID_REQUEST", c.url, c.production, c.loopback, got, err)
+			continue
+		}
+		if !strings.Contains(se.Message, c.msg) {
+			t.Errorf("NormalizeURL(%q) message %q, want it to contain %q", c.url, se.Message, c.msg)
+		}
+	}
+
+	// ValidateURL alone refuses a host NormalizeURL has not converted.
+	if err := webhook.ValidateURL("https://bücher.example/", true, false); err == nil || !strings.Contains(err.Error(), "ASCII") {
+		t.Errorf("ValidateURL with a Unicode host = %v, want a refusal naming the ASCII form", err)
+	}
+}

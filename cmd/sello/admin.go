@@ -251,7 +251,7 @@ func runSequences(ctx context.Context, args []string, getenv func(string) string
 				fs.StringVar(&typ, "type", "", "e-CF type: 31, 32, 33, 34, 41, 43, 44, 45, 46 or 47")
 				fs.Int64Var(&from, "from", 0, "first sequential of the authorized range")
 				fs.Int64Var(&to, "to", 0, "last sequential of the authorized range")
-				fs.StringVar(&expires, "expires", "", "the authorization's expiry, dd-MM-yyyy (FechaVencimientoSecuencia); none for types 32 and 34")
+				fs.StringVar(&expires, "expires", "", "the authorization's expiry, dd-MM-yyyy (FechaVencimientoSecuencia); refused for types 32 and 34, which have none")
 			},
 			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
 				if err := required(map[string]string{"env": envName, "type": typ}); err != nil {
@@ -277,6 +277,9 @@ func runSequences(ctx context.Context, args []string, getenv func(string) string
 					return err
 				}
 				fmt.Fprintf(stdout, "%s %s–%s\n", seq.ID, sello.ENCF{Type: dt, Number: from}, sello.ENCF{Type: dt, Number: to})
+				if seq.Expired(time.Now()) {
+					fmt.Fprintf(stderr, "warning: this range expired on %s (in the DR): no document can be numbered from it; ask DGII for a new authorization\n", seq.ExpiresOn.DGII())
+				}
 				return nil
 			},
 		},

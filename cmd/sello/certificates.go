@@ -21,6 +21,7 @@ const selfSignedValidity = 365 * 24 * time.Hour
 
 func runCertificates(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var rnc, envName, p12Path, passwordEnv string
+	var force bool
 	return runGroup(ctx, "certificates", []command{
 		{
 			name: "add",
@@ -29,6 +30,7 @@ func runCertificates(ctx context.Context, args []string, getenv func(string) str
 				fs.StringVar(&envName, "env", "", "environment: TesteCF, CerteCF or eCF")
 				fs.StringVar(&p12Path, "p12", "", "the PKCS#12 (.p12/.pfx) file of the signing certificate")
 				fs.StringVar(&passwordEnv, "password-env", "", "name of the environment variable holding the file's password")
+				fs.BoolVar(&force, "force", false, "add a certificate whose subject names another RNC, or no RNC or cédula (never a self-signed one in eCF)")
 			},
 			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
 				if err := required(map[string]string{"env": envName, "p12": p12Path, "password-env": passwordEnv}); err != nil {
@@ -56,6 +58,15 @@ func runCertificates(ctx context.Context, args []string, getenv func(string) str
 				if time.Now().After(cert.NotAfter) {
 					return sello.Errorf(sello.CodeInvalidRequest, "The certificate expired on %s.", sello.FormatTime(cert.NotAfter))
 				}
+				if env == sello.EnvProd && sello.SelfSigned(cert) {
+					return errSelfSignedInECF("--force does not change this")
+				}
+				if err := sello.CheckCertificateHolder(cert, t.RNC); err != nil {
+					if !force {
+						return sello.Errorf(sello.CodeInvalidRequest, "%s If it is the right certificate for %s, add --force.", sello.ErrorMessageOf(err), t.RNC)
+					}
+					fmt.Fprintf(stderr, "added with --force: %s\n", sello.ErrorMessageOf(err))
+				}
 				return addCertificate(ctx, st, getenv, t, env, cert, key, stdout)
 			},
 		},
@@ -74,7 +85,7 @@ func runCertificates(ctx context.Context, args []string, getenv func(string) str
 					return err
 				}
 				if env == sello.EnvProd {
-					return sello.Errorf(sello.CodeInvalidRequest, "A self-signed certificate cannot sign in eCF: DGII requires a certificate issued by an authorized CA (add it with sello certificates add).")
+					return errSelfSignedInECF("add it with sello certificates add")
 				}
 				key, cert, err := generateCertificate(t)
 				if err != nil {
@@ -102,8 +113,14 @@ func runCertificates(ctx context.Context, args []string, getenv func(string) str
 					return err
 				}
 				now := time.Now()
+				signing := ""
+				if c, err := st.FindSigningCertificate(ctx, t.ID, env, now); err == nil {
+					signing = c.ID
+				} else if sello.ErrorCodeOf(err) != sello.CodeNotFound {
+					return err
+				}
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tSUBJECT\tNOT AFTER\tSTATE\tSELF-SIGNED\tFINGERPRINT")
+				fmt.Fprintln(tw, "ID\tSIGNS\tSUBJECT\tNOT AFTER\tSTATE\tSELF-SIGNED\tFINGERPRINT")
 				for _, c := range certs {
 					state := "valid"
 					switch {
@@ -114,12 +131,25 @@ func runCertificates(ctx context.Context, args []string, getenv func(string) str
 					case c.NotAfter.Sub(now) < sello.CertificateExpiryWarning:
 						state = "expiring"
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%s\n", c.ID, c.Subject, sello.FormatTime(c.NotAfter), state, c.SelfSigned, c.Fingerprint[:16])
+					signs := "-"
+					if c.ID == signing {
+						signs = "yes"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%v\t%s\n", c.ID, signs, c.Subject, sello.FormatTime(c.NotAfter), state, c.SelfSigned, c.Fingerprint[:16])
+				}
+				if signing == "" {
+					fmt.Fprintf(stderr, "no certificate can sign in %s now: documents created there fail until one is added (sello certificates add)\n", env)
 				}
 				return tw.Flush()
 			},
 		},
 	}, args, getenv, stdout, stderr)
+}
+
+// errSelfSignedInECF refuses a self-signed certificate in eCF; hint says
+// what to do instead.
+func errSelfSignedInECF(hint string) error {
+	return sello.Errorf(sello.CodeInvalidRequest, "A self-signed certificate cannot sign in eCF: DGII requires a certificate issued by an authorized CA (%s).", hint)
 }
 
 // generateCertificate makes a self-signed test certificate for a tenant.

@@ -62,3 +62,54 @@ func TestCLI(t *testing.T) {
 		})
 	}
 }
+
+// TestSequencesAddChecks: sequences add refuses an expiry for types 32
+// and 34, which DGII gives none, and warns about a range already expired.
+func TestSequencesAddChecks(t *testing.T) {
+	dir := t.TempDir()
+	sh := func(args ...string) (string, string, error) {
+		return runCLI(append(append([]string{"sequences", "add", "--tenant", "130000002", "--env", "TesteCF"}, args...), "--data", dir)...)
+	}
+	if _, _, err := runCLI("tenants", "create", "--rnc", "130000002", "--name", "Prueba SRL", "--data", dir); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"ErrExpiresType32", []string{"--type", "32", "--from", "1", "--to", "100", "--expires", "31-12-2099"}, "Type 32 has no sequence expiry"},
+		{"ErrExpiresTypeE34", []string{"--type", "E34", "--from", "1", "--to", "100", "--expires", "31-12-2099"}, "Type 34 has no sequence expiry"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _, err := sh(tt.args...)
+			if err == nil || out != "" || !strings.Contains(describe(err), tt.msg) {
+				t.Fatalf("got %q, %v; want a refusal with %q", out, err, tt.msg)
+			}
+		})
+	}
+	t.Run("OKType32WithoutExpiry", func(t *testing.T) {
+		out, errOut, err := sh("--type", "32", "--from", "1", "--to", "100")
+		if err != nil || !strings.Contains(out, "E320000000001–E320000000100") || errOut != "" {
+			t.Fatalf("got %q %q, %v", out, errOut, err)
+		}
+	})
+	t.Run("WarnExpired", func(t *testing.T) {
+		out, errOut, err := sh("--type", "33", "--from", "1", "--to", "100", "--expires", "31-12-2020")
+		if err != nil || !strings.Contains(out, "E330000000001–E330000000100") {
+			t.Fatalf("got %q, %v; an expired range is added, with a warning", out, err)
+		}
+		if !strings.Contains(errOut, "warning: this range expired on 31-12-2020") {
+			t.Fatalf("stderr %q; want the warning", errOut)
+		}
+		if list, _, _ := runCLI("sequences", "list", "--tenant", "130000002", "--env", "TesteCF", "--data", dir); !strings.Contains(list, "expired") {
+			t.Fatalf("list:\n%s", list)
+		}
+	})
+	t.Run("NoWarningWhenValid", func(t *testing.T) {
+		out, errOut, err := sh("--type", "31", "--from", "1", "--to", "100", "--expires", "31-12-2099")
+		if err != nil || out == "" || errOut != "" {
+			t.Fatalf("got %q %q, %v", out, errOut, err)
+		}
+	})
+}

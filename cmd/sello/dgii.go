@@ -79,6 +79,12 @@ func runDGIISim(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	hs := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(stdout, "dgii simulator listening on http://%s\n", ln.Addr())
+	return serveUntilDone(ctx, hs, ln)
+}
+
+// serveUntilDone serves hs on ln until ctx is done, then shuts it down,
+// giving requests in flight 10 seconds.
+func serveUntilDone(ctx context.Context, hs *http.Server, ln net.Listener) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -4,7 +4,8 @@
 //	sello tenants create|list|set-plan …
 //	sello keys create|list|revoke …
 //	sello sequences add|list …
-//	sello webhooks add|list|pause|resume|rotate-secret|test|deliveries|attempts|replay …
+//	sello webhooks add|list|pause|resume|delete|rotate-secret|test|deliveries|attempts|replay …
+//	sello listen [--addr 127.0.0.1:4000] --secret S [--forward-to URL]
 //
 // Every command takes --data DIR (SQLite, default ./sello-data) or
 // --database-url postgres://… and works while a server runs on the same
@@ -71,6 +72,7 @@ Commands:
   sequences    add or list authorized e-NCF ranges
   certificates add (.p12), generate (self-signed, tests only) or list signing certificates
   webhooks     configure webhook endpoints, read their delivery log, replay deliveries
+  listen       receive webhook deliveries here, verify and print them, forward them to your app
   dgii-sim     run the DGII simulator on its own
   bench        load a running server and measure creates and verdicts
   version      print the version
@@ -99,6 +101,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runCertificates(ctx, rest, getenv, stdout, stderr)
 	case "webhooks":
 		return runWebhooks(ctx, rest, getenv, stdout, stderr)
+	case "listen":
+		return runListen(ctx, rest, getenv, stdout, stderr)
 	case "dgii-sim":
 		return runDGIISim(ctx, rest, getenv, stdout, stderr)
 	case "bench":

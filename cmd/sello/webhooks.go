@@ -19,8 +19,8 @@ import (
 // the workers of `sello serve`.
 func runWebhooks(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var rnc, envName, url, secret, events, endpointID, deliveryID, since, failedSince string
-	var generate, allowLoopback, failedOnly bool
-	var overlap time.Duration
+	var generate, allowLoopback, failedOnly, wait bool
+	var overlap, waitTimeout time.Duration
 	var limit int
 	tenantFlag := func(fs *flag.FlagSet, help string) { fs.StringVar(&rnc, "tenant", "", help) }
 	endpointFlag := func(fs *flag.FlagSet) {
@@ -54,7 +54,8 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 				if err != nil {
 					return err
 				}
-				if err := checkEndpointURL(url, env, allowLoopback); err != nil {
+				url, err := normalizeEndpointURL(url, env, allowLoopback)
+				if err != nil {
 					return err
 				}
 				types, err := parseEventTypes(events)
@@ -148,6 +149,21 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 			},
 		},
 		{
+			name:  "delete",
+			flags: endpointFlag,
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				t, e, err := findEndpoint(ctx, st, rnc, endpointID)
+				if err != nil {
+					return err
+				}
+				if err := st.DeleteWebhookEndpoint(ctx, t.ID, e.ID, time.Now()); err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "%s deleted: no more deliveries; its pending and held ones failed, and its delivery log stays for %d days\n", e.ID, int(sello.EventRetention/(24*time.Hour)))
+				return nil
+			},
+		},
+		{
 			name: "rotate-secret",
 			flags: func(fs *flag.FlagSet) {
 				endpointFlag(fs)
@@ -188,8 +204,12 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 			},
 		},
 		{
-			name:  "test",
-			flags: endpointFlag,
+			name: "test",
+			flags: func(fs *flag.FlagSet) {
+				endpointFlag(fs)
+				fs.BoolVar(&wait, "wait", false, "wait for the first delivery attempt (made by sello serve) and print its result; exit 1 if it failed")
+				fs.DurationVar(&waitTimeout, "timeout", 30*time.Second, "with --wait: how long to wait for the attempt")
+			},
 			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
 				t, e, err := findEndpoint(ctx, st, rnc, endpointID)
 				if err != nil {
@@ -201,7 +221,21 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 				}
 				fmt.Fprintln(stdout, d.ID)
 				if d.Status == sello.WebhookHeld {
+					if wait {
+						return sello.Errorf(sello.CodeConflict, "The endpoint is paused: the test event is held until sello webhooks resume, so there is no attempt to wait for.")
+					}
 					fmt.Fprintln(stderr, "the endpoint is paused: the test event is held until sello webhooks resume")
+				}
+				if !wait {
+					return nil
+				}
+				a, err := waitFirstAttempt(ctx, st, d, waitTimeout)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(stdout, describeAttempt(a))
+				if a.ErrorClass != "" {
+					return fmt.Errorf("the endpoint did not accept the test event (sello webhooks attempts --delivery %s shows the attempts)", d.ID)
 				}
 				return nil
 			},
@@ -334,6 +368,57 @@ func runWebhooks(ctx context.Context, args []string, getenv func(string) string,
 	}, args, getenv, stdout, stderr)
 }
 
+// waitPoll is how often waitFirstAttempt reads the delivery.
+const waitPoll = 100 * time.Millisecond
+
+// waitFirstAttempt waits until the delivery d has an attempt, at most
+// timeout, and returns the first. Deliveries are made by the workers of
+// sello serve on the same storage. Returns an error when none comes in
+// time, or when d ends without one (its endpoint deleted or disabled
+// meanwhile).
+func waitFirstAttempt(ctx context.Context, st *storage, d *sello.WebhookDelivery, timeout time.Duration) (*sello.WebhookAttempt, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(waitPoll)
+	defer tick.Stop()
+	for {
+		full, err := st.FindWebhookDelivery(ctx, d.TenantID, d.ID)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			return nil, err
+		case err == nil && len(full.AttemptLog) > 0:
+			return full.AttemptLog[0], nil
+		case err == nil && full.Status == sello.WebhookFailed:
+			return nil, fmt.Errorf("delivery %s failed without an attempt: %s", d.ID, full.LastError)
+		}
+		select {
+		case <-ctx.Done():
+			if ctx.Err() == context.DeadlineExceeded {
+				return nil, fmt.Errorf("no delivery attempt within %s: deliveries are made by sello serve; is one running on this storage (%s)?", timeout, st.desc)
+			}
+			return nil, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
+// describeAttempt is one line on an attempt: its HTTP status and latency,
+// or why it failed.
+func describeAttempt(a *sello.WebhookAttempt) string {
+	what := "succeeded"
+	if a.ErrorClass != "" {
+		what = "failed: " + a.ErrorClass
+		if a.Error != "" {
+			what += ": " + a.Error
+		}
+	}
+	status := "no answer"
+	if a.ResponseStatus != 0 {
+		status = fmt.Sprintf("HTTP %d", a.ResponseStatus)
+	}
+	return fmt.Sprintf("attempt %d %s: %s in %s, dialed %s", a.N, what, status, a.Latency.Round(time.Millisecond), orDash(a.DialedIP))
+}
+
 // requiredFlags returns a usage error naming the first empty flag of the
 // name, value pairs.
 func requiredFlags(pairs ...string) error {
@@ -360,19 +445,21 @@ func chooseSecret(secret string, generate bool) (string, error) {
 	return secret, nil
 }
 
-// checkEndpointURL applies webhook.ValidateURL: https:// in eCF, and
-// loopback hosts only with --allow-loopback, which eCF refuses. Returns
-// INVALID_REQUEST.
-func checkEndpointURL(url string, env sello.Environment, allowLoopback bool) error {
+// normalizeEndpointURL applies webhook.NormalizeURL and returns the URL to
+// store (its host in IDNA ASCII form): https:// in eCF, and loopback hosts
+// only with --allow-loopback, which eCF refuses. Returns INVALID_REQUEST.
+func normalizeEndpointURL(url string, env sello.Environment, allowLoopback bool) (string, error) {
 	prod := env == sello.EnvProd
 	if allowLoopback && prod {
-		return sello.Errorf(sello.CodeInvalidRequest, "--allow-loopback does not apply to eCF: production webhooks go only to public https:// URLs.")
+		return "", sello.Errorf(sello.CodeInvalidRequest, "--allow-loopback does not apply to eCF: production webhooks go only to public https:// URLs.")
 	}
-	err := webhook.ValidateURL(url, prod, allowLoopback)
-	if err != nil && !allowLoopback && !prod && webhook.ValidateURL(url, prod, true) == nil {
-		return sello.Errorf(sello.CodeInvalidRequest, "%s For a receiver on this machine (tests, demos) add --allow-loopback, and run sello serve with --allow-loopback-webhooks or --demo.", sello.ErrorMessageOf(err))
+	norm, err := webhook.NormalizeURL(url, prod, allowLoopback)
+	if err != nil && !allowLoopback && !prod {
+		if _, err2 := webhook.NormalizeURL(url, prod, true); err2 == nil {
+			return "", sello.Errorf(sello.CodeInvalidRequest, "%s For a receiver on this machine (tests, demos) add --allow-loopback, and run sello serve with --allow-loopback-webhooks or --demo.", sello.ErrorMessageOf(err))
+		}
 	}
-	return err
+	return norm, err
 }
 
 // parseEventTypes reads --events. Returns INVALID_REQUEST for an unknown

@@ -261,6 +261,10 @@ func TestWebhooksCLI(t *testing.T) {
 		{"ErrNoSecret", []string{"--env", "TesteCF", "--url", "https://hooks.example.com/"}, "--secret or --generate-secret is required"},
 		{"ErrEventType", []string{"--env", "TesteCF", "--url", "https://hooks.example.com/", "--generate-secret", "--events", "ecf.exploded"}, `Unknown event type "ecf.exploded"`},
 		{"ErrNoURL", []string{"--env", "TesteCF", "--generate-secret"}, "--url is required"},
+		{"ErrIDNALoopbackInECF", []string{"--env", "eCF", "--url", "https://127。0。0。1/", "--generate-secret"}, "127.0.0.1 is a loopback address"},
+		{"ErrIDNALoopbackWithoutFlag", []string{"--env", "TesteCF", "--url", "http://１２７．0．0．1:9000/", "--generate-secret"}, "add --allow-loopback"},
+		{"ErrIDNAPrivate", []string{"--env", "TesteCF", "--url", "http://10｡0｡0｡5/", "--generate-secret", "--allow-loopback"}, "10.0.0.5 is a private"},
+		{"ErrIDNAInvalid", []string{"--env", "TesteCF", "--url", "https://a_b.ñ/", "--generate-secret"}, "not a valid internationalized"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, _, err := sh(append([]string{"webhooks", "add", "--tenant", "131793916"}, tt.args...)...)
@@ -279,6 +283,12 @@ func TestWebhooksCLI(t *testing.T) {
 		t.Fatalf("add --generate-secret printed %q", out)
 	}
 	local := lines[0]
+
+	// A Unicode host is stored in its IDNA ASCII form, the one resolved.
+	must("webhooks", "add", "--tenant", "131793916", "--env", "CerteCF", "--url", "https://Bücher。example/sello", "--generate-secret")
+	if out := must("webhooks", "list", "--env", "CerteCF"); !strings.Contains(out, "https://xn--bcher-kva.example/sello") {
+		t.Fatalf("list after adding a Unicode host:\n%s", out)
+	}
 
 	list := must("webhooks", "list", "--tenant", "131793916")
 	for _, want := range []string{id, local, "eCF", "ecf.accepted,ecf.rejected", "http://127.0.0.1:9/", "active"} {
@@ -311,6 +321,13 @@ func TestWebhooksCLI(t *testing.T) {
 		}
 		if rows := deliveryRows(must("webhooks", "deliveries", "--endpoint", local)); rows[0][4] != "pending" {
 			t.Fatalf("after resume: %v", rows)
+		}
+	})
+
+	t.Run("ErrTestWaitNoServer", func(t *testing.T) {
+		out, _, err := sh("webhooks", "test", "--endpoint", local, "--wait", "--timeout", "300ms")
+		if err == nil || len(strings.TrimSpace(out)) != 36 || !strings.Contains(describe(err), "no delivery attempt within 300ms") || !strings.Contains(describe(err), "is one running on this storage") {
+			t.Fatalf("test --wait without a server: %q, %v", out, err)
 		}
 	})
 
@@ -360,6 +377,30 @@ func TestWebhooksCLI(t *testing.T) {
 		}
 	})
 
+	t.Run("Delete", func(t *testing.T) {
+		gone := strings.Split(must("webhooks", "add", "--tenant", "131793916", "--env", "TesteCF", "--url", "https://gone.example.com/", "--generate-secret"), "\n")[0]
+		out, errOut, err := sh("webhooks", "test", "--endpoint", gone)
+		if err != nil {
+			t.Fatalf("test: %v %s", describe(err), errOut)
+		}
+		pending := strings.TrimSpace(out)
+		if out := must("webhooks", "delete", "--endpoint", gone); !strings.HasPrefix(out, gone+" deleted") {
+			t.Fatalf("delete printed %q", out)
+		}
+		if out := must("webhooks", "list"); strings.Contains(out, gone) {
+			t.Fatalf("list shows the deleted endpoint:\n%s", out)
+		}
+		if log := must("webhooks", "attempts", "--delivery", pending); !strings.Contains(log, "failed after 0 attempts") {
+			t.Fatalf("the deleted endpoint's pending delivery:\n%s", log)
+		}
+		for _, args := range [][]string{{"delete"}, {"test"}, {"resume"}, {"pause"}} {
+			_, _, err := sh("webhooks", args[0], "--endpoint", gone)
+			if !strings.Contains(describe(err), "No webhook endpoint has id "+gone) {
+				t.Errorf("webhooks %s of the deleted endpoint: %v", args[0], err)
+			}
+		}
+	})
+
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -373,7 +414,9 @@ func TestWebhooksCLI(t *testing.T) {
 		{"ErrBadSince", []string{"webhooks", "deliveries", "--tenant", "131793916", "--since", "yesterday"}, "RFC 3339"},
 		{"ErrDeliveriesNoTenant", []string{"webhooks", "deliveries"}, "--tenant is required"},
 		{"ErrRotateNoSecret", []string{"webhooks", "rotate-secret", "--endpoint", id}, "--secret or --generate-secret"},
-		{"ErrUnknownCommand", []string{"webhooks", "delete"}, "unknown command"},
+		{"ErrUnknownCommand", []string{"webhooks", "remove"}, "unknown command"},
+		{"ErrDeleteUnknown", []string{"webhooks", "delete", "--endpoint", sello.NewID()}, "No webhook endpoint"},
+		{"ErrDeleteNoEndpoint", []string{"webhooks", "delete"}, "--endpoint is required"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, _, err := sh(tt.args...)
