@@ -661,14 +661,17 @@ func TestOpenAPIUnknownEnvironment(t *testing.T) {
 			if desc := *r.Value.Description; !strings.Contains(desc, "`{env}` is not an environment") {
 				t.Errorf("%s %s: 404 %q does not document an unknown environment", method, path, desc)
 			}
-			if h := r.Value.Headers["RateLimit"]; h == nil || h.Value.Required {
-				t.Errorf("%s %s: 404 must allow an answer without RateLimit (the key is checked, not its rate)", method, path)
+			if h := r.Value.Headers["RateLimit"]; h == nil || !h.Value.Required {
+				t.Errorf("%s %s: 404 must require RateLimit (answered after the rate limit)", method, path)
 			}
 			target := strings.NewReplacer("{env}", "Produccion", "{encf}", "E310000000001").Replace(path)
 			rec := f.do(method, target, apitest.Invoice(testRNC))
 			body := rec.Body.Bytes()
 			if rec.Code != http.StatusNotFound || !bytes.Contains(body, []byte(`"NOT_FOUND"`)) || !bytes.Contains(body, []byte("Unknown environment")) {
 				t.Errorf("%s %s: %d %s, want 404 NOT_FOUND for an unknown environment", method, target, rec.Code, body)
+			}
+			if rec.Header().Get("RateLimit") == "" || rec.Header().Get("RateLimit-Policy") == "" {
+				t.Errorf("%s %s: the 404 carries no RateLimit headers", method, target)
 			}
 			req := httptest.NewRequest(method, strings.ReplaceAll(target, "Produccion", "TesteCF"), nil)
 			if err := c.ValidateResponse(req, rec.Result(), body); err != nil {
