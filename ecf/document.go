@@ -47,12 +47,6 @@ func (d *Document) IssueDate() sello.Date {
 	return sello.Date{}
 }
 
-// carriesExpiry reports whether documents of type t carry
-// FechaVencimientoSecuencia (all but 32 and 34).
-func carriesExpiry(t sello.DocumentType) bool {
-	return t != sello.TypeConsumo && t != sello.TypeNotaCredito
-}
-
 // Number sets IdDoc.eNCF to encf when absent, or checks that it equals encf.
 // For the types that carry FechaVencimientoSecuencia (all but 32 and 34) it
 // sets that field from seq.ExpiresOn (dd-MM-yyyy) when absent, or checks
@@ -79,7 +73,7 @@ func (d *Document) Number(encf sello.ENCF, seq *sello.Sequence) error {
 	if t == "" {
 		t = encf.Type
 	}
-	if carriesExpiry(t) {
+	if t.HasSequenceExpiry() {
 		var expiry string
 		if seq != nil && seq.ExpiresOn != nil {
 			expiry = seq.ExpiresOn.DGII()
