@@ -52,6 +52,39 @@ func (c *Certificate) Valid(now time.Time) bool {
 // is emitted.
 const CertificateExpiryWarning = 30 * 24 * time.Hour
 
+// CheckNew refuses a certificate a store cannot keep: without a tenant, a
+// known environment, the certificate or its sealed key (see
+// NewCertificate). Returns INVALID_REQUEST.
+func (c *Certificate) CheckNew() error {
+	if c.TenantID == "" {
+		return Errorf(CodeInvalidRequest, "Tenant required.")
+	} else if _, err := ParseEnvironment(string(c.Environment)); err != nil {
+		return err
+	} else if c.Fingerprint == "" || len(c.DER) == 0 {
+		return Errorf(CodeInvalidRequest, "Certificate required.")
+	} else if len(c.SealedKey) == 0 {
+		return Errorf(CodeInvalidRequest, "Sealed private key required.")
+	}
+	return nil
+}
+
+// NewCertificateExpiringEvent is the certificate.expiring event of c, whose
+// holder is subject and whose validity ends at notAfter.
+func NewCertificateExpiringEvent(c *Certificate, subject string, notAfter, now time.Time) *Event {
+	return &Event{
+		ID:          NewID(),
+		Type:        EventCertificateExpiring,
+		CreatedAt:   now,
+		TenantID:    c.TenantID,
+		Environment: c.Environment,
+		Data: EventData{
+			Severity: "warning",
+			Message:  fmt.Sprintf("The signing certificate of %s expires on %s.", subject, notAfter.UTC().Format(time.DateOnly)),
+			Payload:  map[string]any{"certificateId": c.ID, "notAfter": FormatTime(notAfter), "subject": subject},
+		},
+	}
+}
+
 // CertificateStore keeps signing certificates.
 type CertificateStore interface {
 	// AddCertificate stores c and sets its ID and CreatedAt. Returns

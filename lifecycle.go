@@ -62,3 +62,29 @@ type LifecycleStore interface {
 	// FindDocumentHistory returns the status history, oldest first.
 	FindDocumentHistory(ctx context.Context, tenantID string, env Environment, id string) ([]StatusChange, error)
 }
+
+// Check refuses a change no store can apply: an unknown status, in Status or
+// From, or an unknown event severity. Returns INVALID_REQUEST.
+func (ch DocumentChange) Check() error {
+	for _, s := range append([]Status{ch.Status}, ch.From...) {
+		if s == "" {
+			continue
+		}
+		if _, err := ParseStatus(string(s)); err != nil {
+			return err
+		}
+	}
+	switch ch.Severity {
+	case "", "info", "warning", "error":
+		return nil
+	}
+	return Errorf(CodeInvalidRequest, "Unknown event severity %q.", ch.Severity)
+}
+
+// EventSeverity is the severity of the change's event: "info" when unset.
+func (ch DocumentChange) EventSeverity() string {
+	if ch.Severity == "" {
+		return "info"
+	}
+	return ch.Severity
+}

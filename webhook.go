@@ -164,6 +164,67 @@ func (e *WebhookEndpoint) Check() error {
 	return nil
 }
 
+// CheckNew refuses an endpoint a store cannot keep: Check's refusals, and
+// an endpoint without an id or a sealed secret (see NewWebhookEndpoint).
+// Returns INVALID_REQUEST.
+func (e *WebhookEndpoint) CheckNew() error {
+	if err := e.Check(); err != nil {
+		return err
+	} else if e.ID == "" {
+		return Errorf(CodeInvalidRequest, "Endpoint id required (see sello.NewWebhookEndpoint).")
+	} else if len(e.Secrets) == 0 {
+		return Errorf(CodeInvalidRequest, "A webhook endpoint needs a secret.")
+	}
+	for _, s := range e.Secrets {
+		if err := s.Check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Check refuses a secret a store cannot keep: without an id or sealed
+// bytes (see NewWebhookSecret). Returns INVALID_REQUEST.
+func (s WebhookSecret) Check() error {
+	if s.ID == "" || len(s.Sealed) == 0 {
+		return Errorf(CodeInvalidRequest, "Sealed webhook secret required (see sello.NewWebhookSecret).")
+	}
+	return nil
+}
+
+// WebhookEndpointNotFound is the NOT_FOUND error of an endpoint id.
+func WebhookEndpointNotFound(id string) error {
+	return Errorf(CodeNotFound, "Webhook endpoint %q not found.", id)
+}
+
+// WebhookDeliveryNotFound is the NOT_FOUND error of a delivery id.
+func WebhookDeliveryNotFound(id string) error {
+	return Errorf(CodeNotFound, "Webhook delivery %q not found.", id)
+}
+
+// WebhookEndpointIsDisabled is the CONFLICT error of an action a disabled
+// endpoint refuses until it is resumed.
+func WebhookEndpointIsDisabled(id string) error {
+	return Errorf(CodeConflict, "Webhook endpoint %q is disabled; resume it first.", id)
+}
+
+// NewWebhookEndpointDisabledEvent is the webhook.endpoint.disabled event of
+// endpoint id (at url) of a tenant's environment, disabled for reason.
+func NewWebhookEndpointDisabledEvent(tenantID string, env Environment, id, url, reason string, now time.Time) *Event {
+	return &Event{
+		ID:          NewID(),
+		Type:        EventWebhookEndpointDisabled,
+		CreatedAt:   now,
+		TenantID:    tenantID,
+		Environment: env,
+		Data: EventData{
+			Severity: "warning",
+			Message:  fmt.Sprintf("The webhook endpoint %s was disabled: %s", url, reason),
+			Payload:  map[string]any{"endpointId": id, "url": url, "reason": reason},
+		},
+	}
+}
+
 func checkWebhookURL(raw string, env Environment) error {
 	if raw == "" {
 		return Errorf(CodeInvalidRequest, "The endpoint URL is required.")
@@ -254,6 +315,34 @@ type WebhookDelivery struct {
 	UpdatedAt time.Time `json:"updatedAt"`
 	// Attempts made, oldest first; only FindWebhookDelivery fills it.
 	AttemptLog []*WebhookAttempt `json:"attemptLog,omitempty"`
+}
+
+// NewEventDelivery is the delivery of ev to endpoint e, with the job that
+// attempts it (see QueueOrHold), or nil, nil when e does not subscribe to
+// ev's type or is disabled. Only the endpoint's ID, Status and Events are
+// read.
+func NewEventDelivery(ev *Event, e *WebhookEndpoint) (*WebhookDelivery, Job) {
+	if e.Status == WebhookEndpointDisabled || !e.Subscribes(ev.Type) {
+		return nil, nil
+	}
+	d := &WebhookDelivery{
+		ID: NewID(), EndpointID: e.ID, TenantID: ev.TenantID, Environment: ev.Environment,
+		EventID: ev.ID, EventType: ev.Type, Trigger: WebhookTriggerEvent,
+		CreatedAt: ev.CreatedAt, UpdatedAt: ev.CreatedAt,
+	}
+	return d, d.QueueOrHold(e.Status, ev.CreatedAt)
+}
+
+// QueueOrHold sets a new delivery's status for an endpoint in status: held
+// for a paused endpoint (no job), else pending and due at now, with the job
+// that attempts it.
+func (d *WebhookDelivery) QueueOrHold(status WebhookEndpointStatus, now time.Time) Job {
+	if status == WebhookEndpointPaused {
+		d.Status, d.NextAttemptAt = WebhookHeld, nil
+		return nil
+	}
+	d.Status, d.NextAttemptAt = WebhookPending, &now
+	return WebhookJob{DeliveryID: d.ID}
 }
 
 // WebhookDeliveryStatus is the state of a delivery.

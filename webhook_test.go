@@ -313,3 +313,61 @@ func FuzzWebhookEndpoint(f *testing.F) {
 		}
 	})
 }
+
+func TestNewEventDelivery(t *testing.T) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	ev := &sello.Event{ID: "evt_1", Type: sello.EventECFAccepted, TenantID: "ten_1", Environment: sello.EnvTest, CreatedAt: now}
+	tests := []struct {
+		name       string
+		endpoint   sello.WebhookEndpoint
+		wantStatus sello.WebhookDeliveryStatus // "" for no delivery
+		wantJob    bool
+	}{
+		{"active, all events", sello.WebhookEndpoint{ID: "we_1", Status: sello.WebhookEndpointActive}, sello.WebhookPending, true},
+		{"active, subscribed", sello.WebhookEndpoint{ID: "we_1", Status: sello.WebhookEndpointActive, Events: []sello.EventType{sello.EventECFAccepted}}, sello.WebhookPending, true},
+		{"active, other events", sello.WebhookEndpoint{ID: "we_1", Status: sello.WebhookEndpointActive, Events: []sello.EventType{sello.EventECFRejected}}, "", false},
+		{"paused", sello.WebhookEndpoint{ID: "we_1", Status: sello.WebhookEndpointPaused}, sello.WebhookHeld, false},
+		{"disabled", sello.WebhookEndpoint{ID: "we_1", Status: sello.WebhookEndpointDisabled}, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, job := sello.NewEventDelivery(ev, &tt.endpoint)
+			if tt.wantStatus == "" {
+				if d != nil || job != nil {
+					t.Fatalf("NewEventDelivery = %+v, %v; want none", d, job)
+				}
+				return
+			}
+			if d == nil {
+				t.Fatal("NewEventDelivery = nil; want a delivery")
+			}
+			if d.Status != tt.wantStatus || d.EndpointID != "we_1" || d.EventID != "evt_1" || d.EventType != ev.Type ||
+				d.TenantID != "ten_1" || d.Environment != sello.EnvTest || d.Trigger != sello.WebhookTriggerEvent || !d.CreatedAt.Equal(now) {
+				t.Errorf("delivery = %+v", d)
+			}
+			if tt.wantJob {
+				if job != (sello.WebhookJob{DeliveryID: d.ID}) || d.NextAttemptAt == nil || !d.NextAttemptAt.Equal(now) {
+					t.Errorf("job = %v, next attempt %v; want the delivery's job due now", job, d.NextAttemptAt)
+				}
+			} else if job != nil || d.NextAttemptAt != nil {
+				t.Errorf("job = %v, next attempt %v; want none (held)", job, d.NextAttemptAt)
+			}
+		})
+	}
+}
+
+func TestDocumentChangeCheck(t *testing.T) {
+	for _, ch := range []sello.DocumentChange{{}, {Status: sello.StatusSigned, From: []sello.Status{sello.StatusQueuedForSigning}, Severity: "warning"}} {
+		if err := ch.Check(); err != nil {
+			t.Errorf("Check(%+v) = %v", ch, err)
+		}
+	}
+	for _, ch := range []sello.DocumentChange{{Status: "nope"}, {From: []sello.Status{"nope"}}, {Severity: "loud"}} {
+		if got := sello.ErrorCodeOf(ch.Check()); got != sello.CodeInvalidRequest {
+			t.Errorf("Check(%+v) code = %q; want INVALID_REQUEST", ch, got)
+		}
+	}
+	if got := (sello.DocumentChange{}).EventSeverity(); got != "info" {
+		t.Errorf("EventSeverity of unset = %q; want info", got)
+	}
+}

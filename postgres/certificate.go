@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,7 +12,7 @@ import (
 // NOT_FOUND if the tenant does not exist and CONFLICT if the tenant already
 // has the certificate in its environment.
 func (db *DB) AddCertificate(ctx context.Context, c *sello.Certificate) error {
-	if err := checkCertificate(c); err != nil {
+	if err := c.CheckNew(); err != nil {
 		return err
 	}
 	id, now := sello.NewID(), db.now()
@@ -34,21 +33,6 @@ func (db *DB) AddCertificate(ctx context.Context, c *sello.Certificate) error {
 		return dbError(err, "add certificate")
 	}
 	c.ID, c.CreatedAt, c.NotBefore, c.NotAfter = id, now, notBefore, notAfter
-	return nil
-}
-
-// checkCertificate refuses a certificate the store cannot keep. Returns
-// INVALID_REQUEST.
-func checkCertificate(c *sello.Certificate) error {
-	if c.TenantID == "" {
-		return sello.Errorf(sello.CodeInvalidRequest, "Tenant required.")
-	} else if _, err := sello.ParseEnvironment(string(c.Environment)); err != nil {
-		return err
-	} else if c.Fingerprint == "" || len(c.DER) == 0 {
-		return sello.Errorf(sello.CodeInvalidRequest, "Certificate required.")
-	} else if len(c.SealedKey) == 0 {
-		return sello.Errorf(sello.CodeInvalidRequest, "Sealed private key required.")
-	}
 	return nil
 }
 
@@ -109,26 +93,9 @@ func (db *DB) WarnCertificateExpiring(ctx context.Context, c *sello.Certificate,
 			return dbError(err, "warn certificate expiring")
 		}
 		warned = true
-		return db.insertEvent(ctx, tx, expiringEvent(c, subject, notAfter, now))
+		return db.insertEvent(ctx, tx, sello.NewCertificateExpiringEvent(c, subject, notAfter, now))
 	})
 	return warned, err
-}
-
-// expiringEvent is the certificate.expiring event of c, which expires at
-// notAfter.
-func expiringEvent(c *sello.Certificate, subject string, notAfter, now time.Time) *sello.Event {
-	return &sello.Event{
-		ID:          sello.NewID(),
-		Type:        sello.EventCertificateExpiring,
-		CreatedAt:   now,
-		TenantID:    c.TenantID,
-		Environment: c.Environment,
-		Data: sello.EventData{
-			Severity: "warning",
-			Message:  fmt.Sprintf("The signing certificate of %s expires on %s.", subject, notAfter.UTC().Format(time.DateOnly)),
-			Payload:  map[string]any{"certificateId": c.ID, "notAfter": sello.FormatTime(notAfter), "subject": subject},
-		},
-	}
 }
 
 func scanCertificate(r pgx.Row) (*sello.Certificate, error) {

@@ -43,10 +43,9 @@ func (db *DB) insertEvent(ctx context.Context, tx pgx.Tx, ev *sello.Event) error
 	return db.fanOut(ctx, tx, ev)
 }
 
-// fanOut creates ev's webhook deliveries with tx: one per endpoint of its
-// tenant and environment that subscribes to its type, pending with a
-// sello.WebhookJob when the endpoint is active, held without a job when it
-// is paused. Disabled endpoints get none. For a tenant without endpoints it
+// fanOut creates ev's webhook deliveries with tx: for each active or paused
+// endpoint of its tenant and environment, what sello.NewEventDelivery
+// decides (the rule lives there). For a tenant without endpoints it
 // costs one indexed SELECT (webhook_endpoints_tenant_env_status), which pgx
 // prepares once per connection, and locks nothing.
 //
@@ -68,35 +67,28 @@ func (db *DB) fanOut(ctx context.Context, tx pgx.Tx, ev *sello.Event) error {
 	if err != nil {
 		return dbError(err, "find webhook endpoints")
 	}
-	type target struct {
-		id     string
-		status sello.WebhookEndpointStatus
-	}
-	var targets []target
+	var endpoints []sello.WebhookEndpoint
 	for rows.Next() {
-		var t target
+		var e sello.WebhookEndpoint
 		var events []string
-		if err := rows.Scan(&t.id, &t.status, &events); err != nil {
+		if err := rows.Scan(&e.ID, &e.Status, &events); err != nil {
 			rows.Close()
 			return dbError(err, "find webhook endpoints")
 		}
-		e := sello.WebhookEndpoint{Events: eventTypes(events)}
-		if e.Subscribes(ev.Type) {
-			targets = append(targets, t)
-		}
+		e.Events = eventTypes(events)
+		endpoints = append(endpoints, e)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return dbError(err, "find webhook endpoints")
 	}
 	var jobs []sello.Job
-	for _, t := range targets {
-		d := &sello.WebhookDelivery{
-			ID: sello.NewID(), EndpointID: t.id, TenantID: ev.TenantID, Environment: ev.Environment,
-			EventID: ev.ID, EventType: ev.Type, Trigger: sello.WebhookTriggerEvent,
-			CreatedAt: ev.CreatedAt, UpdatedAt: ev.CreatedAt,
+	for i := range endpoints {
+		d, job := sello.NewEventDelivery(ev, &endpoints[i])
+		if d == nil {
+			continue
 		}
-		if job := queueOrHold(d, t.status, ev.CreatedAt); job != nil {
+		if job != nil {
 			jobs = append(jobs, job)
 		}
 		if err := insertDelivery(ctx, tx, d, nil); err != nil {

@@ -33,7 +33,7 @@ func findDocumentByID(ctx context.Context, queryRow func(context.Context, string
 // document as it is after. Returns INVALID_REQUEST for an unknown status,
 // NOT_FOUND, or CONFLICT when the document's status is not one of ch.From.
 func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Environment, id string, ch sello.DocumentChange) (*sello.Document, error) {
-	if err := checkChange(ch); err != nil {
+	if err := ch.Check(); err != nil {
 		return nil, err
 	}
 	var doc *sello.Document
@@ -72,29 +72,12 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 			return nil
 		}
 		// Last: the event takes the tenant's event lock until the commit.
-		return db.insertEvent(ctx, tx, sello.NewDocumentEvent(ch.EventType, doc, severity(ch), ch.Message, now))
+		return db.insertEvent(ctx, tx, sello.NewDocumentEvent(ch.EventType, doc, ch.EventSeverity(), ch.Message, now))
 	})
 	if err != nil {
 		return nil, err
 	}
 	return doc, nil
-}
-
-// checkChange validates what the store cannot fix. Returns INVALID_REQUEST.
-func checkChange(ch sello.DocumentChange) error {
-	for _, s := range append([]sello.Status{ch.Status}, ch.From...) {
-		if s == "" {
-			continue
-		}
-		if _, err := sello.ParseStatus(string(s)); err != nil {
-			return err
-		}
-	}
-	switch ch.Severity {
-	case "", "info", "warning", "error":
-		return nil
-	}
-	return sello.Errorf(sello.CodeInvalidRequest, "Unknown event severity %q.", ch.Severity)
 }
 
 // conflictFrom is UpdateDocument's CONFLICT for a document not in from.
@@ -132,14 +115,6 @@ func applyChange(doc *sello.Document, ch sello.DocumentChange, now time.Time) {
 		doc.DGII = &r
 	}
 	doc.UpdatedAt = now
-}
-
-// severity is the change's event severity, "info" when not given.
-func severity(ch sello.DocumentChange) string {
-	if ch.Severity == "" {
-		return "info"
-	}
-	return ch.Severity
 }
 
 // blobOrNull is b, or NULL when empty: coalesce then keeps the stored value.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/sello-do/sello"
@@ -14,7 +13,7 @@ import (
 // tenant does not exist and CONFLICT if the tenant already has the
 // certificate in its environment.
 func (db *DB) AddCertificate(ctx context.Context, c *sello.Certificate) error {
-	if err := checkCertificate(c); err != nil {
+	if err := c.CheckNew(); err != nil {
 		return err
 	}
 	id, now := sello.NewID(), db.now()
@@ -38,21 +37,6 @@ func (db *DB) AddCertificate(ctx context.Context, c *sello.Certificate) error {
 	}
 	c.ID, c.CreatedAt = id, now
 	c.NotBefore, c.NotAfter = *storedTime(&c.NotBefore), *storedTime(&c.NotAfter)
-	return nil
-}
-
-// checkCertificate refuses a certificate the store cannot keep. Returns
-// INVALID_REQUEST.
-func checkCertificate(c *sello.Certificate) error {
-	if c.TenantID == "" {
-		return sello.Errorf(sello.CodeInvalidRequest, "Tenant required.")
-	} else if _, err := sello.ParseEnvironment(string(c.Environment)); err != nil {
-		return err
-	} else if c.Fingerprint == "" || len(c.DER) == 0 {
-		return sello.Errorf(sello.CodeInvalidRequest, "Certificate required.")
-	} else if len(c.SealedKey) == 0 {
-		return sello.Errorf(sello.CodeInvalidRequest, "Sealed private key required.")
-	}
 	return nil
 }
 
@@ -125,26 +109,9 @@ func (db *DB) WarnCertificateExpiring(ctx context.Context, c *sello.Certificate,
 			return err
 		}
 		warned = true
-		return db.insertEvent(ctx, tx, expiringEvent(c, subject, t, now))
+		return db.insertEvent(ctx, tx, sello.NewCertificateExpiringEvent(c, subject, t, now))
 	})
 	return warned, err
-}
-
-// expiringEvent is the certificate.expiring event of c, which expires at
-// notAfter.
-func expiringEvent(c *sello.Certificate, subject string, notAfter, now time.Time) *sello.Event {
-	return &sello.Event{
-		ID:          sello.NewID(),
-		Type:        sello.EventCertificateExpiring,
-		CreatedAt:   now,
-		TenantID:    c.TenantID,
-		Environment: c.Environment,
-		Data: sello.EventData{
-			Severity: "warning",
-			Message:  fmt.Sprintf("The signing certificate of %s expires on %s.", subject, notAfter.UTC().Format(time.DateOnly)),
-			Payload:  map[string]any{"certificateId": c.ID, "notAfter": sello.FormatTime(notAfter), "subject": subject},
-		},
-	}
 }
 
 func scanCertificate(s scanner) (*sello.Certificate, error) {

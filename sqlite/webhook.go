@@ -17,7 +17,7 @@ import (
 // secrets in one transaction. Returns INVALID_REQUEST, NOT_FOUND (no such
 // tenant) or CONFLICT (the id exists).
 func (db *DB) CreateWebhookEndpoint(ctx context.Context, e *sello.WebhookEndpoint) error {
-	if err := checkNewEndpoint(e); err != nil {
+	if err := e.CheckNew(); err != nil {
 		return err
 	}
 	status := cmp.Or(e.Status, sello.WebhookEndpointActive)
@@ -53,31 +53,6 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, e *sello.WebhookEndpoin
 	for i := range e.Secrets {
 		e.Secrets[i].CreatedAt = now
 		e.Secrets[i].ExpiresAt = storedTime(e.Secrets[i].ExpiresAt)
-	}
-	return nil
-}
-
-// checkNewEndpoint refuses an endpoint the store cannot keep. Returns
-// INVALID_REQUEST.
-func checkNewEndpoint(e *sello.WebhookEndpoint) error {
-	if err := e.Check(); err != nil {
-		return err
-	} else if e.ID == "" {
-		return sello.Errorf(sello.CodeInvalidRequest, "Endpoint id required (see sello.NewWebhookEndpoint).")
-	} else if len(e.Secrets) == 0 {
-		return sello.Errorf(sello.CodeInvalidRequest, "A webhook endpoint needs a secret.")
-	}
-	for _, s := range e.Secrets {
-		if err := checkSecret(s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func checkSecret(s sello.WebhookSecret) error {
-	if s.ID == "" || len(s.Sealed) == 0 {
-		return sello.Errorf(sello.CodeInvalidRequest, "Sealed webhook secret required (see sello.NewWebhookSecret).")
 	}
 	return nil
 }
@@ -186,7 +161,7 @@ func findEndpoint(ctx context.Context, q querier, tenantID, id string, withDelet
 		SELECT `+endpointColumns+` FROM webhook_endpoints
 		WHERE tenant_id = ? AND id = ? AND (? OR deleted_at IS NULL)`, tenantID, id, withDeleted))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, endpointNotFound(id)
+		return nil, sello.WebhookEndpointNotFound(id)
 	} else if err != nil {
 		return nil, dbError(err, "find webhook endpoint")
 	}
@@ -224,18 +199,6 @@ func scanSecret(s scanner, endpointID *string) (sello.WebhookSecret, error) {
 	return ws, err
 }
 
-func endpointNotFound(id string) error {
-	return sello.Errorf(sello.CodeNotFound, "Webhook endpoint %q not found.", id)
-}
-
-func deliveryNotFound(id string) error {
-	return sello.Errorf(sello.CodeNotFound, "Webhook delivery %q not found.", id)
-}
-
-func endpointDisabled(id string) error {
-	return sello.Errorf(sello.CodeConflict, "Webhook endpoint %q is disabled; resume it first.", id)
-}
-
 // endpointStatus returns the status of one of the tenant's endpoints that
 // is not deleted. Returns NOT_FOUND.
 func endpointStatus(ctx context.Context, tx querier, tenantID, id string) (sello.WebhookEndpointStatus, sello.Environment, error) {
@@ -244,7 +207,7 @@ func endpointStatus(ctx context.Context, tx querier, tenantID, id string) (sello
 	err := tx.queryRow(ctx, `SELECT status, environment FROM webhook_endpoints WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL`,
 		tenantID, id).Scan(&status, &env)
 	if errors.Is(err, sql.ErrNoRows) {
-		return "", "", endpointNotFound(id)
+		return "", "", sello.WebhookEndpointNotFound(id)
 	}
 	return status, env, dbError(err, "find webhook endpoint")
 }
@@ -258,7 +221,7 @@ func (db *DB) PauseWebhookEndpoint(ctx context.Context, tenantID, id string) err
 		case err != nil:
 			return err
 		case status == sello.WebhookEndpointDisabled:
-			return endpointDisabled(id)
+			return sello.WebhookEndpointIsDisabled(id)
 		case status == sello.WebhookEndpointPaused:
 			return nil
 		}
@@ -316,7 +279,7 @@ func (db *DB) ResumeWebhookEndpoint(ctx context.Context, tenantID, id string) (i
 func (db *DB) RotateWebhookSecret(ctx context.Context, tenantID, id string, secret sello.WebhookSecret, overlap time.Duration, now time.Time) error {
 	if overlap < 0 {
 		return sello.Errorf(sello.CodeInvalidRequest, "The overlap of a secret rotation cannot be negative.")
-	} else if err := checkSecret(secret); err != nil {
+	} else if err := secret.Check(); err != nil {
 		return err
 	}
 	now = *storedTime(&now)
@@ -374,7 +337,7 @@ func (db *DB) DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason s
 			return dbError(err, "fail webhook deliveries")
 		}
 		disabled = true
-		return db.insertEvent(ctx, tx, disabledEvent(tenantID, env, id, url, reason, now))
+		return db.insertEvent(ctx, tx, sello.NewWebhookEndpointDisabledEvent(tenantID, env, id, url, reason, now))
 	})
 	return disabled, err
 }
@@ -400,22 +363,6 @@ func (db *DB) DeleteWebhookEndpoint(ctx context.Context, tenantID, id string, no
 			formatTime(now), sello.WebhookEndpointDeleted, tenantID, id)
 		return dbError(err, "fail webhook deliveries")
 	})
-}
-
-// disabledEvent is the webhook_endpoint.disabled event of an endpoint.
-func disabledEvent(tenantID string, env sello.Environment, id, url, reason string, now time.Time) *sello.Event {
-	return &sello.Event{
-		ID:          sello.NewID(),
-		Type:        sello.EventWebhookEndpointDisabled,
-		CreatedAt:   now,
-		TenantID:    tenantID,
-		Environment: env,
-		Data: sello.EventData{
-			Severity: "warning",
-			Message:  fmt.Sprintf("The webhook endpoint %s was disabled: %s", url, reason),
-			Payload:  map[string]any{"endpointId": id, "url": url, "reason": reason},
-		},
-	}
 }
 
 // insertDelivery writes d; testEvent is the synthetic event of a test
@@ -467,7 +414,7 @@ func (db *DB) FindWebhookDelivery(ctx context.Context, tenantID, id string) (*se
 	d, err := scanDelivery(db.q().queryRow(ctx, `
 		SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE tenant_id = ? AND id = ?`, tenantID, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, deliveryNotFound(id)
+		return nil, sello.WebhookDeliveryNotFound(id)
 	} else if err != nil {
 		return nil, dbError(err, "find webhook delivery")
 	}
@@ -553,7 +500,7 @@ func (db *DB) ReplayWebhookDelivery(ctx context.Context, tenantID, deliveryID st
 		err := tx.queryRow(ctx, `SELECT endpoint_id FROM webhook_deliveries WHERE tenant_id = ? AND id = ?`,
 			tenantID, deliveryID).Scan(&endpointID)
 		if errors.Is(err, sql.ErrNoRows) {
-			return deliveryNotFound(deliveryID)
+			return sello.WebhookDeliveryNotFound(deliveryID)
 		} else if err != nil {
 			return dbError(err, "find webhook delivery")
 		}
@@ -561,7 +508,7 @@ func (db *DB) ReplayWebhookDelivery(ctx context.Context, tenantID, deliveryID st
 		if err != nil {
 			return err
 		} else if status == sello.WebhookEndpointDisabled {
-			return endpointDisabled(endpointID)
+			return sello.WebhookEndpointIsDisabled(endpointID)
 		}
 		var job sello.Job
 		if d, job, err = replay(ctx, tx, tenantID, deliveryID, status, now); err != nil {
@@ -582,7 +529,7 @@ func (db *DB) ReplayWebhookDelivery(ctx context.Context, tenantID, deliveryID st
 // endpoint is in status, and returns it with its job (nil when held).
 func replay(ctx context.Context, tx querier, tenantID, deliveryID string, status sello.WebhookEndpointStatus, now time.Time) (*sello.WebhookDelivery, sello.Job, error) {
 	d := &sello.WebhookDelivery{ID: sello.NewID()}
-	job := queueOrHold(d, status, now)
+	job := d.QueueOrHold(status, now)
 	d, err := scanDelivery(tx.queryRow(ctx, `
 		INSERT INTO webhook_deliveries (id, tenant_id, environment, endpoint_id, event_id, test_event, event_type,
 			status, attempts, next_attempt_at, last_error, triggered_by, replay_of, created_at, updated_at)
@@ -592,7 +539,7 @@ func replay(ctx context.Context, tx querier, tenantID, deliveryID string, status
 		RETURNING `+deliveryColumns,
 		d.ID, d.Status, formatTimePtr(d.NextAttemptAt), formatTime(now), formatTime(now), tenantID, deliveryID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil, deliveryNotFound(deliveryID)
+		return nil, nil, sello.WebhookDeliveryNotFound(deliveryID)
 	} else if err != nil {
 		return nil, nil, dbError(err, "replay webhook delivery")
 	}
@@ -616,9 +563,9 @@ func (db *DB) ReplayFailedWebhookDeliveries(ctx context.Context, tenantID string
 			if err != nil {
 				return err
 			} else if epEnv != env {
-				return endpointNotFound(endpointID)
+				return sello.WebhookEndpointNotFound(endpointID)
 			} else if status == sello.WebhookEndpointDisabled {
-				return endpointDisabled(endpointID)
+				return sello.WebhookEndpointIsDisabled(endpointID)
 			}
 			q += ` AND d.endpoint_id = ?`
 			args = append(args, endpointID)
@@ -671,14 +618,14 @@ func (db *DB) CreateTestWebhookDelivery(ctx context.Context, tenantID, endpointI
 		if err != nil {
 			return err
 		} else if status == sello.WebhookEndpointDisabled {
-			return endpointDisabled(endpointID)
+			return sello.WebhookEndpointIsDisabled(endpointID)
 		}
 		ev := sello.NewTestWebhookEvent(tenantID, env, endpointID, now)
 		d = &sello.WebhookDelivery{
 			ID: sello.NewID(), EndpointID: endpointID, TenantID: tenantID, Environment: env,
 			EventID: ev.ID, EventType: ev.Type, Trigger: sello.WebhookTriggerTest, CreatedAt: now, UpdatedAt: now,
 		}
-		job := queueOrHold(d, status, now)
+		job := d.QueueOrHold(status, now)
 		if err := insertDelivery(ctx, tx, d, ev); err != nil {
 			return err
 		} else if job == nil {
@@ -699,7 +646,7 @@ func (db *DB) FindWebhookWork(ctx context.Context, deliveryID string) (*sello.We
 	d, err := scanDelivery(q.queryRow(ctx, `
 		SELECT `+deliveryColumns+` FROM webhook_deliveries WHERE id = ?`, deliveryID))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, deliveryNotFound(deliveryID)
+		return nil, sello.WebhookDeliveryNotFound(deliveryID)
 	} else if err != nil {
 		return nil, dbError(err, "find webhook delivery")
 	}
@@ -746,7 +693,7 @@ func (db *DB) HoldWebhookDelivery(ctx context.Context, deliveryID string) (bool,
 		}
 		err = tx.queryRow(ctx, `SELECT 1 FROM webhook_deliveries WHERE id = ?`, deliveryID).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
-			return deliveryNotFound(deliveryID)
+			return sello.WebhookDeliveryNotFound(deliveryID)
 		}
 		return dbError(err, "find webhook delivery")
 	})
@@ -779,7 +726,7 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, a *sello.WebhookAttempt,
 		err := tx.queryRow(ctx, `SELECT tenant_id, endpoint_id, status, attempts FROM webhook_deliveries WHERE id = ?`,
 			a.DeliveryID).Scan(&tenantID, &endpointID, &status, &attempts)
 		if errors.Is(err, sql.ErrNoRows) {
-			return deliveryNotFound(a.DeliveryID)
+			return sello.WebhookDeliveryNotFound(a.DeliveryID)
 		} else if err != nil {
 			return dbError(err, "find webhook delivery")
 		}
