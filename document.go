@@ -245,9 +245,6 @@ type NewDocument struct {
 	// calls it inside the creating transaction, with the sequence the number
 	// belongs to; it must do no I/O. An error from it aborts the create.
 	Prepare func(encf ENCF, seq *Sequence) (*PreparedDocument, error)
-	// Jobs returns the jobs to insert with the new document (its first
-	// lifecycle step); nil for none.
-	Jobs func(d *Document) []Job
 }
 
 // PreparedDocument is the content of a document about to be stored.

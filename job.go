@@ -21,3 +21,30 @@ type JobRunner interface {
 	Start(ctx context.Context) error
 	Stop(ctx context.Context) error
 }
+
+// DocumentJob carries a created document through its lifecycle: signing,
+// sending to DGII and following it to a verdict (the worker package works
+// it). CreateDocument inserts it in the transaction that creates the
+// document, so every document committed has its job.
+type DocumentJob struct {
+	TenantID    string      `json:"tenantId"`
+	Environment Environment `json:"environment"`
+	DocumentID  string      `json:"documentId"`
+}
+
+// NewDocumentJob is the job of document d.
+func NewDocumentJob(d *Document) DocumentJob {
+	return DocumentJob{TenantID: d.TenantID, Environment: d.Environment, DocumentID: d.ID}
+}
+
+// Kind implements Job (River's JobArgs).
+func (DocumentJob) Kind() string { return "sello.document" }
+
+// DocumentJobMaxAttempts bounds a document job's failed runs (a run that
+// waits for DGII snoozes, which does not count): with the worker's retry
+// delays, about 35 days of retries every 5 minutes, so an outage that fails
+// sends (rather than refusing them) never drops a document.
+const DocumentJobMaxAttempts = 10_000
+
+// MaxAttempts implements JobMaxAttempts.
+func (DocumentJob) MaxAttempts() int { return DocumentJobMaxAttempts }

@@ -61,7 +61,7 @@ func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request) er
 
 	hash := sha256.Sum256(body)
 	nd := s.newDocument(p, doc)
-	nd.IdempotencyKey, nd.RequestHash, nd.Jobs = idemKey, hash[:], s.Jobs
+	nd.IdempotencyKey, nd.RequestHash = idemKey, hash[:]
 	d, replayed, err := s.Store.CreateDocument(r.Context(), nd)
 	if err != nil {
 		return err

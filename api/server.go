@@ -25,9 +25,6 @@ type Server struct {
 	// Ready reports whether the service can take traffic (GET /readyz);
 	// nil means always ready.
 	Ready func(ctx context.Context) error
-	// Jobs returns the jobs a new document starts with (its lifecycle's
-	// first step); nil for none.
-	Jobs func(d *sello.Document) []sello.Job
 }
 
 func (s *Server) now() time.Time {

@@ -15,7 +15,7 @@ import (
 // CreateDocument implements sello.DocumentStore: in one transaction it
 // claims the idempotency key, locks the tenant's ranges of the type, takes
 // the e-NCF, calls nd.Prepare and writes the document, its first status,
-// its ecf.queued event and the jobs of nd.Jobs. Returns INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED,
+// its ecf.queued event and its sello.DocumentJob. Returns INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED,
 // SEQUENCE_EXHAUSTED, VALIDATION_FAILED, CONFLICT, NOT_FOUND (no such
 // tenant) or Prepare's error.
 func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.Document, bool, error) {
@@ -52,10 +52,7 @@ func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.
 		if err := db.insertDocument(ctx, tx, doc, nd); err != nil {
 			return err
 		}
-		if nd.Jobs == nil {
-			return nil
-		}
-		return db.insertJobs(ctx, tx, nd.Jobs(doc))
+		return db.insertJobs(ctx, tx, []sello.Job{sello.NewDocumentJob(doc)})
 	})
 	if err != nil {
 		return nil, false, err

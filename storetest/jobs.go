@@ -51,6 +51,20 @@ func (w *stepWorker) Work(ctx context.Context, j *river.Job[stepArgs]) error {
 	return w.work(ctx, j.Args)
 }
 
+// documentWorker works the sello.DocumentJob every created document starts
+// with, as the step documentStep of the suite's work function.
+type documentWorker struct {
+	river.WorkerDefaults[sello.DocumentJob]
+	work func(ctx context.Context, a stepArgs) error
+}
+
+const documentStep = "document"
+
+func (w *documentWorker) Work(ctx context.Context, j *river.Job[sello.DocumentJob]) error {
+	a := j.Args
+	return w.work(ctx, stepArgs{TenantID: a.TenantID, Environment: a.Environment, DocumentID: a.DocumentID, Step: documentStep})
+}
+
 type optsWorker struct{ river.WorkerDefaults[optsArgs] }
 
 func (optsWorker) Work(context.Context, *river.Job[optsArgs]) error { return nil }
@@ -72,6 +86,7 @@ func newRunnerLogging(t *testing.T, s sello.Store, work func(ctx context.Context
 	t.Helper()
 	ws := river.NewWorkers()
 	river.AddWorker(ws, &stepWorker{work: work})
+	river.AddWorker(ws, &documentWorker{work: work})
 	river.AddWorker(ws, optsWorker{})
 	r, err := s.NewJobRunner(ws, sello.JobConfig{Workers: 8, Logger: logger})
 	if err != nil {
@@ -107,18 +122,29 @@ type jobRow struct {
 // mustJobs lists the suite's jobs, oldest first.
 func mustJobs(tb testing.TB, r sello.JobRunner) []jobRow {
 	tb.Helper()
+	return mustJobsOf(tb, r, stepKind, optsKind)
+}
+
+// mustDocumentJobs lists the sello.DocumentJobs, oldest first.
+func mustDocumentJobs(tb testing.TB, r sello.JobRunner) []jobRow {
+	tb.Helper()
+	return mustJobsOf(tb, r, sello.DocumentJob{}.Kind())
+}
+
+func mustJobsOf(tb testing.TB, r sello.JobRunner, kinds ...string) []jobRow {
+	tb.Helper()
 	l, ok := r.(jobLister)
 	if !ok {
 		tb.Fatalf("runner %T cannot list jobs", r)
 	}
-	res, err := l.JobList(tb.Context(), river.NewJobListParams().Kinds(stepKind, optsKind).First(10_000))
+	res, err := l.JobList(tb.Context(), river.NewJobListParams().Kinds(kinds...).First(10_000))
 	if err != nil {
 		tb.Fatalf("JobList: %v", err)
 	}
 	var out []jobRow
 	for _, j := range res.Jobs {
 		row := jobRow{Kind: j.Kind, MaxAttempts: j.MaxAttempts, Priority: j.Priority, Tags: j.Tags}
-		if j.Kind == stepKind {
+		if j.Kind != optsKind {
 			if err := json.Unmarshal(j.EncodedArgs, &row.Args); err != nil {
 				tb.Fatalf("decode job args %s: %v", j.EncodedArgs, err)
 			}
@@ -126,18 +152,6 @@ func mustJobs(tb testing.TB, r sello.JobRunner) []jobRow {
 		out = append(out, row)
 	}
 	return out
-}
-
-// withJobs is nd with a job per step.
-func withJobs(nd sello.NewDocument, steps ...string) sello.NewDocument {
-	nd.Jobs = func(d *sello.Document) []sello.Job {
-		var jobs []sello.Job
-		for _, s := range steps {
-			jobs = append(jobs, stepArgs{TenantID: d.TenantID, Environment: d.Environment, DocumentID: d.ID, Step: s})
-		}
-		return jobs
-	}
-	return nd
 }
 
 func testJobs(t *testing.T, open func(t *testing.T) sello.Store) {
@@ -153,28 +167,27 @@ func testJobs(t *testing.T, open func(t *testing.T) sello.Store) {
 		})
 
 		boom := errors.New("boom")
-		failing := withJobs(newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal), "never")
+		failing := newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal)
 		failing.Prepare = func(sello.ENCF, *sello.Sequence) (*sello.PreparedDocument, error) { return nil, boom }
 		if _, _, err := e.s.CreateDocument(ctx, failing); !errors.Is(err, boom) {
 			t.Fatalf("CreateDocument with a failing Prepare: got %v, want boom", err)
 		}
-		if jobs := mustJobs(t, r); len(jobs) != 0 {
+		if jobs := mustDocumentJobs(t, r); len(jobs) != 0 {
 			t.Fatalf("jobs after a rolled-back create: got %+v, want none", jobs)
 		}
-		noJobs := newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal)
-		noJobs.Jobs = func(*sello.Document) []sello.Job { return nil }
-		MustCreateDocument(t, e.s, noJobs)
-		MustCreateDocument(t, e.s, newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal)) // nd.Jobs nil
-
-		nd := withJobs(newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal), "sign")
+		// Every created document starts with its sello.DocumentJob, in
+		// the creating transaction.
+		nd := newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal)
 		nd.IdempotencyKey, nd.RequestHash = "order-1", []byte("h")
 		doc := MustCreateDocument(t, e.s, nd)
-		want := stepArgs{TenantID: tn.ID, Environment: sello.EnvTest, DocumentID: doc.ID, Step: "sign"}
-		deepEqual(t, "jobs", mustJobs(t, r), []jobRow{{Kind: stepKind, Args: want, MaxAttempts: river.MaxAttemptsDefault, Priority: 1, Tags: []string{}}})
+		job := stepArgs{TenantID: tn.ID, Environment: sello.EnvTest, DocumentID: doc.ID}
+		deepEqual(t, "jobs", mustDocumentJobs(t, r), []jobRow{{Kind: sello.DocumentJob{}.Kind(), Args: job, MaxAttempts: sello.DocumentJobMaxAttempts, Priority: 1, Tags: []string{}}})
+		want := job
+		want.Step = documentStep
 		if _, replayed, err := e.s.CreateDocument(ctx, nd); err != nil || !replayed {
 			t.Fatalf("replay: %v, replayed %v", err, replayed)
 		}
-		if jobs := mustJobs(t, r); len(jobs) != 1 {
+		if jobs := mustDocumentJobs(t, r); len(jobs) != 1 {
 			t.Errorf("jobs after a replay: got %d, want 1", len(jobs))
 		}
 
@@ -241,7 +254,7 @@ func testJobsLoad(t *testing.T, open func(t *testing.T) sello.Store) {
 	r := newRunnerLogging(t, e.s, func(ctx context.Context, a stepArgs) error {
 		var err error
 		switch a.Step {
-		case "sign":
+		case documentStep: // the created document's job signs it
 			ch := signChange()
 			ch.Jobs = []sello.Job{stepArgs{TenantID: a.TenantID, Environment: a.Environment, DocumentID: a.DocumentID, Step: "submit"}}
 			_, err = e.s.UpdateDocument(ctx, a.TenantID, a.Environment, a.DocumentID, ch)
@@ -268,7 +281,7 @@ func testJobsLoad(t *testing.T, open func(t *testing.T) sello.Store) {
 	for range producers {
 		wg.Go(func() {
 			for range each {
-				if _, _, err := e.s.CreateDocument(ctx, withJobs(newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal), "sign")); err != nil {
+				if _, _, err := e.s.CreateDocument(ctx, newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal)); err != nil {
 					select {
 					case failed <- fmt.Errorf("create: %w", err):
 					default:

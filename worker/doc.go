@@ -4,7 +4,7 @@
 //	                                    \--(type 32 under DOP 250,000: RFCE, synchronous verdict)--> accepted | …
 //	any step that cannot proceed without action --> failed (with a reason)
 //
-// One job per document carries it through (ProcessArgs). Each run reads the
+// One job per document carries it through (sello.DocumentJob). Each run reads the
 // document and does the step its status calls for, outside any transaction
 // (signing, calling DGII), then applies the transition with UpdateDocument,
 // which writes the new state, the history row and the event in one

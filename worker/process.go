@@ -15,16 +15,16 @@ import (
 // it gave before the document is failed for a person to look at.
 const trackIDLostAfter = 24 * time.Hour
 
-// processWorker runs ProcessArgs: it reads the document and does the next
+// processWorker runs sello.DocumentJob: it reads the document and does the next
 // step for its status, again and again until the document is final or must
 // wait for DGII.
 type processWorker struct {
-	river.WorkerDefaults[ProcessArgs]
+	river.WorkerDefaults[sello.DocumentJob]
 	w *Worker
 }
 
 // NextRetry spaces the runs after a failure (see retryDelay).
-func (pw *processWorker) NextRetry(job *river.Job[ProcessArgs]) time.Time {
+func (pw *processWorker) NextRetry(job *river.Job[sello.DocumentJob]) time.Time {
 	return time.Now().Add(retryDelay(job.Attempt))
 }
 
@@ -37,8 +37,8 @@ type errWait struct {
 
 func (e errWait) Error() string { return fmt.Sprintf("wait %s for dgii", e.d) }
 
-func (pw *processWorker) Work(ctx context.Context, job *river.Job[ProcessArgs]) error {
-	w, ref := pw.w, job.Args.DocumentRef
+func (pw *processWorker) Work(ctx context.Context, job *river.Job[sello.DocumentJob]) error {
+	w, ref := pw.w, job.Args
 	var (
 		doc  *sello.Document // as the last step left it; nil to read it
 		xml  []byte          // doc's signed XML if this run signed it
@@ -107,8 +107,8 @@ func (w *Worker) hold(ctx context.Context, d time.Duration) bool {
 //
 // It returns the signed document with its signed XML, so that the send
 // needs no read of it.
-func (w *Worker) sign(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document) (*sello.Document, []byte, error) {
-	ref := job.Args.DocumentRef
+func (w *Worker) sign(ctx context.Context, job *river.Job[sello.DocumentJob], doc *sello.Document) (*sello.Document, []byte, error) {
+	ref := job.Args
 	_, signer, err := w.signer(ctx, ref.TenantID, ref.Environment)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
 		doc, err := w.fail(ctx, ref, sello.StatusQueuedForSigning, fmt.Sprintf(
@@ -149,8 +149,8 @@ func (w *Worker) signBounded(ctx context.Context, doc *sello.Document, signer *x
 // this run sent the document and has waited for the verdict in process
 // since, so the delay after which it is seen is DGII's (not the job
 // queue's) and teaches the verdict clock.
-func (w *Worker) poll(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document, learn bool) (*sello.Document, error) {
-	ref := job.Args.DocumentRef
+func (w *Worker) poll(ctx context.Context, job *river.Job[sello.DocumentJob], doc *sello.Document, learn bool) (*sello.Document, error) {
+	ref := job.Args
 	sess, err := w.session(ctx, ref.TenantID, ref.Environment)
 	if err != nil {
 		return nil, fmt.Errorf("poll: %w", err)

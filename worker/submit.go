@@ -15,8 +15,8 @@ import (
 // verdict comes later, by trackId), or, for type 32 under DOP 250,000, the
 // RFCE summary to recepción FC, whose verdict is synchronous. xml is the
 // document's signed XML if the run has it, nil to read it.
-func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document, xml []byte) (*sello.Document, error) {
-	ref := job.Args.DocumentRef
+func (w *Worker) submit(ctx context.Context, job *river.Job[sello.DocumentJob], doc *sello.Document, xml []byte) (*sello.Document, error) {
+	ref := job.Args
 	sess, err := w.session(ctx, ref.TenantID, ref.Environment)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
 		return w.fail(ctx, ref, sello.StatusSigned, fmt.Sprintf("No valid certificate for %s to authenticate with DGII.", ref.Environment))
@@ -72,7 +72,7 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[ProcessArgs], doc *s
 
 // submitted records DGII's trackId; the verdict is asked for when the
 // verdict clock expects it (at least FirstPoll later).
-func (w *Worker) submitted(ctx context.Context, ref DocumentRef, trackID string) (*sello.Document, error) {
+func (w *Worker) submitted(ctx context.Context, ref sello.DocumentJob, trackID string) (*sello.Document, error) {
 	doc, err := w.transition(ctx, ref, sello.DocumentChange{
 		From:      []sello.Status{sello.StatusSigned},
 		Status:    sello.StatusSubmitted,
@@ -87,8 +87,8 @@ func (w *Worker) submitted(ctx context.Context, ref DocumentRef, trackID string)
 }
 
 // submitRFCE sends the RFCE summary and applies DGII's synchronous verdict.
-func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[ProcessArgs], doc *sello.Document, sess *dgii.Session) (*sello.Document, error) {
-	ref := job.Args.DocumentRef
+func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[sello.DocumentJob], doc *sello.Document, sess *dgii.Session) (*sello.Document, error) {
+	ref := job.Args
 	rfce, err := w.cfg.Store.FindDocumentRFCE(ctx, ref.TenantID, ref.Environment, doc.ID)
 	if err != nil {
 		return nil, fmt.Errorf("submit rfce: %w", err)
@@ -106,7 +106,7 @@ func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[ProcessArgs], do
 // verdict applies DGII's answer on a document in status from: accepted,
 // accepted_conditional or rejected. It reports false when DGII has no
 // verdict yet.
-func (w *Worker) verdict(ctx context.Context, ref DocumentRef, from sello.Status, res *dgii.Result) (*sello.Document, error) {
+func (w *Worker) verdict(ctx context.Context, ref sello.DocumentJob, from sello.Status, res *dgii.Result) (*sello.Document, error) {
 	var st sello.Status
 	var et sello.EventType
 	sev := "info"

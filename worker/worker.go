@@ -113,12 +113,6 @@ func (w *Worker) Workers() *river.Workers {
 	return ws
 }
 
-// FirstJobs is the NewDocument.Jobs of a created document: the job that
-// takes it through its lifecycle.
-func FirstJobs(d *sello.Document) []sello.Job {
-	return []sello.Job{ProcessArgs{refOf(d)}}
-}
-
 // certTTL is how long the worker keeps using the signing certificate it
 // read for a tenant before asking the store again (each document asks three
 // times: sign, send, poll). A certificate added with sello certificates add
@@ -226,7 +220,7 @@ func (w *Worker) wait(since time.Time) time.Duration {
 // transition applies ch and returns the document after it; a CONFLICT means
 // another run got there first, which is success for this one (and the
 // document is read again: nil).
-func (w *Worker) transition(ctx context.Context, ref DocumentRef, ch sello.DocumentChange) (*sello.Document, error) {
+func (w *Worker) transition(ctx context.Context, ref sello.DocumentJob, ch sello.DocumentChange) (*sello.Document, error) {
 	doc, err := w.cfg.Store.UpdateDocument(ctx, ref.TenantID, ref.Environment, ref.DocumentID, ch)
 	if sello.ErrorCodeOf(err) == sello.CodeConflict {
 		w.cfg.Logger.Info("transition already done", "document_id", ref.DocumentID, "to", ch.Status)
@@ -236,7 +230,7 @@ func (w *Worker) transition(ctx context.Context, ref DocumentRef, ch sello.Docum
 }
 
 // fail moves the document to failed with a reason the tenant can act on.
-func (w *Worker) fail(ctx context.Context, ref DocumentRef, from sello.Status, reason string) (*sello.Document, error) {
+func (w *Worker) fail(ctx context.Context, ref sello.DocumentJob, from sello.Status, reason string) (*sello.Document, error) {
 	return w.transition(ctx, ref, sello.DocumentChange{
 		From:      []sello.Status{from},
 		Status:    sello.StatusFailed,

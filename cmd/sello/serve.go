@@ -114,7 +114,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		defer stopDebug()
 	}
 
-	srv := &api.Server{Store: st, RateLimiter: st.limiter, Logger: logger, Ready: st.ready, Jobs: worker.FirstJobs}
+	srv := &api.Server{Store: st, RateLimiter: st.limiter, Logger: logger, Ready: st.ready}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
