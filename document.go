@@ -229,8 +229,8 @@ func nullable(s string) *string {
 	return &s
 }
 
-// NewDocument is what DocumentStore.CreateDocument needs to create a document.
-type NewDocument struct {
+// DocumentDraft is what DocumentStore.CreateDocument needs to create a document.
+type DocumentDraft struct {
 	TenantID    string
 	Environment Environment
 	Type        DocumentType
@@ -277,7 +277,7 @@ const (
 // Check validates nd before a store opens its transaction, and returns the
 // explicit e-NCF it names (nil when the store must assign one). Returns
 // INVALID_REQUEST or VALIDATION_FAILED at the e-NCF's path.
-func (nd NewDocument) Check() (*ENCF, error) {
+func (nd DocumentDraft) Check() (*ENCF, error) {
 	if nd.TenantID == "" {
 		return nil, Errorf(CodeInvalidRequest, "Tenant required.")
 	} else if _, err := ParseEnvironment(string(nd.Environment)); err != nil {
@@ -305,7 +305,7 @@ func (nd NewDocument) Check() (*ENCF, error) {
 // store: queued for signing, with delivery not_sent for the types that
 // travel to an electronic buyer (not_applicable for the others) and no
 // commercial approval. Returns Prepare's error.
-func (nd NewDocument) Build(n ENCF, seq *Sequence, now time.Time) (*Document, error) {
+func (nd DocumentDraft) Build(n ENCF, seq *Sequence, now time.Time) (*Document, error) {
 	p, err := nd.Prepare(n, seq)
 	if err != nil {
 		return nil, err

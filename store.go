@@ -89,7 +89,7 @@ type DocumentStore interface {
 	// VALIDATION_FAILED if nd.ENCF lies in no registered range or its range
 	// expired; CONFLICT (naming the document) if nd.ENCF is used; and any
 	// error Prepare returns.
-	CreateDocument(ctx context.Context, nd NewDocument) (doc *Document, replayed bool, err error)
+	CreateDocument(ctx context.Context, nd DocumentDraft) (doc *Document, replayed bool, err error)
 	// FindDocument returns NOT_FOUND if the tenant has no such document in env.
 	FindDocument(ctx context.Context, tenantID string, env Environment, encf string) (*Document, error)
 	// FindDocumentsByENCF returns the tenant's documents in env among encfs,

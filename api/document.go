@@ -83,8 +83,8 @@ func (s *Server) checkDocument(body []byte, p *principal) (*ecf.Document, error)
 // once the store has taken its e-NCF, Prepare numbers doc (running the
 // checks that need the number) and encodes it. A create and a pre-flight
 // both go through it.
-func (s *Server) newDocument(p *principal, doc *ecf.Document) sello.NewDocument {
-	return sello.NewDocument{
+func (s *Server) newDocument(p *principal, doc *ecf.Document) sello.DocumentDraft {
+	return sello.DocumentDraft{
 		TenantID:    p.Tenant.ID,
 		Environment: p.Env,
 		Type:        doc.Type(),

@@ -1,7 +1,6 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,108 +11,62 @@ import (
 	"github.com/sello-do/sello"
 )
 
-// CreateDocument implements sello.DocumentStore: in one transaction it
-// claims the idempotency key, locks the tenant's ranges of the type, takes
-// the e-NCF, calls nd.Prepare and writes the document, its first status,
-// its ecf.queued event and its sello.DocumentJob. Returns INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED,
-// SEQUENCE_EXHAUSTED, VALIDATION_FAILED, CONFLICT, NOT_FOUND (no such
-// tenant) or Prepare's error.
-func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.Document, bool, error) {
-	explicit, err := nd.Check()
-	if err != nil {
-		return nil, false, err
-	}
-	var doc *sello.Document
-	var replayed bool
-	err = db.inTx(ctx, func(tx pgx.Tx) error {
-		now := db.now()
-		if nd.IdempotencyKey != "" {
-			prev, err := claimIdempotencyKey(ctx, tx, nd, now)
-			if err != nil || prev != nil {
-				doc, replayed = prev, true
-				return err
-			}
-		}
-		var n sello.ENCF
-		var seq *sello.Sequence
-		var err error
-		if explicit != nil {
-			n = *explicit
-			seq, err = takeNumber(ctx, tx, nd, n, now)
-		} else {
-			n, seq, err = nextNumber(ctx, tx, nd, now)
-		}
-		if err != nil {
-			return err
-		}
-		if doc, err = nd.Build(n, seq, now); err != nil {
-			return err
-		}
-		if err := db.insertDocument(ctx, tx, doc, nd); err != nil {
-			return err
-		}
-		return db.insertJobs(ctx, tx, []sello.Job{sello.NewDocumentJob(doc)})
+// CreateDocument implements sello.DocumentStore with sello.CreateDocument,
+// in one transaction.
+func (db *DB) CreateDocument(ctx context.Context, d sello.DocumentDraft) (*sello.Document, bool, error) {
+	return sello.CreateDocument(ctx, d, func(fn func(sello.DocumentTx, time.Time) error) error {
+		return db.inTx(ctx, func(tx pgx.Tx) error { return fn(documentTx{db: db, tx: tx}, db.now()) })
 	})
-	if err != nil {
-		return nil, false, err
-	}
-	return doc, replayed, nil
 }
 
-// claimIdempotencyKey claims nd's key for this transaction, taking over a
-// key older than the window. A concurrent create with the same key waits
-// here until the first commits or rolls back. If the key is live it returns
-// the document it created (a replay) or IDEMPOTENCY_KEY_REUSED.
-func claimIdempotencyKey(ctx context.Context, tx pgx.Tx, nd sello.NewDocument, now time.Time) (*sello.Document, error) {
+// documentTx is sello.DocumentTx over one of the store's transactions.
+type documentTx struct {
+	db *DB
+	tx pgx.Tx
+}
+
+// ClaimIdempotencyKey implements sello.DocumentTx. A concurrent create with
+// the same key waits in the INSERT until the first commits or rolls back.
+func (t documentTx) ClaimIdempotencyKey(ctx context.Context, d sello.DocumentDraft, now, expired time.Time) (bool, sello.IdempotencyRecord, error) {
 	var claimed int
-	err := tx.QueryRow(ctx, `
+	err := t.tx.QueryRow(ctx, `
 		INSERT INTO idempotency_keys AS k (tenant_id, environment, key, request_hash, created_at)
 		VALUES ($1, $2, $3, $4, $5)
 		ON CONFLICT (tenant_id, environment, key) DO UPDATE
 			SET request_hash = excluded.request_hash, document_id = NULL, snapshot = NULL, created_at = excluded.created_at
 			WHERE k.created_at <= $6
 		RETURNING 1`,
-		nd.TenantID, nd.Environment, nd.IdempotencyKey, nd.RequestHash, now,
-		now.Add(-sello.IdempotencyWindow)).Scan(&claimed)
+		d.TenantID, d.Environment, d.IdempotencyKey, d.RequestHash, now, expired).Scan(&claimed)
 	if err == nil {
-		return nil, nil
+		return true, sello.IdempotencyRecord{}, nil
 	} else if !isNoRows(err) {
-		return nil, dbError(err, "claim idempotency key")
+		return false, sello.IdempotencyRecord{}, dbError(err, "claim idempotency key")
 	}
-	var hash, snapshot []byte
+	var held sello.IdempotencyRecord
 	var payload *string
-	err = tx.QueryRow(ctx, `
+	err = t.tx.QueryRow(ctx, `
 		SELECT k.request_hash, k.snapshot, d.payload::text
 		FROM idempotency_keys k LEFT JOIN documents d ON d.tenant_id = k.tenant_id AND d.id = k.document_id
 		WHERE k.tenant_id = $1 AND k.environment = $2 AND k.key = $3`,
-		nd.TenantID, nd.Environment, nd.IdempotencyKey).Scan(&hash, &snapshot, &payload)
+		d.TenantID, d.Environment, d.IdempotencyKey).Scan(&held.RequestHash, &held.Snapshot, &payload)
 	if err != nil {
-		return nil, dbError(err, "find idempotency key")
-	}
-	if !bytes.Equal(hash, nd.RequestHash) {
-		return nil, sello.Errorf(sello.CodeIdempotencyKeyReused, "Idempotency-Key %q was already used with a different request.", nd.IdempotencyKey)
-	} else if snapshot == nil {
-		return nil, fmt.Errorf("idempotency key %q has no snapshot", nd.IdempotencyKey)
-	}
-	var doc sello.Document
-	if err := json.Unmarshal(snapshot, &doc); err != nil {
-		return nil, fmt.Errorf("decode idempotency snapshot: %w", err)
+		return false, held, dbError(err, "find idempotency key")
 	}
 	if payload != nil {
-		doc.Payload = json.RawMessage(*payload)
+		held.Payload = []byte(*payload)
 	}
-	return &doc, nil
+	return false, held, nil
 }
 
-// lockSequences locks and returns the tenant's ranges of nd.Type in its
-// environment, oldest (lowest) first. Every create of that type waits here
-// for the one before it, so numbers are never shared or skipped.
-func lockSequences(ctx context.Context, tx pgx.Tx, nd sello.NewDocument) ([]*sello.Sequence, error) {
-	rows, err := tx.Query(ctx, `
+// Sequences implements sello.DocumentTx: the ranges are locked FOR UPDATE,
+// so every create of the type waits here for the one before it and numbers
+// are never shared or skipped.
+func (t documentTx) Sequences(ctx context.Context, tenantID string, env sello.Environment, typ sello.DocumentType) ([]*sello.Sequence, error) {
+	rows, err := t.tx.Query(ctx, `
 		SELECT `+sequenceColumns+` FROM sequences
 		WHERE tenant_id = $1 AND environment = $2 AND type = $3
 		ORDER BY range_from
-		FOR UPDATE`, nd.TenantID, nd.Environment, nd.Type)
+		FOR UPDATE`, tenantID, env, typ)
 	if err != nil {
 		return nil, dbError(err, "lock sequences")
 	}
@@ -121,85 +74,25 @@ func lockSequences(ctx context.Context, tx pgx.Tx, nd sello.NewDocument) ([]*sel
 	return out, dbError(err, "lock sequences")
 }
 
-// nextNumber takes the next unused number of the oldest usable range of
-// nd.Type, skipping numbers already taken explicitly. Returns
-// SEQUENCE_EXHAUSTED.
-func nextNumber(ctx context.Context, tx pgx.Tx, nd sello.NewDocument, now time.Time) (sello.ENCF, *sello.Sequence, error) {
-	seqs, err := lockSequences(ctx, tx, nd)
-	if err != nil {
-		return sello.ENCF{}, nil, err
-	}
-	before := make([]int64, len(seqs))
-	for i, s := range seqs {
-		before[i] = s.Next
-	}
-	for {
-		seq, err := sello.NextSequence(seqs, nd.Environment, nd.Type, now)
-		if err != nil {
-			return sello.ENCF{}, nil, err
-		}
-		n := sello.ENCF{Type: nd.Type, Number: seq.Next}
-		seq.Next++
-		if id, err := documentIDByENCF(ctx, tx, nd, n.String()); err != nil {
-			return sello.ENCF{}, nil, err
-		} else if id != "" {
-			continue // taken explicitly
-		}
-		for i, s := range seqs {
-			if s.Next == before[i] {
-				continue
-			}
-			if _, err := tx.Exec(ctx, `UPDATE sequences SET next = $1 WHERE tenant_id = $2 AND id = $3`,
-				s.Next, nd.TenantID, s.ID); err != nil {
-				return sello.ENCF{}, nil, dbError(err, "advance sequence")
-			}
-		}
-		return n, seq, nil
-	}
-}
-
-// takeNumber checks an explicit e-NCF: unused, inside an unexpired range.
-// Returns CONFLICT naming the document that has it, or VALIDATION_FAILED.
-func takeNumber(ctx context.Context, tx pgx.Tx, nd sello.NewDocument, n sello.ENCF, now time.Time) (*sello.Sequence, error) {
-	seqs, err := lockSequences(ctx, tx, nd)
-	if err != nil {
-		return nil, err
-	}
-	// Checked after the lock, so a concurrent create of the same number
-	// has committed and is seen.
-	if id, err := documentIDByENCF(ctx, tx, nd, n.String()); err != nil {
-		return nil, err
-	} else if id != "" {
-		return nil, sello.Errorf(sello.CodeConflict, "e-NCF %s is already used by document %s.", n, id)
-	}
-	seq, err := sello.SequenceOf(seqs, nd.Environment, n, now)
-	if err != nil {
-		return nil, err
-	}
-	if seq.Next == n.Number {
-		seq.Next++
-		if _, err := tx.Exec(ctx, `UPDATE sequences SET next = $1 WHERE tenant_id = $2 AND id = $3`,
-			seq.Next, nd.TenantID, seq.ID); err != nil {
-			return nil, dbError(err, "advance sequence")
-		}
-	}
-	return seq, nil
-}
-
-// documentIDByENCF returns the id of the document with that e-NCF, or "".
-func documentIDByENCF(ctx context.Context, tx pgx.Tx, nd sello.NewDocument, encf string) (string, error) {
+// DocumentIDByENCF implements sello.DocumentTx.
+func (t documentTx) DocumentIDByENCF(ctx context.Context, tenantID string, env sello.Environment, encf string) (string, error) {
 	var id string
-	err := tx.QueryRow(ctx, `SELECT id FROM documents WHERE tenant_id = $1 AND environment = $2 AND encf = $3`,
-		nd.TenantID, nd.Environment, encf).Scan(&id)
+	err := t.tx.QueryRow(ctx, `SELECT id FROM documents WHERE tenant_id = $1 AND environment = $2 AND encf = $3`,
+		tenantID, env, encf).Scan(&id)
 	if isNoRows(err) {
 		return "", nil
 	}
 	return id, dbError(err, "find document by e-ncf")
 }
 
-// insertDocument writes doc, its first status, its ecf.queued event and,
-// with an idempotency key, the snapshot a replay returns.
-func (db *DB) insertDocument(ctx context.Context, tx pgx.Tx, doc *sello.Document, nd sello.NewDocument) error {
+// SetSequenceNext implements sello.DocumentTx.
+func (t documentTx) SetSequenceNext(ctx context.Context, seq *sello.Sequence) error {
+	_, err := t.tx.Exec(ctx, `UPDATE sequences SET next = $1 WHERE tenant_id = $2 AND id = $3`, seq.Next, seq.TenantID, seq.ID)
+	return dbError(err, "advance sequence")
+}
+
+// InsertDocument implements sello.DocumentTx.
+func (t documentTx) InsertDocument(ctx context.Context, doc *sello.Document) error {
 	dgii, err := jsonOrNull(doc.DGII)
 	if err != nil {
 		return err
@@ -208,7 +101,7 @@ func (db *DB) insertDocument(ctx context.Context, tx pgx.Tx, doc *sello.Document
 	if err != nil {
 		return err
 	}
-	_, err = tx.Exec(ctx, `
+	_, err = t.tx.Exec(ctx, `
 		INSERT INTO documents (id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 			qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
 			failure_reason, payload, created_at, updated_at)
@@ -226,27 +119,29 @@ func (db *DB) insertDocument(ctx context.Context, tx pgx.Tx, doc *sello.Document
 	if err != nil {
 		return dbError(err, "insert document")
 	}
-	if _, err := tx.Exec(ctx, `
+	_, err = t.tx.Exec(ctx, `
 		INSERT INTO document_status_history (document_id, tenant_id, status, at, reason) VALUES ($1, $2, $3, $4, '')`,
-		doc.ID, doc.TenantID, doc.Status, doc.CreatedAt); err != nil {
-		return dbError(err, "insert document status")
-	}
-	ev := sello.NewDocumentEvent(sello.EventECFQueued, doc, "info", "e-CF "+doc.ENCF+" queued for signing.", doc.CreatedAt)
-	if err := db.insertEvent(ctx, tx, ev); err != nil {
-		return err
-	}
-	if nd.IdempotencyKey == "" {
-		return nil
-	}
-	snapshot, err := json.Marshal(doc)
-	if err != nil {
-		return fmt.Errorf("encode idempotency snapshot: %w", err)
-	}
-	_, err = tx.Exec(ctx, `
+		doc.ID, doc.TenantID, doc.Status, doc.CreatedAt)
+	return dbError(err, "insert document status")
+}
+
+// InsertEvent implements sello.DocumentTx.
+func (t documentTx) InsertEvent(ctx context.Context, ev *sello.Event) error {
+	return t.db.insertEvent(ctx, t.tx, ev)
+}
+
+// SaveIdempotencySnapshot implements sello.DocumentTx.
+func (t documentTx) SaveIdempotencySnapshot(ctx context.Context, d sello.DocumentDraft, doc *sello.Document, snapshot []byte) error {
+	_, err := t.tx.Exec(ctx, `
 		UPDATE idempotency_keys SET document_id = $1, snapshot = $2
 		WHERE tenant_id = $3 AND environment = $4 AND key = $5`,
-		doc.ID, string(snapshot), doc.TenantID, doc.Environment, nd.IdempotencyKey)
+		doc.ID, string(snapshot), d.TenantID, d.Environment, d.IdempotencyKey)
 	return dbError(err, "store idempotency snapshot")
+}
+
+// InsertJobs implements sello.DocumentTx.
+func (t documentTx) InsertJobs(ctx context.Context, jobs []sello.Job) error {
+	return t.db.insertJobs(ctx, t.tx, jobs)
 }
 
 // jsonOrNull encodes v, or returns nil (NULL) for a nil pointer.

@@ -51,8 +51,8 @@ func TestStatusHistory(t *testing.T) {
 	prepare := func(n sello.ENCF, _ *sello.Sequence) (*sello.PreparedDocument, error) {
 		return &sello.PreparedDocument{Payload: json.RawMessage(`{"ECF":{}}`), Total: "10.00", IssueDate: sello.Date{Year: 2026, Month: 3, Day: 1}}, nil
 	}
-	doc := storetest.MustCreateDocument(t, db, sello.NewDocument{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, Prepare: prepare})
-	_, _, err := db.CreateDocument(ctx, sello.NewDocument{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
+	doc := storetest.MustCreateDocument(t, db, sello.DocumentDraft{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, Prepare: prepare})
+	_, _, err := db.CreateDocument(ctx, sello.DocumentDraft{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
 		Prepare: func(sello.ENCF, *sello.Sequence) (*sello.PreparedDocument, error) { return nil, errors.New("boom") }})
 	if err == nil {
 		t.Fatal("CreateDocument with a failing Prepare: got nil error")

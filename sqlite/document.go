@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -12,104 +11,67 @@ import (
 	"github.com/sello-do/sello"
 )
 
-// CreateDocument implements sello.DocumentStore: in one IMMEDIATE
-// transaction it claims the idempotency key, takes the e-NCF, calls
-// nd.Prepare and writes the document, its first status, its ecf.queued event and its sello.DocumentJob. Returns INVALID_REQUEST, IDEMPOTENCY_KEY_REUSED, SEQUENCE_EXHAUSTED,
-// VALIDATION_FAILED, CONFLICT, NOT_FOUND (no such tenant) or Prepare's error.
-func (db *DB) CreateDocument(ctx context.Context, nd sello.NewDocument) (*sello.Document, bool, error) {
-	explicit, err := nd.Check()
-	if err != nil {
-		return nil, false, err
-	}
-	var doc *sello.Document
-	var replayed bool
-	err = db.inTx(ctx, func(tx querier) error {
-		now := db.now() // under the write lock, so creation times follow commit order
-		if nd.IdempotencyKey != "" {
-			prev, err := claimIdempotencyKey(ctx, tx, nd, now)
-			if err != nil || prev != nil {
-				doc, replayed = prev, true
-				return err
-			}
-		}
-		var n sello.ENCF
-		var seq *sello.Sequence
-		var err error
-		if explicit != nil {
-			n = *explicit
-			seq, err = takeNumber(ctx, tx, nd, n, now)
-		} else {
-			n, seq, err = nextNumber(ctx, tx, nd, now)
-		}
-		if err != nil {
-			return err
-		}
-		if doc, err = nd.Build(n, seq, now); err != nil {
-			return err
-		}
-		if err := db.insertDocument(ctx, tx, doc, nd); err != nil {
-			return err
-		}
-		return db.insertJobs(ctx, tx, []sello.Job{sello.NewDocumentJob(doc)})
+// CreateDocument implements sello.DocumentStore with sello.CreateDocument,
+// in one IMMEDIATE transaction.
+func (db *DB) CreateDocument(ctx context.Context, d sello.DocumentDraft) (*sello.Document, bool, error) {
+	return sello.CreateDocument(ctx, d, func(fn func(sello.DocumentTx, time.Time) error) error {
+		return db.inTx(ctx, func(tx querier) error {
+			// now is read under the write lock, so creation times follow
+			// commit order.
+			return fn(documentTx{db: db, tx: tx}, db.now())
+		})
 	})
-	if err != nil {
-		return nil, false, err
-	}
-	return doc, replayed, nil
 }
 
-// claimIdempotencyKey claims nd's key for this transaction, taking over a
-// key older than the window. If the key is live it returns the document it
-// created (a replay) or IDEMPOTENCY_KEY_REUSED.
-func claimIdempotencyKey(ctx context.Context, tx querier, nd sello.NewDocument, now time.Time) (*sello.Document, error) {
+// documentTx is sello.DocumentTx over one of the store's transactions.
+type documentTx struct {
+	db *DB
+	tx querier
+}
+
+// ClaimIdempotencyKey implements sello.DocumentTx. SQLite has one writer:
+// no other transaction holds the key meanwhile.
+func (t documentTx) ClaimIdempotencyKey(ctx context.Context, d sello.DocumentDraft, now, expired time.Time) (bool, sello.IdempotencyRecord, error) {
 	var claimed int
-	err := tx.queryRow(ctx, `
+	err := t.tx.queryRow(ctx, `
 		INSERT INTO idempotency_keys (tenant_id, environment, key, request_hash, created_at)
 		VALUES (?, ?, ?, ?, ?)
 		ON CONFLICT (tenant_id, environment, key) DO UPDATE
 			SET request_hash = excluded.request_hash, document_id = NULL, snapshot = NULL, created_at = excluded.created_at
 			WHERE idempotency_keys.created_at <= ?
 		RETURNING 1`,
-		nd.TenantID, nd.Environment, nd.IdempotencyKey, nd.RequestHash, formatTime(now),
-		formatTime(now.Add(-sello.IdempotencyWindow))).Scan(&claimed)
+		d.TenantID, d.Environment, d.IdempotencyKey, d.RequestHash, formatTime(now), formatTime(expired)).Scan(&claimed)
 	if err == nil {
-		return nil, nil
+		return true, sello.IdempotencyRecord{}, nil
 	} else if !errors.Is(err, sql.ErrNoRows) {
-		return nil, dbError(err, "claim idempotency key")
+		return false, sello.IdempotencyRecord{}, dbError(err, "claim idempotency key")
 	}
-	var hash []byte
-	var snapshot sql.NullString
-	var payload sql.NullString
-	err = tx.queryRow(ctx, `
+	var held sello.IdempotencyRecord
+	var snapshot, payload sql.NullString
+	err = t.tx.queryRow(ctx, `
 		SELECT k.request_hash, k.snapshot, d.payload
 		FROM idempotency_keys k LEFT JOIN documents d ON d.tenant_id = k.tenant_id AND d.id = k.document_id
 		WHERE k.tenant_id = ? AND k.environment = ? AND k.key = ?`,
-		nd.TenantID, nd.Environment, nd.IdempotencyKey).Scan(&hash, &snapshot, &payload)
+		d.TenantID, d.Environment, d.IdempotencyKey).Scan(&held.RequestHash, &snapshot, &payload)
 	if err != nil {
-		return nil, dbError(err, "find idempotency key")
+		return false, held, dbError(err, "find idempotency key")
 	}
-	if !bytes.Equal(hash, nd.RequestHash) {
-		return nil, sello.Errorf(sello.CodeIdempotencyKeyReused, "Idempotency-Key %q was already used with a different request.", nd.IdempotencyKey)
-	} else if !snapshot.Valid {
-		return nil, fmt.Errorf("idempotency key %q has no snapshot", nd.IdempotencyKey)
-	}
-	var doc sello.Document
-	if err := json.Unmarshal([]byte(snapshot.String), &doc); err != nil {
-		return nil, fmt.Errorf("decode idempotency snapshot: %w", err)
+	if snapshot.Valid {
+		held.Snapshot = []byte(snapshot.String)
 	}
 	if payload.Valid {
-		doc.Payload = json.RawMessage(payload.String)
+		held.Payload = []byte(payload.String)
 	}
-	return &doc, nil
+	return false, held, nil
 }
 
-// typeSequences returns the tenant's ranges of nd.Type in its environment,
-// oldest (lowest) first.
-func typeSequences(ctx context.Context, tx querier, nd sello.NewDocument) ([]*sello.Sequence, error) {
-	rows, err := tx.query(ctx, `
+// Sequences implements sello.DocumentTx. SQLite has one writer: nothing
+// needs locking.
+func (t documentTx) Sequences(ctx context.Context, tenantID string, env sello.Environment, typ sello.DocumentType) ([]*sello.Sequence, error) {
+	rows, err := t.tx.query(ctx, `
 		SELECT `+sequenceColumns+` FROM sequences
 		WHERE tenant_id = ? AND environment = ? AND type = ?
-		ORDER BY range_from`, nd.TenantID, nd.Environment, nd.Type)
+		ORDER BY range_from`, tenantID, env, typ)
 	if err != nil {
 		return nil, dbError(err, "find sequences")
 	}
@@ -125,83 +87,25 @@ func typeSequences(ctx context.Context, tx querier, nd sello.NewDocument) ([]*se
 	return out, dbError(rows.Err(), "find sequences")
 }
 
-// nextNumber takes the next unused number of the oldest usable range of
-// nd.Type, skipping numbers already taken explicitly. Returns
-// SEQUENCE_EXHAUSTED.
-func nextNumber(ctx context.Context, tx querier, nd sello.NewDocument, now time.Time) (sello.ENCF, *sello.Sequence, error) {
-	seqs, err := typeSequences(ctx, tx, nd)
-	if err != nil {
-		return sello.ENCF{}, nil, err
-	}
-	before := make([]int64, len(seqs))
-	for i, s := range seqs {
-		before[i] = s.Next
-	}
-	for {
-		seq, err := sello.NextSequence(seqs, nd.Environment, nd.Type, now)
-		if err != nil {
-			return sello.ENCF{}, nil, err
-		}
-		n := sello.ENCF{Type: nd.Type, Number: seq.Next}
-		seq.Next++
-		if id, err := documentIDByENCF(ctx, tx, nd, n.String()); err != nil {
-			return sello.ENCF{}, nil, err
-		} else if id != "" {
-			continue // taken explicitly
-		}
-		for i, s := range seqs {
-			if s.Next == before[i] {
-				continue
-			}
-			if _, err := tx.exec(ctx, `UPDATE sequences SET next = ? WHERE tenant_id = ? AND id = ?`,
-				s.Next, nd.TenantID, s.ID); err != nil {
-				return sello.ENCF{}, nil, dbError(err, "advance sequence")
-			}
-		}
-		return n, seq, nil
-	}
-}
-
-// takeNumber checks an explicit e-NCF: unused, inside an unexpired range.
-// Returns CONFLICT naming the document that has it, or VALIDATION_FAILED.
-func takeNumber(ctx context.Context, tx querier, nd sello.NewDocument, n sello.ENCF, now time.Time) (*sello.Sequence, error) {
-	seqs, err := typeSequences(ctx, tx, nd)
-	if err != nil {
-		return nil, err
-	}
-	if id, err := documentIDByENCF(ctx, tx, nd, n.String()); err != nil {
-		return nil, err
-	} else if id != "" {
-		return nil, sello.Errorf(sello.CodeConflict, "e-NCF %s is already used by document %s.", n, id)
-	}
-	seq, err := sello.SequenceOf(seqs, nd.Environment, n, now)
-	if err != nil {
-		return nil, err
-	}
-	if seq.Next == n.Number {
-		seq.Next++
-		if _, err := tx.exec(ctx, `UPDATE sequences SET next = ? WHERE tenant_id = ? AND id = ?`,
-			seq.Next, nd.TenantID, seq.ID); err != nil {
-			return nil, dbError(err, "advance sequence")
-		}
-	}
-	return seq, nil
-}
-
-// documentIDByENCF returns the id of the document with that e-NCF, or "".
-func documentIDByENCF(ctx context.Context, tx querier, nd sello.NewDocument, encf string) (string, error) {
+// DocumentIDByENCF implements sello.DocumentTx.
+func (t documentTx) DocumentIDByENCF(ctx context.Context, tenantID string, env sello.Environment, encf string) (string, error) {
 	var id string
-	err := tx.queryRow(ctx, `SELECT id FROM documents WHERE tenant_id = ? AND environment = ? AND encf = ?`,
-		nd.TenantID, nd.Environment, encf).Scan(&id)
+	err := t.tx.queryRow(ctx, `SELECT id FROM documents WHERE tenant_id = ? AND environment = ? AND encf = ?`,
+		tenantID, env, encf).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
 	return id, dbError(err, "find document by e-ncf")
 }
 
-// insertDocument writes doc, its first status, its ecf.queued event and,
-// with an idempotency key, the snapshot a replay returns.
-func (db *DB) insertDocument(ctx context.Context, tx querier, doc *sello.Document, nd sello.NewDocument) error {
+// SetSequenceNext implements sello.DocumentTx.
+func (t documentTx) SetSequenceNext(ctx context.Context, seq *sello.Sequence) error {
+	_, err := t.tx.exec(ctx, `UPDATE sequences SET next = ? WHERE tenant_id = ? AND id = ?`, seq.Next, seq.TenantID, seq.ID)
+	return dbError(err, "advance sequence")
+}
+
+// InsertDocument implements sello.DocumentTx.
+func (t documentTx) InsertDocument(ctx context.Context, doc *sello.Document) error {
 	dgii, err := jsonOrNull(doc.DGII)
 	if err != nil {
 		return err
@@ -210,7 +114,7 @@ func (db *DB) insertDocument(ctx context.Context, tx querier, doc *sello.Documen
 	if err != nil {
 		return err
 	}
-	_, err = tx.exec(ctx, `
+	_, err = t.tx.exec(ctx, `
 		INSERT INTO documents (id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 			qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
 			failure_reason, payload, created_at, updated_at)
@@ -228,27 +132,29 @@ func (db *DB) insertDocument(ctx context.Context, tx querier, doc *sello.Documen
 	if err != nil {
 		return dbError(err, "insert document")
 	}
-	if _, err := tx.exec(ctx, `
+	_, err = t.tx.exec(ctx, `
 		INSERT INTO document_status_history (document_id, tenant_id, status, at, reason) VALUES (?, ?, ?, ?, '')`,
-		doc.ID, doc.TenantID, doc.Status, formatTime(doc.CreatedAt)); err != nil {
-		return dbError(err, "insert document status")
-	}
-	ev := sello.NewDocumentEvent(sello.EventECFQueued, doc, "info", "e-CF "+doc.ENCF+" queued for signing.", doc.CreatedAt)
-	if err := db.insertEvent(ctx, tx, ev); err != nil {
-		return err
-	}
-	if nd.IdempotencyKey == "" {
-		return nil
-	}
-	snapshot, err := json.Marshal(doc)
-	if err != nil {
-		return fmt.Errorf("encode idempotency snapshot: %w", err)
-	}
-	_, err = tx.exec(ctx, `
+		doc.ID, doc.TenantID, doc.Status, formatTime(doc.CreatedAt))
+	return dbError(err, "insert document status")
+}
+
+// InsertEvent implements sello.DocumentTx.
+func (t documentTx) InsertEvent(ctx context.Context, ev *sello.Event) error {
+	return t.db.insertEvent(ctx, t.tx, ev)
+}
+
+// SaveIdempotencySnapshot implements sello.DocumentTx.
+func (t documentTx) SaveIdempotencySnapshot(ctx context.Context, d sello.DocumentDraft, doc *sello.Document, snapshot []byte) error {
+	_, err := t.tx.exec(ctx, `
 		UPDATE idempotency_keys SET document_id = ?, snapshot = ?
 		WHERE tenant_id = ? AND environment = ? AND key = ?`,
-		doc.ID, string(snapshot), doc.TenantID, doc.Environment, nd.IdempotencyKey)
+		doc.ID, string(snapshot), d.TenantID, d.Environment, d.IdempotencyKey)
 	return dbError(err, "store idempotency snapshot")
+}
+
+// InsertJobs implements sello.DocumentTx.
+func (t documentTx) InsertJobs(ctx context.Context, jobs []sello.Job) error {
+	return t.db.insertJobs(ctx, t.tx, jobs)
 }
 
 // jsonOrNull encodes v, or returns nil (NULL) for a nil pointer.

@@ -78,13 +78,13 @@ func TestStore(t *testing.T) {
 }
 
 // newDoc is a create of type 31 with the next number.
-func newDoc(tenantID string, prepare func(sello.ENCF, *sello.Sequence) (*sello.PreparedDocument, error)) sello.NewDocument {
+func newDoc(tenantID string, prepare func(sello.ENCF, *sello.Sequence) (*sello.PreparedDocument, error)) sello.DocumentDraft {
 	if prepare == nil {
 		prepare = func(n sello.ENCF, _ *sello.Sequence) (*sello.PreparedDocument, error) {
 			return &sello.PreparedDocument{Payload: json.RawMessage(`{"ECF":{"eNCF":"` + n.String() + `"}}`), Total: "10.00", IssueDate: sello.Date{Year: 2026, Month: 3, Day: 1}}, nil
 		}
 	}
-	return sello.NewDocument{TenantID: tenantID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, Prepare: prepare}
+	return sello.DocumentDraft{TenantID: tenantID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, Prepare: prepare}
 }
 
 func TestStatusHistory(t *testing.T) {

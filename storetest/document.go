@@ -18,7 +18,7 @@ func testCreateDocument(t *testing.T, open func(t *testing.T) sello.Store) {
 		tn := MustCreateTenant(t, e.s)
 		seq := MustAddSequence(t, e.s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 7, 100)
 		p := &prepared{}
-		nd := sello.NewDocument{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, Prepare: p.prepare}
+		nd := sello.DocumentDraft{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, Prepare: p.prepare}
 		before := e.clock.Peek()
 		doc, replayed, err := e.s.CreateDocument(ctx, nd)
 		if err != nil || replayed {
@@ -205,7 +205,7 @@ func testCreateDocument(t *testing.T, open func(t *testing.T) sello.Store) {
 		tn := MustCreateTenant(t, e.s)
 		seq := MustAddSequence(t, e.s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 100)
 		p := &prepared{}
-		nd := sello.NewDocument{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, ENCF: encf("31", 50), Prepare: p.prepare}
+		nd := sello.DocumentDraft{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, ENCF: encf("31", 50), Prepare: p.prepare}
 		doc := MustCreateDocument(t, e.s, nd)
 		if doc.ENCF != nd.ENCF || len(p.calls) != 1 || p.calls[0].ENCF.Number != 50 || p.calls[0].Seq.ID != seq.ID {
 			t.Errorf("got %s with Prepare calls %+v, want %s from range %s", doc.ENCF, p.calls, nd.ENCF, seq.ID)
@@ -261,7 +261,7 @@ func testCreateDocument(t *testing.T, open func(t *testing.T) sello.Store) {
 		boom := sello.Errorf(sello.CodeValidationFailed, "Totals do not add up.")
 		var seen sello.ENCF
 		for _, explicit := range []string{"", encf("31", 1)} {
-			nd := sello.NewDocument{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, ENCF: explicit,
+			nd := sello.DocumentDraft{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, ENCF: explicit,
 				IdempotencyKey: "rollback", RequestHash: []byte("h1"),
 				Prepare: func(n sello.ENCF, _ *sello.Sequence) (*sello.PreparedDocument, error) {
 					seen = n

@@ -116,7 +116,7 @@ func MustAddSequence(tb testing.TB, s sello.Store, tenantID string, e sello.Envi
 }
 
 // MustCreateDocument creates a document and fails the test on error.
-func MustCreateDocument(tb testing.TB, s sello.Store, nd sello.NewDocument) *sello.Document {
+func MustCreateDocument(tb testing.TB, s sello.Store, nd sello.DocumentDraft) *sello.Document {
 	tb.Helper()
 	doc, replayed, err := s.CreateDocument(tb.Context(), nd)
 	if err != nil {
@@ -155,9 +155,9 @@ func (p *prepared) prepare(e sello.ENCF, seq *sello.Sequence) (*sello.PreparedDo
 }
 
 // newDoc is a create of typ with the next number.
-func newDoc(tenantID string, e sello.Environment, typ sello.DocumentType) sello.NewDocument {
+func newDoc(tenantID string, e sello.Environment, typ sello.DocumentType) sello.DocumentDraft {
 	p := &prepared{}
-	return sello.NewDocument{TenantID: tenantID, Environment: e, Type: typ, Prepare: p.prepare}
+	return sello.DocumentDraft{TenantID: tenantID, Environment: e, Type: typ, Prepare: p.prepare}
 }
 
 // wantError fails unless err carries code and its message contains every

@@ -9,7 +9,7 @@ import (
 )
 
 func testIdempotency(t *testing.T, open func(t *testing.T) sello.Store) {
-	keyed := func(tenantID string, en sello.Environment, key, hash string) sello.NewDocument {
+	keyed := func(tenantID string, en sello.Environment, key, hash string) sello.DocumentDraft {
 		nd := newDoc(tenantID, en, sello.TypeCreditoFiscal)
 		nd.IdempotencyKey, nd.RequestHash = key, []byte(hash)
 		return nd

@@ -1,0 +1,197 @@
+package sello
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// DocumentTx is what CreateDocument asks of the transaction that creates a
+// document: the statements, no rules. Each store implements it over its own
+// transaction; every method runs in that one transaction.
+type DocumentTx interface {
+	// ClaimIdempotencyKey claims d's key for the transaction: it inserts
+	// the key with d.RequestHash at now, or takes over one created at or
+	// before expired. While another transaction holds the key it waits for
+	// it to commit or roll back. When a live key is kept, claimed is false
+	// and held is what it holds.
+	ClaimIdempotencyKey(ctx context.Context, d DocumentDraft, now, expired time.Time) (claimed bool, held IdempotencyRecord, err error)
+	// Sequences returns the tenant's ranges of a type in env, lowest
+	// first, locked until the transaction ends where concurrent
+	// transactions could otherwise take the same number.
+	Sequences(ctx context.Context, tenantID string, env Environment, t DocumentType) ([]*Sequence, error)
+	// DocumentIDByENCF returns the id of the tenant's document in env with
+	// that e-NCF, or "".
+	DocumentIDByENCF(ctx context.Context, tenantID string, env Environment, encf string) (string, error)
+	// SetSequenceNext stores seq.Next.
+	SetSequenceNext(ctx context.Context, seq *Sequence) error
+	// InsertDocument writes doc and its first status-history row. Returns
+	// NOT_FOUND (no such tenant) or CONFLICT (its e-NCF is used).
+	InsertDocument(ctx context.Context, doc *Document) error
+	// InsertEvent writes ev to the outbox with its webhook deliveries.
+	InsertEvent(ctx context.Context, ev *Event) error
+	// SaveIdempotencySnapshot keeps, with d's key, doc as a replay returns
+	// it (snapshot, its JSON without the payload, read from doc's row).
+	SaveIdempotencySnapshot(ctx context.Context, d DocumentDraft, doc *Document, snapshot []byte) error
+	// InsertJobs queues jobs.
+	InsertJobs(ctx context.Context, jobs []Job) error
+}
+
+// IdempotencyRecord is what a live idempotency key holds: the hash of the
+// request it was first used with and, once that request's document was
+// written, the document's snapshot and payload.
+type IdempotencyRecord struct {
+	RequestHash []byte
+	Snapshot    []byte // nil while the document is not written
+	Payload     []byte
+}
+
+// CreateDocument creates the document d asks for, in the one transaction
+// inTx runs (the store's; now is the time read in it): it claims the
+// idempotency key, takes the e-NCF (d.ENCF, or the next unused number of
+// the oldest usable range of d.Type), calls d.Prepare and writes the
+// document, its first status, its ecf.queued event, the idempotency
+// snapshot and its DocumentJob. Stores implement
+// DocumentStore.CreateDocument with it. Returns INVALID_REQUEST,
+// IDEMPOTENCY_KEY_REUSED, SEQUENCE_EXHAUSTED, VALIDATION_FAILED, CONFLICT,
+// NOT_FOUND (no such tenant) or Prepare's error.
+func CreateDocument(ctx context.Context, d DocumentDraft, inTx func(fn func(tx DocumentTx, now time.Time) error) error) (doc *Document, replayed bool, err error) {
+	explicit, err := d.Check()
+	if err != nil {
+		return nil, false, err
+	}
+	err = inTx(func(tx DocumentTx, now time.Time) error {
+		doc, replayed = nil, false
+		if d.IdempotencyKey != "" {
+			prev, err := claimIdempotencyKey(ctx, tx, d, now)
+			if err != nil || prev != nil {
+				doc, replayed = prev, true
+				return err
+			}
+		}
+		var n ENCF
+		var seq *Sequence
+		var err error
+		if explicit != nil {
+			n = *explicit
+			seq, err = takeNumber(ctx, tx, d, n, now)
+		} else {
+			n, seq, err = nextNumber(ctx, tx, d, now)
+		}
+		if err != nil {
+			return err
+		}
+		if doc, err = d.Build(n, seq, now); err != nil {
+			return err
+		}
+		if err := tx.InsertDocument(ctx, doc); err != nil {
+			return err
+		}
+		ev := NewDocumentEvent(EventECFQueued, doc, "info", "e-CF "+doc.ENCF+" queued for signing.", doc.CreatedAt)
+		if err := tx.InsertEvent(ctx, ev); err != nil {
+			return err
+		}
+		if d.IdempotencyKey != "" {
+			snapshot, err := json.Marshal(doc)
+			if err != nil {
+				return fmt.Errorf("encode idempotency snapshot: %w", err)
+			}
+			if err := tx.SaveIdempotencySnapshot(ctx, d, doc, snapshot); err != nil {
+				return err
+			}
+		}
+		return tx.InsertJobs(ctx, []Job{NewDocumentJob(doc)})
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return doc, replayed, nil
+}
+
+// claimIdempotencyKey claims d's key, taking over a key older than
+// IdempotencyWindow. If the key is live it returns the document it created
+// (a replay) or IDEMPOTENCY_KEY_REUSED.
+func claimIdempotencyKey(ctx context.Context, tx DocumentTx, d DocumentDraft, now time.Time) (*Document, error) {
+	claimed, held, err := tx.ClaimIdempotencyKey(ctx, d, now, now.Add(-IdempotencyWindow))
+	if err != nil || claimed {
+		return nil, err
+	}
+	if !bytes.Equal(held.RequestHash, d.RequestHash) {
+		return nil, Errorf(CodeIdempotencyKeyReused, "Idempotency-Key %q was already used with a different request.", d.IdempotencyKey)
+	} else if held.Snapshot == nil {
+		return nil, fmt.Errorf("idempotency key %q has no snapshot", d.IdempotencyKey)
+	}
+	var doc Document
+	if err := json.Unmarshal(held.Snapshot, &doc); err != nil {
+		return nil, fmt.Errorf("decode idempotency snapshot: %w", err)
+	}
+	if held.Payload != nil {
+		doc.Payload = json.RawMessage(held.Payload)
+	}
+	return &doc, nil
+}
+
+// nextNumber takes the next unused number of the oldest usable range of
+// d.Type, skipping numbers already taken explicitly. Returns
+// SEQUENCE_EXHAUSTED.
+func nextNumber(ctx context.Context, tx DocumentTx, d DocumentDraft, now time.Time) (ENCF, *Sequence, error) {
+	seqs, err := tx.Sequences(ctx, d.TenantID, d.Environment, d.Type)
+	if err != nil {
+		return ENCF{}, nil, err
+	}
+	before := make([]int64, len(seqs))
+	for i, s := range seqs {
+		before[i] = s.Next
+	}
+	for {
+		seq, err := NextSequence(seqs, d.Environment, d.Type, now)
+		if err != nil {
+			return ENCF{}, nil, err
+		}
+		n := ENCF{Type: d.Type, Number: seq.Next}
+		seq.Next++
+		if id, err := tx.DocumentIDByENCF(ctx, d.TenantID, d.Environment, n.String()); err != nil {
+			return ENCF{}, nil, err
+		} else if id != "" {
+			continue // taken explicitly
+		}
+		for i, s := range seqs {
+			if s.Next == before[i] {
+				continue
+			}
+			if err := tx.SetSequenceNext(ctx, s); err != nil {
+				return ENCF{}, nil, err
+			}
+		}
+		return n, seq, nil
+	}
+}
+
+// takeNumber checks an explicit e-NCF: unused, inside an unexpired range.
+// Returns CONFLICT naming the document that has it, or VALIDATION_FAILED.
+func takeNumber(ctx context.Context, tx DocumentTx, d DocumentDraft, n ENCF, now time.Time) (*Sequence, error) {
+	seqs, err := tx.Sequences(ctx, d.TenantID, d.Environment, d.Type)
+	if err != nil {
+		return nil, err
+	}
+	// Checked after the ranges are locked, so that a concurrent create of
+	// the same number has committed and is seen.
+	if id, err := tx.DocumentIDByENCF(ctx, d.TenantID, d.Environment, n.String()); err != nil {
+		return nil, err
+	} else if id != "" {
+		return nil, Errorf(CodeConflict, "e-NCF %s is already used by document %s.", n, id)
+	}
+	seq, err := SequenceOf(seqs, d.Environment, n, now)
+	if err != nil {
+		return nil, err
+	}
+	if seq.Next == n.Number {
+		seq.Next++
+		if err := tx.SetSequenceNext(ctx, seq); err != nil {
+			return nil, err
+		}
+	}
+	return seq, nil
+}
