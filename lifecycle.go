@@ -2,6 +2,8 @@ package sello
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -87,4 +89,78 @@ func (ch DocumentChange) EventSeverity() string {
 		return "info"
 	}
 	return ch.Severity
+}
+
+// Allows reports whether the change applies to a document in status (see
+// From).
+func (ch DocumentChange) Allows(status Status) bool {
+	return len(ch.From) == 0 || slices.Contains(ch.From, status)
+}
+
+// Refusal is the CONFLICT of the change to doc, whose status it does not
+// allow.
+func (ch DocumentChange) Refusal(doc *Document) error {
+	names := make([]string, len(ch.From))
+	for i, s := range ch.From {
+		names[i] = string(s)
+	}
+	return Errorf(CodeConflict, "Document %s is %s, not %s.", doc.ENCF, doc.Status, strings.Join(names, " or "))
+}
+
+// FailureReason is the failure reason the change records: its Reason when
+// it fails the document, else "" (the stored one is kept).
+func (ch DocumentChange) FailureReason() string {
+	if ch.Status == StatusFailed {
+		return ch.Reason
+	}
+	return ""
+}
+
+// Apply sets on doc the fields the change sets, as of now; it never clears
+// one. Times are kept as stores keep them (StoredTime).
+func (ch DocumentChange) Apply(doc *Document, now time.Time) {
+	if ch.Status != "" {
+		doc.Status = ch.Status
+	}
+	if r := ch.FailureReason(); r != "" {
+		doc.FailureReason = r
+	}
+	if ch.SecurityCode != "" {
+		doc.SecurityCode = ch.SecurityCode
+	}
+	if ch.SignedAt != nil {
+		doc.SignedAt = StoredTime(ch.SignedAt)
+	}
+	if ch.QRURL != "" {
+		doc.QRURL = ch.QRURL
+	}
+	if ch.TrackID != "" {
+		doc.TrackID = ch.TrackID
+	}
+	if ch.DGII != nil {
+		r := *ch.DGII
+		r.Mensajes = slices.Clone(r.Mensajes)
+		doc.DGII = &r
+	}
+	doc.UpdatedAt = now
+}
+
+// Event is the event the change writes, with doc as it is after the
+// change, or nil when it writes none.
+func (ch DocumentChange) Event(doc *Document, now time.Time) *Event {
+	if ch.EventType == "" {
+		return nil
+	}
+	return NewDocumentEvent(ch.EventType, doc, ch.EventSeverity(), ch.Message, now)
+}
+
+// DocumentNotFound is the NOT_FOUND error of a document, by e-NCF or id,
+// in env.
+func DocumentNotFound(encfOrID string, env Environment) error {
+	return Errorf(CodeNotFound, "Document %s not found in %s.", encfOrID, env)
+}
+
+// DocumentIDNotFound is the NOT_FOUND error of a document id in env.
+func DocumentIDNotFound(id string, env Environment) error {
+	return Errorf(CodeNotFound, "Document %q not found in %s.", id, env)
 }

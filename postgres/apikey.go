@@ -17,7 +17,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *sello.APIKey) error {
 		return sello.Errorf(sello.CodeInvalidRequest, "API key hash required.")
 	}
 	id, now := sello.NewID(), db.now()
-	k.ExpiresAt, k.RevokedAt = storedTime(k.ExpiresAt), storedTime(k.RevokedAt)
+	k.ExpiresAt, k.RevokedAt = sello.StoredTime(k.ExpiresAt), sello.StoredTime(k.RevokedAt)
 	scopes := make([]string, len(k.Scopes))
 	for i, s := range k.Scopes {
 		scopes[i] = string(s)

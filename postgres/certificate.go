@@ -16,7 +16,7 @@ func (db *DB) AddCertificate(ctx context.Context, c *sello.Certificate) error {
 		return err
 	}
 	id, now := sello.NewID(), db.now()
-	notBefore, notAfter := *storedTime(&c.NotBefore), *storedTime(&c.NotAfter)
+	notBefore, notAfter := *sello.StoredTime(&c.NotBefore), *sello.StoredTime(&c.NotAfter)
 	_, err := db.pool.Exec(ctx, `
 		INSERT INTO certificates (id, tenant_id, environment, subject, issuer, serial_number, fingerprint,
 			not_before, not_after, self_signed, der, sealed_key, created_at)
@@ -59,7 +59,7 @@ func (db *DB) FindSigningCertificate(ctx context.Context, tenantID string, env s
 		SELECT `+certificateColumns+` FROM certificates
 		WHERE tenant_id = $1 AND environment = $2 AND not_before <= $3 AND not_after > $3
 		ORDER BY created_at DESC, id DESC
-		LIMIT 1`, tenantID, env, *storedTime(&now)))
+		LIMIT 1`, tenantID, env, *sello.StoredTime(&now)))
 	if isNoRows(err) {
 		return nil, sello.Errorf(sello.CodeNotFound, "No valid signing certificate in %s.", env)
 	}
@@ -71,7 +71,7 @@ func (db *DB) FindSigningCertificate(ctx context.Context, tenantID string, env s
 // unless it was warned before (false). Returns NOT_FOUND if the tenant has
 // no such certificate in its environment.
 func (db *DB) WarnCertificateExpiring(ctx context.Context, c *sello.Certificate, now time.Time) (bool, error) {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	warned := false
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		var subject string

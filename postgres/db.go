@@ -98,15 +98,6 @@ func utcPtr(t *time.Time) *time.Time {
 	return &u
 }
 
-// storedTime returns t as it reads back: UTC, microseconds.
-func storedTime(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC().Truncate(time.Microsecond)
-	return &u
-}
-
 // dateValue is a date as pgx writes it to a date column.
 func dateValue(d sello.Date) time.Time {
 	return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC)

@@ -175,7 +175,7 @@ func (db *DB) FindDocument(ctx context.Context, tenantID string, env sello.Envir
 		SELECT `+documentColumns+` FROM documents
 		WHERE tenant_id = $1 AND environment = $2 AND encf = $3`, tenantID, env, encf))
 	if isNoRows(err) {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %s not found in %s.", encf, env)
+		return nil, sello.DocumentNotFound(encf, env)
 	}
 	return doc, dbError(err, "find document")
 }

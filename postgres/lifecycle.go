@@ -2,9 +2,6 @@ package postgres
 
 import (
 	"context"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sello-do/sello"
@@ -22,7 +19,7 @@ func findDocumentByID(ctx context.Context, queryRow func(context.Context, string
 		SELECT `+columns+` FROM documents
 		WHERE tenant_id = $1 AND environment = $2 AND id = $3 `+lock, tenantID, env, id))
 	if isNoRows(err) {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %q not found in %s.", id, env)
+		return nil, sello.DocumentIDNotFound(id, env)
 	}
 	return doc, dbError(err, "find document by id")
 }
@@ -42,11 +39,11 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 		if doc, err = findDocumentByID(ctx, tx.QueryRow, summaryColumns, tenantID, env, id, "FOR UPDATE"); err != nil {
 			return err
 		}
-		if len(ch.From) > 0 && !slices.Contains(ch.From, doc.Status) {
-			return conflictFrom(doc, ch.From)
+		if !ch.Allows(doc.Status) {
+			return ch.Refusal(doc)
 		}
 		now := db.now() // under the row lock, so a document's times follow its changes
-		applyChange(doc, ch, now)
+		ch.Apply(doc, now)
 		dgii, err := jsonOrNull(doc.DGII)
 		if err != nil {
 			return err
@@ -68,53 +65,17 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 		if err := db.insertJobs(ctx, tx, ch.Jobs); err != nil {
 			return err
 		}
-		if ch.EventType == "" {
+		ev := ch.Event(doc, now)
+		if ev == nil {
 			return nil
 		}
 		// Last: the event takes the tenant's event lock until the commit.
-		return db.insertEvent(ctx, tx, sello.NewDocumentEvent(ch.EventType, doc, ch.EventSeverity(), ch.Message, now))
+		return db.insertEvent(ctx, tx, ev)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return doc, nil
-}
-
-// conflictFrom is UpdateDocument's CONFLICT for a document not in from.
-func conflictFrom(doc *sello.Document, from []sello.Status) error {
-	names := make([]string, len(from))
-	for i, s := range from {
-		names[i] = string(s)
-	}
-	return sello.Errorf(sello.CodeConflict, "Document %s is %s, not %s.", doc.ENCF, doc.Status, strings.Join(names, " or "))
-}
-
-// applyChange sets on doc the fields ch sets; it never clears one.
-func applyChange(doc *sello.Document, ch sello.DocumentChange, now time.Time) {
-	if ch.Status != "" {
-		doc.Status = ch.Status
-	}
-	if ch.Status == sello.StatusFailed && ch.Reason != "" {
-		doc.FailureReason = ch.Reason
-	}
-	if ch.SecurityCode != "" {
-		doc.SecurityCode = ch.SecurityCode
-	}
-	if ch.SignedAt != nil {
-		doc.SignedAt = storedTime(ch.SignedAt)
-	}
-	if ch.QRURL != "" {
-		doc.QRURL = ch.QRURL
-	}
-	if ch.TrackID != "" {
-		doc.TrackID = ch.TrackID
-	}
-	if ch.DGII != nil {
-		r := *ch.DGII
-		r.Mensajes = slices.Clone(r.Mensajes)
-		doc.DGII = &r
-	}
-	doc.UpdatedAt = now
 }
 
 // blobOrNull is b, or NULL when empty: coalesce then keeps the stored value.
@@ -133,7 +94,7 @@ func (db *DB) FindDocumentXML(ctx context.Context, tenantID string, env sello.En
 		SELECT signed_xml FROM documents WHERE tenant_id = $1 AND environment = $2 AND encf = $3`,
 		tenantID, env, encf).Scan(&xml)
 	if isNoRows(err) {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %s not found in %s.", encf, env)
+		return nil, sello.DocumentNotFound(encf, env)
 	} else if err != nil {
 		return nil, dbError(err, "find document xml")
 	} else if xml == nil {
@@ -150,7 +111,7 @@ func (db *DB) FindDocumentRFCE(ctx context.Context, tenantID string, env sello.E
 		SELECT rfce_xml FROM documents WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
 		tenantID, env, id).Scan(&xml)
 	if isNoRows(err) {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %q not found in %s.", id, env)
+		return nil, sello.DocumentIDNotFound(id, env)
 	} else if err != nil {
 		return nil, dbError(err, "find document rfce")
 	} else if xml == nil {
@@ -179,7 +140,7 @@ func (db *DB) FindDocumentHistory(ctx context.Context, tenantID string, env sell
 	if err != nil {
 		return nil, dbError(err, "find document history")
 	} else if len(out) == 0 {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %q not found in %s.", id, env)
+		return nil, sello.DocumentIDNotFound(id, env)
 	}
 	return out, nil
 }

@@ -60,7 +60,7 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, e *sello.WebhookEndpoin
 	e.Status, e.FailingSince, e.CreatedAt, e.UpdatedAt = status, nil, now, now
 	for i := range e.Secrets {
 		e.Secrets[i].CreatedAt = now
-		e.Secrets[i].ExpiresAt = storedTime(e.Secrets[i].ExpiresAt)
+		e.Secrets[i].ExpiresAt = sello.StoredTime(e.Secrets[i].ExpiresAt)
 	}
 	return nil
 }
@@ -69,7 +69,7 @@ func insertSecret(ctx context.Context, tx pgx.Tx, tenantID, endpointID string, s
 	_, err := tx.Exec(ctx, `
 		INSERT INTO webhook_secrets (id, tenant_id, endpoint_id, sealed, created_at, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6)`,
-		s.ID, tenantID, endpointID, s.Sealed, now, storedTime(s.ExpiresAt))
+		s.ID, tenantID, endpointID, s.Sealed, now, sello.StoredTime(s.ExpiresAt))
 	if errorKind(err) == kindUnique {
 		return &sello.Error{Code: sello.CodeConflict, Message: "Webhook secret " + s.ID + " already exists.", Err: err}
 	}
@@ -284,7 +284,7 @@ func (db *DB) RotateWebhookSecret(ctx context.Context, tenantID, id string, secr
 	} else if err := secret.Check(); err != nil {
 		return err
 	}
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	expires := now.Add(overlap)
 	return db.inTx(ctx, func(tx pgx.Tx) error {
 		var one int
@@ -320,7 +320,7 @@ func (db *DB) RotateWebhookSecret(ctx context.Context, tenantID, id string, secr
 // disabled, its pending and held deliveries failed and the
 // webhook_endpoint.disabled event, in one transaction. Returns NOT_FOUND.
 func (db *DB) DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason string, now time.Time) (bool, error) {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	disabled := false
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		// The disabled event's fan-out locks the other endpoints: lock
@@ -366,7 +366,7 @@ func (db *DB) DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason s
 // in one transaction. It locks the endpoint first, like every change of
 // its status (see Webhooks above). Returns NOT_FOUND.
 func (db *DB) DeleteWebhookEndpoint(ctx context.Context, tenantID, id string, now time.Time) error {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	return db.inTx(ctx, func(tx pgx.Tx) error {
 		if _, _, err := lockEndpoint(ctx, tx, tenantID, id); err != nil {
 			return err
@@ -498,7 +498,7 @@ func (db *DB) ListWebhookDeliveries(ctx context.Context, tenantID string, env se
 // ReplayWebhookDelivery implements sello.WebhookStore. Returns NOT_FOUND or
 // CONFLICT (endpoint disabled).
 func (db *DB) ReplayWebhookDelivery(ctx context.Context, tenantID, deliveryID string, now time.Time) (*sello.WebhookDelivery, error) {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	var d *sello.WebhookDelivery
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		var endpointID string
@@ -551,7 +551,7 @@ func replay(ctx context.Context, tx pgx.Tx, tenantID, deliveryID string, status 
 // ReplayFailedWebhookDeliveries implements sello.WebhookStore: one
 // transaction. Returns NOT_FOUND or CONFLICT for endpointID.
 func (db *DB) ReplayFailedWebhookDeliveries(ctx context.Context, tenantID string, env sello.Environment, endpointID string, since, now time.Time) (int, error) {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	n := 0
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		q := `SELECT d.id, e.status FROM webhook_deliveries d
@@ -611,7 +611,7 @@ func (db *DB) ReplayFailedWebhookDeliveries(ctx context.Context, tenantID string
 // CreateTestWebhookDelivery implements sello.WebhookStore. Returns
 // NOT_FOUND or CONFLICT (endpoint disabled).
 func (db *DB) CreateTestWebhookDelivery(ctx context.Context, tenantID, endpointID string, now time.Time) (*sello.WebhookDelivery, error) {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	var d *sello.WebhookDelivery
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		status, env, err := lockEndpoint(ctx, tx, tenantID, endpointID)
@@ -716,7 +716,7 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, a *sello.WebhookAttempt,
 		return nil, fmt.Errorf("encode response headers: %w", err)
 	}
 	a.ResponseBody = sello.TruncateWebhookBody(a.ResponseBody)
-	a.At = *storedTime(&a.At)
+	a.At = *sello.StoredTime(&a.At)
 	a.Latency = a.Latency.Truncate(time.Microsecond)
 	var d *sello.WebhookDelivery
 	err = db.inTx(ctx, func(tx pgx.Tx) error {

@@ -19,7 +19,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *sello.APIKey) error {
 		return sello.Errorf(sello.CodeInvalidRequest, "API key hash required.")
 	}
 	id, now := sello.NewID(), db.now()
-	k.ExpiresAt, k.RevokedAt = storedTime(k.ExpiresAt), storedTime(k.RevokedAt)
+	k.ExpiresAt, k.RevokedAt = sello.StoredTime(k.ExpiresAt), sello.StoredTime(k.RevokedAt)
 	_, err := db.q().exec(ctx, `
 		INSERT INTO api_keys (id, tenant_id, environment, name, scopes, hash, last4, expires_at, revoked_at, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

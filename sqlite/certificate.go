@@ -36,7 +36,7 @@ func (db *DB) AddCertificate(ctx context.Context, c *sello.Certificate) error {
 		return err
 	}
 	c.ID, c.CreatedAt = id, now
-	c.NotBefore, c.NotAfter = *storedTime(&c.NotBefore), *storedTime(&c.NotAfter)
+	c.NotBefore, c.NotAfter = *sello.StoredTime(&c.NotBefore), *sello.StoredTime(&c.NotAfter)
 	return nil
 }
 
@@ -84,7 +84,7 @@ func (db *DB) FindSigningCertificate(ctx context.Context, tenantID string, env s
 // unless it was warned before (false). Returns NOT_FOUND if the tenant has
 // no such certificate in its environment.
 func (db *DB) WarnCertificateExpiring(ctx context.Context, c *sello.Certificate, now time.Time) (bool, error) {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	warned := false
 	err := db.inTx(ctx, func(tx querier) error {
 		var subject, notAfter string

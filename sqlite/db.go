@@ -119,15 +119,6 @@ const timeFormat = "2006-01-02T15:04:05.000000Z"
 
 func formatTime(t time.Time) string { return t.UTC().Format(timeFormat) }
 
-// storedTime returns t as it reads back: UTC, microseconds.
-func storedTime(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC().Truncate(time.Microsecond)
-	return &u
-}
-
 func formatTimePtr(t *time.Time) any {
 	if t == nil {
 		return nil

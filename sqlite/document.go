@@ -186,7 +186,7 @@ func (db *DB) FindDocument(ctx context.Context, tenantID string, env sello.Envir
 		SELECT `+documentColumns+` FROM documents
 		WHERE tenant_id = ? AND environment = ? AND encf = ?`, tenantID, env, encf))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %s not found in %s.", encf, env)
+		return nil, sello.DocumentNotFound(encf, env)
 	}
 	return doc, dbError(err, "find document")
 }

@@ -21,7 +21,7 @@ func findDocumentByID(ctx context.Context, q querier, columns, tenantID string, 
 		SELECT `+columns+` FROM documents
 		WHERE tenant_id = ? AND environment = ? AND id = ?`, tenantID, env, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %q not found in %s.", id, env)
+		return nil, sello.DocumentIDNotFound(id, env)
 	}
 	return doc, dbError(err, "find document by id")
 }
@@ -39,10 +39,6 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	dgii, err := jsonOrNull(ch.DGII)
 	if err != nil {
 		return nil, err
-	}
-	var failure any
-	if ch.Status == sello.StatusFailed && ch.Reason != "" {
-		failure = ch.Reason
 	}
 	from := "" // ",signed,submitted,": the statuses ch.From allows
 	if len(ch.From) > 0 {
@@ -62,7 +58,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 				updated_at = ?, signed_xml = coalesce(?, signed_xml), rfce_xml = coalesce(?, rfce_xml)
 			WHERE tenant_id = ? AND environment = ? AND id = ? AND (? = '' OR instr(?, ',' || status || ',') > 0)
 			RETURNING `+summaryColumns,
-			textOrNull(string(ch.Status)), failure, textOrNull(ch.SecurityCode), formatTimePtr(storedTime(ch.SignedAt)),
+			textOrNull(string(ch.Status)), textOrNull(ch.FailureReason()), textOrNull(ch.SecurityCode), formatTimePtr(sello.StoredTime(ch.SignedAt)),
 			textOrNull(ch.QRURL), textOrNull(ch.TrackID), dgii,
 			formatTime(now), blobOrNull(ch.SignedXML), blobOrNull(ch.RFCEXML),
 			tenantID, env, id, from, from))
@@ -71,7 +67,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 			if err != nil {
 				return err
 			}
-			return conflictFrom(cur, ch.From)
+			return ch.Refusal(cur)
 		} else if err != nil {
 			return dbError(err, "update document")
 		}
@@ -83,20 +79,16 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 		if err := db.insertJobs(ctx, tx, ch.Jobs); err != nil {
 			return err
 		}
-		if ch.EventType == "" {
+		ev := ch.Event(doc, now)
+		if ev == nil {
 			return nil
 		}
-		return db.insertEvent(ctx, tx, sello.NewDocumentEvent(ch.EventType, doc, ch.EventSeverity(), ch.Message, now))
+		return db.insertEvent(ctx, tx, ev)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return doc, nil
-}
-
-// conflictFrom is UpdateDocument's CONFLICT for a document not in from.
-func conflictFrom(doc *sello.Document, from []sello.Status) error {
-	return sello.Errorf(sello.CodeConflict, "Document %s is %s, not %s.", doc.ENCF, doc.Status, strings.Join(statusNames(from), " or "))
 }
 
 // statusNames is from as strings.
@@ -132,7 +124,7 @@ func (db *DB) FindDocumentXML(ctx context.Context, tenantID string, env sello.En
 		SELECT signed_xml FROM documents WHERE tenant_id = ? AND environment = ? AND encf = ?`,
 		tenantID, env, encf).Scan(&xml)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %s not found in %s.", encf, env)
+		return nil, sello.DocumentNotFound(encf, env)
 	} else if err != nil {
 		return nil, dbError(err, "find document xml")
 	} else if xml == nil {
@@ -149,7 +141,7 @@ func (db *DB) FindDocumentRFCE(ctx context.Context, tenantID string, env sello.E
 		SELECT rfce_xml FROM documents WHERE tenant_id = ? AND environment = ? AND id = ?`,
 		tenantID, env, id).Scan(&xml)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %q not found in %s.", id, env)
+		return nil, sello.DocumentIDNotFound(id, env)
 	} else if err != nil {
 		return nil, dbError(err, "find document rfce")
 	} else if xml == nil {
@@ -185,7 +177,7 @@ func (db *DB) FindDocumentHistory(ctx context.Context, tenantID string, env sell
 	if err := rows.Err(); err != nil {
 		return nil, dbError(err, "find document history")
 	} else if len(out) == 0 {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %q not found in %s.", id, env)
+		return nil, sello.DocumentIDNotFound(id, env)
 	}
 	return out, nil
 }

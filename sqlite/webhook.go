@@ -52,7 +52,7 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, e *sello.WebhookEndpoin
 	e.Status, e.FailingSince, e.CreatedAt, e.UpdatedAt = status, nil, now, now
 	for i := range e.Secrets {
 		e.Secrets[i].CreatedAt = now
-		e.Secrets[i].ExpiresAt = storedTime(e.Secrets[i].ExpiresAt)
+		e.Secrets[i].ExpiresAt = sello.StoredTime(e.Secrets[i].ExpiresAt)
 	}
 	return nil
 }
@@ -282,7 +282,7 @@ func (db *DB) RotateWebhookSecret(ctx context.Context, tenantID, id string, secr
 	} else if err := secret.Check(); err != nil {
 		return err
 	}
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	expires := formatTime(now.Add(overlap))
 	return db.inTx(ctx, func(tx querier) error {
 		if _, _, err := endpointStatus(ctx, tx, tenantID, id); err != nil {
@@ -313,7 +313,7 @@ func (db *DB) RotateWebhookSecret(ctx context.Context, tenantID, id string, secr
 // disabled, its pending and held deliveries failed and the
 // webhook_endpoint.disabled event, in one transaction. Returns NOT_FOUND.
 func (db *DB) DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason string, now time.Time) (bool, error) {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	disabled := false
 	err := db.inTx(ctx, func(tx querier) error {
 		var env sello.Environment
@@ -346,7 +346,7 @@ func (db *DB) DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason s
 // disabled and marked deleted, and its pending and held deliveries failed,
 // in one transaction. Returns NOT_FOUND.
 func (db *DB) DeleteWebhookEndpoint(ctx context.Context, tenantID, id string, now time.Time) error {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	return db.inTx(ctx, func(tx querier) error {
 		if _, _, err := endpointStatus(ctx, tx, tenantID, id); err != nil {
 			return err
@@ -493,7 +493,7 @@ func (db *DB) ListWebhookDeliveries(ctx context.Context, tenantID string, env se
 // ReplayWebhookDelivery implements sello.WebhookStore. Returns NOT_FOUND or
 // CONFLICT (endpoint disabled).
 func (db *DB) ReplayWebhookDelivery(ctx context.Context, tenantID, deliveryID string, now time.Time) (*sello.WebhookDelivery, error) {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	var d *sello.WebhookDelivery
 	err := db.inTx(ctx, func(tx querier) error {
 		var endpointID string
@@ -549,7 +549,7 @@ func replay(ctx context.Context, tx querier, tenantID, deliveryID string, status
 // ReplayFailedWebhookDeliveries implements sello.WebhookStore: one
 // transaction. Returns NOT_FOUND or CONFLICT for endpointID.
 func (db *DB) ReplayFailedWebhookDeliveries(ctx context.Context, tenantID string, env sello.Environment, endpointID string, since, now time.Time) (int, error) {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	n := 0
 	err := db.inTx(ctx, func(tx querier) error {
 		q := `SELECT d.id, e.status FROM webhook_deliveries d
@@ -611,7 +611,7 @@ func (db *DB) ReplayFailedWebhookDeliveries(ctx context.Context, tenantID string
 // CreateTestWebhookDelivery implements sello.WebhookStore. Returns
 // NOT_FOUND or CONFLICT (endpoint disabled).
 func (db *DB) CreateTestWebhookDelivery(ctx context.Context, tenantID, endpointID string, now time.Time) (*sello.WebhookDelivery, error) {
-	now = *storedTime(&now)
+	now = *sello.StoredTime(&now)
 	var d *sello.WebhookDelivery
 	err := db.inTx(ctx, func(tx querier) error {
 		status, env, err := endpointStatus(ctx, tx, tenantID, endpointID)
@@ -716,7 +716,7 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, a *sello.WebhookAttempt,
 		return nil, fmt.Errorf("encode response headers: %w", err)
 	}
 	a.ResponseBody = sello.TruncateWebhookBody(a.ResponseBody)
-	a.At = *storedTime(&a.At)
+	a.At = *sello.StoredTime(&a.At)
 	a.Latency = a.Latency.Truncate(time.Microsecond)
 	var d *sello.WebhookDelivery
 	err = db.inTx(ctx, func(tx querier) error {
