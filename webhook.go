@@ -208,6 +208,31 @@ func WebhookEndpointIsDisabled(id string) error {
 	return Errorf(CodeConflict, "Webhook endpoint %q is disabled; resume it first.", id)
 }
 
+// EndpointTakesDeliveries refuses a new delivery (a replay, a test) to
+// endpoint id in status: CONFLICT while it is disabled.
+func EndpointTakesDeliveries(id string, status WebhookEndpointStatus) error {
+	if status == WebhookEndpointDisabled {
+		return WebhookEndpointIsDisabled(id)
+	}
+	return nil
+}
+
+// NewTestWebhookDelivery is a test delivery to endpoint id of a tenant's
+// environment, whose status is status, with its webhook.test event and the
+// job that attempts it (nil when held). Returns CONFLICT when the endpoint
+// is disabled.
+func NewTestWebhookDelivery(tenantID string, env Environment, id string, status WebhookEndpointStatus, now time.Time) (*WebhookDelivery, *Event, Job, error) {
+	if err := EndpointTakesDeliveries(id, status); err != nil {
+		return nil, nil, nil, err
+	}
+	ev := NewTestWebhookEvent(tenantID, env, id, now)
+	d := &WebhookDelivery{
+		ID: NewID(), EndpointID: id, TenantID: tenantID, Environment: env,
+		EventID: ev.ID, EventType: ev.Type, Trigger: WebhookTriggerTest, CreatedAt: now, UpdatedAt: now,
+	}
+	return d, ev, d.QueueOrHold(status, now), nil
+}
+
 // NewWebhookEndpointDisabledEvent is the webhook.endpoint.disabled event of
 // endpoint id (at url) of a tenant's environment, disabled for reason.
 func NewWebhookEndpointDisabledEvent(tenantID string, env Environment, id, url, reason string, now time.Time) *Event {

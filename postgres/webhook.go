@@ -512,8 +512,8 @@ func (db *DB) ReplayWebhookDelivery(ctx context.Context, tenantID, deliveryID st
 		status, _, err := lockEndpoint(ctx, tx, tenantID, endpointID)
 		if err != nil {
 			return err
-		} else if status == sello.WebhookEndpointDisabled {
-			return sello.WebhookEndpointIsDisabled(endpointID)
+		} else if err := sello.EndpointTakesDeliveries(endpointID, status); err != nil {
+			return err
 		}
 		var job sello.Job
 		if d, job, err = replay(ctx, tx, tenantID, deliveryID, status, now); err != nil || job == nil {
@@ -566,8 +566,8 @@ func (db *DB) ReplayFailedWebhookDeliveries(ctx context.Context, tenantID string
 				return err
 			} else if epEnv != env {
 				return sello.WebhookEndpointNotFound(endpointID)
-			} else if status == sello.WebhookEndpointDisabled {
-				return sello.WebhookEndpointIsDisabled(endpointID)
+			} else if err := sello.EndpointTakesDeliveries(endpointID, status); err != nil {
+				return err
 			}
 			args = append(args, endpointID)
 			q += ` AND d.endpoint_id = $4`
@@ -617,15 +617,12 @@ func (db *DB) CreateTestWebhookDelivery(ctx context.Context, tenantID, endpointI
 		status, env, err := lockEndpoint(ctx, tx, tenantID, endpointID)
 		if err != nil {
 			return err
-		} else if status == sello.WebhookEndpointDisabled {
-			return sello.WebhookEndpointIsDisabled(endpointID)
 		}
-		ev := sello.NewTestWebhookEvent(tenantID, env, endpointID, now)
-		d = &sello.WebhookDelivery{
-			ID: sello.NewID(), EndpointID: endpointID, TenantID: tenantID, Environment: env,
-			EventID: ev.ID, EventType: ev.Type, Trigger: sello.WebhookTriggerTest, CreatedAt: now, UpdatedAt: now,
+		var ev *sello.Event
+		var job sello.Job
+		if d, ev, job, err = sello.NewTestWebhookDelivery(tenantID, env, endpointID, status, now); err != nil {
+			return err
 		}
-		job := d.QueueOrHold(status, now)
 		if err := insertDelivery(ctx, tx, d, ev); err != nil || job == nil {
 			return err
 		}
