@@ -61,7 +61,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	st, err := sf.open(ctx)
+	st, err := sf.open(ctx, true)
 	if err != nil {
 		return err
 	}
