@@ -111,12 +111,12 @@ func mustEntries(tb testing.TB, dir string, names ...string) {
 
 // TestNoDataPostgres: the same on PostgreSQL, in an empty schema: the
 // command refuses without migrating, and leaves the schema as it found it.
-// (A new database would test the default schema too, but DROP DATABASE
-// checkpoints, holding back the server's xmin for seconds, and the events
-// feed of every PostgreSQL suite running on the server meanwhile shows no
-// new event (likely why storetest's webhook tests failed in one run
-// beside it). Exists's look-up in
-// the current schema, public included, is TestExists's.)
+// Not in a new database: DROP DATABASE checkpoints and holds back the
+// server's xmin for seconds, and meanwhile the events feed of every
+// PostgreSQL suite running on the server shows no new event (likely why
+// storetest's webhook tests failed in one run beside it). In a new
+// database Exists would look in public, its current_schema(); TestExists
+// covers current_schema() through search_path.
 func TestNoDataPostgres(t *testing.T) {
 	dbURL := pgtest.MustSchema(t)
 	for _, args := range nonCreating(t) {
