@@ -2,17 +2,25 @@
 GO ?= go
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 
-.PHONY: help run test test-postgres bench fuzz lint generate
+# bash with pipefail, so that a recipe piping go test into the summary
+# fails when the tests do (sh is dash here: it has no pipefail).
+SHELL := /bin/bash
+.SHELLFLAGS := -o pipefail -ec
+
+.PHONY: help build run test test-postgres bench fuzz lint generate
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
+build: ## build the sello binary into bin/sello
+	$(GO) build -o bin/sello ./cmd/sello
+
 run: ## run the service on the embedded default with demo data
 	$(GO) run ./cmd/sello serve --demo
 
-test: ## vet and run every test with the race detector (the PostgreSQL suite too when SELLO_TEST_DATABASE_URL is set)
+test: ## vet and run every test with the race detector (the PostgreSQL suite too when SELLO_TEST_DATABASE_URL is set), then list what skipped and why
 	$(GO) vet ./...
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -json ./... | $(GO) run ./internal/testsummary
 	[ ! -f client/go.mod ] || (cd client && go vet ./... && go test -race -count=1 ./...)
 
 test-postgres: ## run the storage and API suites against the local PostgreSQL

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"io/fs"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -54,4 +55,31 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("migrate: %w", err)
 	}
 	return migrateRiver(ctx, pool)
+}
+
+// Exists reports whether the database at url (postgres://…, as Open takes
+// it) holds Sello's data: its migration table and its tenants in the schema
+// the URL selects (search_path, else the user's default). It changes
+// nothing, so that a command can refuse an empty database instead of
+// migrating it, as Open would.
+func Exists(ctx context.Context, url string) (bool, error) {
+	cfg, err := pgxpool.ParseConfig(url) // takes pool_* parameters, as Open does
+	if err != nil {
+		return false, fmt.Errorf("parse database url: %w", err)
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg.ConnConfig)
+	if err != nil {
+		return false, fmt.Errorf("connect to postgres: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	var ok bool
+	// With no schema of the search path in the database current_schema()
+	// is NULL, and nothing matches.
+	if err := conn.QueryRow(ctx, `
+		SELECT count(*) = 2 FROM pg_catalog.pg_class c
+		JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+		WHERE n.nspname = current_schema() AND c.relname IN ('goose_db_version', 'tenants')`).Scan(&ok); err != nil {
+		return false, fmt.Errorf("look for sello's tables: %w", err)
+	}
+	return ok, nil
 }

@@ -59,7 +59,12 @@ var _ sello.Store = (*DB)(nil)
 
 // Open opens the SQLite file at path, creating it if needed, and applies
 // the embedded migrations, then River's. The path must not contain '?'.
+// The file and the ones SQLite keeps beside it (-wal, -shm, -journal) are
+// made mode 0600 whatever the umask, existing ones included.
 func Open(ctx context.Context, path string) (*DB, error) {
+	if err := createFile(path); err != nil {
+		return nil, err
+	}
 	dsn := path + "?" + pragmas
 	// The store's own connections keep their statements too (the
 	// connector without a write queue: inTx takes it), so River's insert
@@ -73,6 +78,10 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	if err := sqlDB.PingContext(ctx); err != nil {
 		sqlDB.Close()
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	if err := restrictFiles(path); err != nil {
+		sqlDB.Close()
+		return nil, err
 	}
 	if err := migrate(ctx, sqlDB); err != nil {
 		sqlDB.Close()

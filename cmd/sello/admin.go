@@ -18,6 +18,9 @@ type command struct {
 	name  string
 	flags func(fs *flag.FlagSet)
 	run   func(ctx context.Context, st *storage, stdout io.Writer) error
+	// create lets the command start new data where there is none (see
+	// storageFlags.open): only tenants create does, with serve.
+	create bool
 }
 
 // runGroup dispatches "sello GROUP SUB [flags]" to one of cmds.
@@ -34,13 +37,13 @@ func runGroup(ctx context.Context, group string, cmds []command, args []string, 
 			continue
 		}
 		fs := flag.NewFlagSet("sello "+group+" "+c.name, flag.ContinueOnError)
-		var sf storageFlags
+		sf := storageFlags{stderr: stderr}
 		sf.register(fs, getenv)
 		c.flags(fs)
 		if err := parseFlags(fs, args[1:], stderr); err != nil {
 			return err
 		}
-		st, err := sf.open(ctx)
+		st, err := sf.open(ctx, c.create)
 		if err != nil {
 			return err
 		}
@@ -71,7 +74,8 @@ func runTenants(ctx context.Context, args []string, getenv func(string) string, 
 	}
 	return runGroup(ctx, "tenants", []command{
 		{
-			name: "create",
+			name:   "create",
+			create: true,
 			flags: func(fs *flag.FlagSet) {
 				fs.StringVar(&rnc, "rnc", "", "the taxpayer's RNC (9 or 11 digits)")
 				fs.StringVar(&name, "name", "", "the taxpayer's legal name (razón social)")

@@ -9,7 +9,9 @@
 //
 // Every command takes --data DIR (SQLite, default ./sello-data) or
 // --database-url postgres://… and works while a server runs on the same
-// storage. Results go to stdout, errors to stderr with a non-zero exit code.
+// storage. Only serve and tenants create start new data there; the other
+// commands refuse, creating nothing, where there is none. Results go to
+// stdout, errors to stderr with a non-zero exit code.
 package main
 
 import (

@@ -35,7 +35,7 @@ const defaultGCPercent = 300
 // accepting connections and lets in-flight requests finish.
 func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sello serve", flag.ContinueOnError)
-	var sf storageFlags
+	sf := storageFlags{stderr: stderr}
 	sf.register(fs, getenv)
 	addr := fs.String("addr", envOr(getenv, "SELLO_ADDR", "127.0.0.1:8080"), "address to listen on (env SELLO_ADDR)")
 	demo := fs.Bool("demo", false, "create a demo tenant with sequences and keys on first start")
@@ -61,7 +61,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	st, err := sf.open(ctx)
+	st, err := sf.open(ctx, true)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,3 @@
+module example.com/ex
+
+go 1.24

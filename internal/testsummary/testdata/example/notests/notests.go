@@ -1,0 +1,2 @@
+// Package notests has no tests.
+package notests

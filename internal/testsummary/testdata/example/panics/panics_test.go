@@ -1,0 +1,8 @@
+package panics
+
+import "testing"
+
+func TestPanic(t *testing.T) {
+	t.Log("about to panic")
+	panic("boom")
+}
