@@ -78,7 +78,7 @@ func TestValidateURL(t *testing.T) {
 		{"https://0177.0.0.1/", true, false, "dotted decimal"},
 		{"https://127.000.000.001/", true, false, "dotted decimal"},
 		{"https://[not-ipv6]/", true, false, "not a valid"},
-		{"https://hooks.example.com/" + strings.Repeat("a", webhook.MaxURLLen), true, false, "at most"},
+		{"https://hooks.example.com/" + strings.Repeat("a", sello.MaxWebhookURLLen), true, false, "at most"},
 	}
 	for _, c := range bad {
 		err := webhook.ValidateURL(c.url, c.production, c.loopback)

@@ -5,11 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // WebhookEndpoint is a URL of a tenant's that receives the events of one
@@ -134,13 +132,8 @@ func NewWebhookEndpoint(mk *MasterKey, tenantID string, env Environment, rawURL 
 	return e, nil
 }
 
-// MaxWebhookURLLen bounds an endpoint's URL.
-const MaxWebhookURLLen = 2048
-
-// Check validates what the store keeps of e: tenant, environment, an
-// absolute http(s) URL without credentials or fragment (https in eCF) whose
-// host is ASCII (the IDNA form webhook.NormalizeURL gives), known event
-// types and a status. Whether the URL's host is public is checked at
+// Check validates what the store keeps of e: tenant, environment, a URL
+// CheckWebhookURL accepts, known event types and a status. Whether the URL's host is public is checked at
 // dial time by the delivery client, not here. Returns INVALID_REQUEST.
 func (e *WebhookEndpoint) Check() error {
 	if e.TenantID == "" {
@@ -148,7 +141,7 @@ func (e *WebhookEndpoint) Check() error {
 	} else if _, err := ParseEnvironment(string(e.Environment)); err != nil {
 		return err
 	}
-	if err := checkWebhookURL(e.URL, e.Environment); err != nil {
+	if err := CheckWebhookURL(e.URL, e.Environment); err != nil {
 		return err
 	}
 	for _, t := range e.Events {
@@ -250,32 +243,6 @@ func NewWebhookEndpointDisabledEvent(tenantID string, env Environment, id, url, 
 	}
 }
 
-func checkWebhookURL(raw string, env Environment) error {
-	if raw == "" {
-		return Errorf(CodeInvalidRequest, "The endpoint URL is required.")
-	} else if len(raw) > MaxWebhookURLLen {
-		return Errorf(CodeInvalidRequest, "The endpoint URL must have at most %d characters.", MaxWebhookURLLen)
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return Errorf(CodeInvalidRequest, "The endpoint URL is not a valid URL.")
-	}
-	switch {
-	case u.Scheme != "https" && u.Scheme != "http":
-		return Errorf(CodeInvalidRequest, "The endpoint URL must start with https://.")
-	case u.Scheme != "https" && env == EnvProd:
-		return Errorf(CodeInvalidRequest, "The endpoint URL must use https in %s.", env)
-	case u.Host == "" || u.Hostname() == "":
-		return Errorf(CodeInvalidRequest, "The endpoint URL must name a host.")
-	case u.User != nil:
-		return Errorf(CodeInvalidRequest, "The endpoint URL must not carry credentials.")
-	case u.Fragment != "" || strings.Contains(raw, "#"):
-		return Errorf(CodeInvalidRequest, "The endpoint URL must not have a fragment.")
-	case strings.IndexFunc(u.Host, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0:
-		return Errorf(CodeInvalidRequest, "The endpoint URL's host must be in its ASCII (IDNA) form, as webhook.NormalizeURL gives it.")
-	}
-	return nil
-}
 
 // WebhookEventTypes are the event types an endpoint can subscribe to: every
 // type of event.go. A type added there must be added here.

@@ -164,11 +164,11 @@ func TestNewWebhookEndpoint(t *testing.T) {
 		url string
 		msg string
 	}{
-		{sello.EnvProd, "http://erp.example.com/x", "https in eCF"},
+		{sello.EnvProd, "http://erp.example.com/x", "https:// in production"},
 		{sello.EnvTest, "ws://erp.example.com/x", "https://"},
 		{sello.EnvTest, "erp.example.com/x", "https://"},
 		{sello.EnvTest, "https://erp.example.com/x#frag", "fragment"},
-		{sello.EnvTest, "https://user@erp.example.com/x", "credentials"},
+		{sello.EnvTest, "https://user@erp.example.com/x", "user name or password"},
 		{sello.EnvTest, "https://:443/x", "host"},
 		{sello.EnvTest, "https://erp.example.com/" + strings.Repeat("x", 2048), "2048"},
 		{sello.EnvTest, "https://erp example.com/", "not a valid URL"},
