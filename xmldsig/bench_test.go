@@ -128,7 +128,7 @@ func BenchmarkVerify1KB(b *testing.B) {
 
 // canonDocs are the documents of the canonicalization benchmarks: Sello's
 // compact e-CFs of 1 item (1.2 KB), 300 items (~100 KB) and 1,000 items
-// (~330 KB).
+// (~340 KB).
 func canonDocs() []struct{ name, doc string } {
 	return []struct{ name, doc string }{
 		{"1KB", smallECF1KB},
