@@ -21,16 +21,9 @@ type node struct {
 const maxDepth = 64
 
 // parseXML parses a document the way DGII must: well-formed, one root, no
-// DOCTYPE or other directives (so no entity tricks), bounded depth.
+// DOCTYPE or other directives (so no entity tricks), bounded depth, UTF-8
+// only.
 func parseXML(b []byte) (*node, error) {
-	if n, ok := parseXMLFast(b); ok {
-		return n, nil
-	}
-	return parseXMLSlow(b)
-}
-
-// parseXMLSlow is parseXML with encoding/xml, for any input.
-func parseXMLSlow(b []byte) (*node, error) {
 	d := xml.NewDecoder(bytes.NewReader(b))
 	d.Strict = true
 	d.CharsetReader = func(charset string, r io.Reader) (io.Reader, error) {

@@ -1,10 +1,13 @@
 package xmldsig_test
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	"encoding/xml"
+	"io"
 	"testing"
 	"time"
 
@@ -120,5 +123,118 @@ func BenchmarkVerify1KB(b *testing.B) {
 		if _, err := xmldsig.Verify(signed); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// canonDocs are the documents of the canonicalization benchmarks: Sello's
+// compact e-CFs of 1 item (1.2 KB), 300 items (~100 KB) and 1,000 items
+// (~340 KB).
+func canonDocs() []struct{ name, doc string } {
+	return []struct{ name, doc string }{
+		{"1KB", smallECF1KB},
+		{"300Items", ecfWithItems(300)},
+		{"1000Items", ecfWithItems(1000)},
+	}
+}
+
+// canonWays are the ways of reading a document the canonicalization
+// benchmarks compare, each checked to give Sign's canonical form
+// (encoding/xml, the baseline, only reads it).
+func canonWays(tb testing.TB, doc []byte) []struct {
+	name string
+	run  func() error
+} {
+	tb.Helper()
+	c14n, err := xmldsig.CanonicalizeTree(doc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	want, err := xmldsig.CanonicalizeETree(doc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if got, ok := xmldsig.CanonicalizeOnePass(doc); !ok || !bytes.Equal(got, want) {
+		tb.Fatalf("one-pass canonical form (ok %v) differs from etree's", ok)
+	}
+	if got := c14n(); !bytes.Equal(got, want) {
+		tb.Fatal("c14n over the parsed tree differs from the etree path")
+	}
+	return []struct {
+		name string
+		run  func() error
+	}{
+		{"xml.Decoder", func() error { return decodeTokens(doc) }},
+		{"c14n", func() error { c14n(); return nil }},
+		{"etree+c14n", func() error { _, err := xmldsig.CanonicalizeETree(doc); return err }},
+		{"one-pass", func() error { xmldsig.CanonicalizeOnePass(doc); return nil }},
+	}
+}
+
+// decodeTokens reads doc with encoding/xml to the end: the standard
+// library's cost of reading it, for scale.
+func decodeTokens(doc []byte) error {
+	d := xml.NewDecoder(bytes.NewReader(doc))
+	for {
+		if _, err := d.Token(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+	}
+}
+
+// BenchmarkCanonicalize is Sign's canonicalization without the signature:
+// c14n.go alone over a tree etree has already parsed (Sign's fallback and
+// Verify's slow path), etree's parsing with it, and the one-pass
+// canonicalizer Sign uses on Sello's compact XML (fastpath.go), beside
+// encoding/xml reading the same bytes.
+func BenchmarkCanonicalize(b *testing.B) {
+	for _, d := range canonDocs() {
+		doc := []byte(d.doc)
+		for _, w := range canonWays(b, doc) {
+			b.Run(d.name+"/"+w.name, func(b *testing.B) {
+				b.SetBytes(int64(len(doc)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := w.run(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkCanonicalizeVsRSA interleaves a raw RSA signature with each way
+// of BenchmarkCanonicalize in every iteration and reports each as a
+// fraction of the signature, as BenchmarkSignVsRSA does for Sign.
+func BenchmarkCanonicalizeVsRSA(b *testing.B) {
+	s := MustSigner(b)
+	for _, d := range canonDocs() {
+		doc := []byte(d.doc)
+		ways := canonWays(b, doc)
+		b.Run(d.name, func(b *testing.B) {
+			h := sha256.Sum256(doc)
+			var raw time.Duration
+			took := make([]time.Duration, len(ways))
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := rsa.SignPKCS1v15(rand.Reader, s.Key, crypto.SHA256, h[:]); err != nil {
+					b.Fatal(err)
+				}
+				raw += time.Since(t0)
+				for i, w := range ways {
+					t := time.Now()
+					if err := w.run(); err != nil {
+						b.Fatal(err)
+					}
+					took[i] += time.Since(t)
+				}
+			}
+			b.ReportMetric(float64(raw.Nanoseconds())/float64(b.N), "rsa-ns/op")
+			for i, w := range ways {
+				b.ReportMetric(float64(took[i])/float64(raw), w.name+"/rsa")
+			}
+		})
 	}
 }

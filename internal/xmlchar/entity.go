@@ -1,6 +1,5 @@
-// Package xmlchar reads XML names and character and entity references for the
-// one-pass XML readers of xmldsig (the signer's and verifier's
-// canonicalizer) and dgiisim (the simulator's reader).
+// Package xmlchar reads XML names and character and entity references for
+// xmldsig's one-pass canonicalizer (the signer's and the verifier's).
 package xmlchar
 
 import "strconv"

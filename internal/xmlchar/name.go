@@ -1,10 +1,9 @@
 package xmlchar
 
 // NameLen is the length of the name at the start of s, 0 if there is none:
-// the ASCII names of the one-pass readers (letters, digits, '_', '-', '.',
-// not starting with a digit, '-' or '.') with at most one colon, between
-// non-empty parts. Anything else makes the readers fall back to their full
-// XML parser.
+// the ASCII names the one-pass canonicalizer reads (letters, digits, '_',
+// '-', '.', not starting with a digit, '-' or '.') with at most one colon,
+// between non-empty parts. Anything else makes it fall back to etree.
 func NameLen[T ~string | ~[]byte](s T) int {
 	if len(s) == 0 || !isNameStart(s[0]) {
 		return 0
