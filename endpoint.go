@@ -243,7 +243,6 @@ func NewWebhookEndpointDisabledEvent(tenantID string, env Environment, id, url, 
 	}
 }
 
-
 // WebhookEventTypes are the event types an endpoint can subscribe to: every
 // type of event.go. A type added there must be added here.
 var WebhookEventTypes = []EventType{
