@@ -14,8 +14,11 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/sello-do/sello"
 )
 
 // MaxResponseBody is how much of a receiver's answer an attempt keeps.
@@ -208,20 +211,12 @@ func (c *Client) Deliver(ctx context.Context, r Request) (a Attempt) {
 	return a
 }
 
-// checkURL refuses what is not an absolute http(s) URL with a host and no
-// user information, before any connection. ValidateURL has the full rules,
-// applied when the endpoint is configured.
+// checkURL refuses, before any connection, a URL whose form the endpoint
+// policy (sello.CheckWebhookURL) refuses in every environment: a URL stored
+// before a rule changed, or written to the store by hand.
 func checkURL(raw string) error {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		return &BlockedError{Reason: "the URL is not valid"}
-	case u.Scheme != "http" && u.Scheme != "https":
-		return &BlockedError{Reason: "the URL is not http:// or https://"}
-	case u.Hostname() == "":
-		return &BlockedError{Reason: "the URL has no host"}
-	case u.User != nil:
-		return &BlockedError{Reason: "the URL carries a user name or password"}
+	if err := sello.CheckWebhookURL(raw, sello.EnvTest); err != nil {
+		return &BlockedError{Reason: strings.TrimPrefix(sello.ErrorMessageOf(err), "Webhook URL: ")}
 	}
 	return nil
 }

@@ -526,7 +526,7 @@ func TestDeliverBlocked(t *testing.T) {
 			"http://hooks.example.com/", "private"},
 		{"NotHTTP", webhook.Options{AllowLoopback: true}, "ftp://127.0.0.1:" + r.port() + "/", "http"},
 		{"UserInfo", webhook.Options{AllowLoopback: true}, "http://u:p@127.0.0.1:" + r.port() + "/", "user name"},
-		{"NoHost", webhook.Options{AllowLoopback: true}, "http:///x", "no host"},
+		{"NoHost", webhook.Options{AllowLoopback: true}, "http:///x", "host is required"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := newClient(t, c.opts).Deliver(t.Context(), request(c.url))
