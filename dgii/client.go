@@ -73,9 +73,9 @@ func DefaultBackoff(attempt int) time.Duration {
 
 // MaxIdleConns is how many idle connections NewTransport keeps to each of
 // DGII's hosts: about as many as calls run at once (the job workers), so
-// that a busy Sello reuses its connections. Go's default, 2, closed most
-// of them after each call and dialed (and, to DGII, shook TLS hands)
-// again: 14% of the CPU under sello bench went to connect and close.
+// that a busy Sello reuses its connections rather than dialing (and, to
+// DGII, shaking TLS hands) again after most calls, as Go's default of 2
+// does (the figures are in docs/benchmarks.md).
 const MaxIdleConns = 128
 
 // NewTransport returns the transport for DGII's services: Go's default

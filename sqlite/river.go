@@ -31,9 +31,9 @@ import (
 // (fetching jobs is an UPDATE … RETURNING; completing them, an UPDATE). The
 // queue serves them all in arrival order. Left to SQLite's busy handler, a
 // statement that meets the store's writer sleeps 1, 2, 5, 10 … 100 ms
-// between tries and loses the lock to every writer that comes meanwhile:
-// under load River's fetches slept there, and the workers sat idle while
-// the CPU had room (sello bench, docs/benchmarks.md).
+// between tries and loses the lock to every writer that comes meanwhile,
+// so under load River's fetches slept there while the workers sat idle
+// (docs/benchmarks.md).
 //
 // Nothing holds the queue while it waits for a second transaction: the store
 // inserts its jobs with the transaction it already holds, and River never

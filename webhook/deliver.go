@@ -21,9 +21,6 @@ import (
 	"github.com/sello-do/sello"
 )
 
-// MaxResponseBody is how much of a receiver's answer an attempt keeps.
-const MaxResponseBody = 4 << 10
-
 // maxDrain is how much more of an answer is read and thrown away so the
 // connection can be reused; a longer answer closes the connection.
 const maxDrain = 64 << 10
@@ -84,7 +81,7 @@ type Attempt struct {
 	// Status is the receiver's HTTP status; 0 when none arrived.
 	Status         int
 	ResponseHeader http.Header
-	// ResponseBody is the first MaxResponseBody bytes of the answer;
+	// ResponseBody is the first sello.WebhookResponseBodyLimit bytes of the answer;
 	// ResponseTruncated says there was more.
 	ResponseBody      []byte
 	ResponseTruncated bool
@@ -185,9 +182,9 @@ func (c *Client) Deliver(ctx context.Context, r Request) (a Attempt) {
 	}
 	a.Status = resp.StatusCode
 	a.ResponseHeader = resp.Header.Clone()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBody+1))
-	if len(body) > MaxResponseBody {
-		body, a.ResponseTruncated = body[:MaxResponseBody], true
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, sello.WebhookResponseBodyLimit+1))
+	if len(body) > sello.WebhookResponseBodyLimit {
+		body, a.ResponseTruncated = body[:sello.WebhookResponseBodyLimit], true
 	}
 	a.ResponseBody = body
 	io.CopyN(io.Discard, resp.Body, maxDrain)

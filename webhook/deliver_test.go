@@ -23,6 +23,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/webhook"
 )
 
@@ -552,8 +553,8 @@ func TestDeliverTruncates(t *testing.T) {
 		truncated bool
 	}{
 		{"Small", 100, false},
-		{"Exactly4KiB", webhook.MaxResponseBody, false},
-		{"OneMore", webhook.MaxResponseBody + 1, true},
+		{"Exactly4KiB", sello.WebhookResponseBodyLimit, false},
+		{"OneMore", sello.WebhookResponseBodyLimit + 1, true},
 		{"16KiB", len(big), true},
 		{"1MiB", 1 << 20, true},
 	} {
@@ -565,7 +566,7 @@ func TestDeliverTruncates(t *testing.T) {
 				}
 			})
 			a := newClient(t, loopback).Deliver(t.Context(), request(r.URL))
-			want := big[:min(c.size, webhook.MaxResponseBody)]
+			want := big[:min(c.size, sello.WebhookResponseBodyLimit)]
 			if !bytes.Equal(a.ResponseBody, want) || a.ResponseTruncated != c.truncated {
 				t.Fatalf("kept %d bytes (truncated %v), want %d (%v)", len(a.ResponseBody), a.ResponseTruncated, len(want), c.truncated)
 			}

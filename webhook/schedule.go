@@ -4,15 +4,14 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"time"
-)
 
-// MaxAttempts is how many attempts one delivery gets (spec §6.4).
-const MaxAttempts = 8
+	"github.com/sello-do/sello"
+)
 
 // schedule is the base delay before each attempt, first attempt first
 // (Svix's schedule, DESIGN §5): the last attempt comes about 27 h 35 min
 // after the first.
-var schedule = [MaxAttempts]time.Duration{
+var schedule = [sello.MaxWebhookAttempts]time.Duration{
 	0,
 	5 * time.Second,
 	5 * time.Minute,
@@ -37,12 +36,12 @@ const maxRetryAfter = 24 * time.Hour
 
 // NextDelay returns how long to wait after attempt number attempt (1 for
 // the first) failed, before the next one, and false when that was the last
-// (attempt ≥ MaxAttempts): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each
+// (attempt ≥ sello.MaxWebhookAttempts): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h, each
 // times a factor in [0.8, 1.2) drawn from rnd. rnd returns values in
 // [0, 1); nil means math/rand/v2's Float64. NextDelay(0) is the first
 // attempt's delay: none.
 func NextDelay(attempt int, rnd func() float64) (time.Duration, bool) {
-	if attempt < 0 || attempt >= MaxAttempts {
+	if attempt < 0 || attempt >= sello.MaxWebhookAttempts {
 		return 0, false
 	}
 	base := schedule[attempt]

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/webhook"
 )
 
@@ -14,7 +15,7 @@ var base = []time.Duration{0, 5 * time.Second, 5 * time.Minute, 30 * time.Minute
 func TestNextDelay(t *testing.T) {
 	t.Run("Bounds", func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 2))
-		for attempt := 1; attempt < webhook.MaxAttempts; attempt++ {
+		for attempt := 1; attempt < sello.MaxWebhookAttempts; attempt++ {
 			b := base[attempt]
 			lo, hi := time.Duration(float64(b)*0.8), time.Duration(float64(b)*1.2)
 			var sawLow, sawHigh bool
@@ -32,7 +33,7 @@ func TestNextDelay(t *testing.T) {
 		}
 	})
 	t.Run("Extremes", func(t *testing.T) {
-		for attempt := 1; attempt < webhook.MaxAttempts; attempt++ {
+		for attempt := 1; attempt < sello.MaxWebhookAttempts; attempt++ {
 			if d, _ := webhook.NextDelay(attempt, func() float64 { return 0 }); d != time.Duration(float64(base[attempt])*0.8) {
 				t.Errorf("NextDelay(%d) at rnd 0 = %v, want %v", attempt, d, time.Duration(float64(base[attempt])*0.8))
 			}

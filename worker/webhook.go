@@ -110,7 +110,7 @@ func (ww *webhookWorker) Work(ctx context.Context, job *river.Job[sello.WebhookJ
 //
 // Outcomes: any 2xx succeeds; 410 Gone fails the delivery and disables the
 // endpoint; any other failure is retried per webhook.RetryDelay (at most
-// webhook.MaxAttempts attempts), and disables the endpoint when it has
+// sello.MaxWebhookAttempts attempts), and disables the endpoint when it has
 // failed without a success for WebhookDisableAfter. A pending delivery
 // whose endpoint is paused is held instead; one that is not due yet is
 // left alone (its time is returned). An attempt cut short by ctx is not

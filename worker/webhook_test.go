@@ -571,16 +571,16 @@ func TestWebhookRedirect(t *testing.T) {
 		e := h.endpoint(t, sello.EnvTest, rc.URL, secretA)
 		h.start(t)
 		d := h.wait(t, h.test(t, e).ID, final)
-		if d.Status != sello.WebhookFailed || d.Attempts != webhook.MaxAttempts || len(d.AttemptLog) != webhook.MaxAttempts {
-			t.Fatalf("delivery: %s after %d attempts (%d logged), want failed after %d", d.Status, d.Attempts, len(d.AttemptLog), webhook.MaxAttempts)
+		if d.Status != sello.WebhookFailed || d.Attempts != sello.MaxWebhookAttempts || len(d.AttemptLog) != sello.MaxWebhookAttempts {
+			t.Fatalf("delivery: %s after %d attempts (%d logged), want failed after %d", d.Status, d.Attempts, len(d.AttemptLog), sello.MaxWebhookAttempts)
 		}
 		for _, a := range d.AttemptLog {
 			if a.ResponseStatus != 302 || a.ErrorClass != "http_status" || !strings.Contains(a.Error, "redirects are not followed") {
 				t.Fatalf("attempt %d: %d %q %q", a.N, a.ResponseStatus, a.ErrorClass, a.Error)
 			}
 		}
-		if n := len(rc.received()); n != webhook.MaxAttempts {
-			t.Fatalf("the endpoint got %d requests, want %d", n, webhook.MaxAttempts)
+		if n := len(rc.received()); n != sello.MaxWebhookAttempts {
+			t.Fatalf("the endpoint got %d requests, want %d", n, sello.MaxWebhookAttempts)
 		}
 		if n, c := len(target.received()), target.conns.Load(); n != 0 || c != 0 {
 			t.Fatalf("the redirect target got %d requests on %d connections", n, c)
@@ -602,7 +602,7 @@ func TestWebhookBlocked(t *testing.T) {
 			e := h.endpoint(t, sello.EnvTest, rc.URL, secretA)
 			h.start(t)
 			d := h.wait(t, h.test(t, e).ID, final)
-			if d.Status != sello.WebhookFailed || d.Attempts != webhook.MaxAttempts {
+			if d.Status != sello.WebhookFailed || d.Attempts != sello.MaxWebhookAttempts {
 				t.Fatalf("delivery %s after %d attempts", d.Status, d.Attempts)
 			}
 			for _, a := range d.AttemptLog {

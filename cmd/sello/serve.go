@@ -26,9 +26,9 @@ const shutdownTimeout = 30 * time.Second
 
 // defaultGCPercent is the server's GOGC unless the environment sets one
 // (which the runtime has applied already). Sello's live heap is small (tens
-// of MB) and its garbage is many short-lived buffers (JSON, XML, HTTP): at
-// Go's 100 the collector took 4–5% of the CPU under sello bench; at 300
-// about a third of that, for ~30 MB more peak memory (docs/benchmarks.md).
+// of MB) and its garbage is many short-lived buffers (JSON, XML, HTTP): a
+// collector that runs less often costs less CPU for a little more peak
+// memory (the figures are in docs/benchmarks.md).
 const defaultGCPercent = 300
 
 // runServe runs the API until ctx ends, then shuts down cleanly: it stops
