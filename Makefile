@@ -7,7 +7,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 
-.PHONY: help build run test test-postgres bench fuzz lint generate
+.PHONY: help build run test test-postgres bench fuzz lint
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -65,5 +65,3 @@ lint: ## gofmt and go vet
 	$(GO) vet ./...
 	cd client && $(GO) vet ./...
 
-generate: ## regenerate generated code and golden files
-	$(GO) generate ./...
