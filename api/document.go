@@ -76,7 +76,7 @@ func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request) er
 // checkDocument decodes a document and checks it against DGII's rules,
 // reporting every problem at once.
 func (s *Server) checkDocument(body []byte, p *principal) (*ecf.Document, error) {
-	return ecf.Parse(body, ecf.Context{TenantRNC: p.Tenant.RNC, Now: s.now()})
+	return ecf.Parse(body, ecf.Issuance{TenantRNC: p.Tenant.RNC, Now: s.now()})
 }
 
 // newDocument is the store's create request for the checked document doc:

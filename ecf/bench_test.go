@@ -29,7 +29,7 @@ func BenchmarkDecodeCheck(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if err := ecf.Check(d, testContext); err != nil {
+				if err := ecf.Check(d, testIssuance); err != nil {
 					b.Fatal(err, detailsOf(err))
 				}
 			}

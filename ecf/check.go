@@ -7,8 +7,9 @@ import (
 	"github.com/sello-do/sello"
 )
 
-// Context is what Check needs besides the document.
-type Context struct {
+// Issuance is who issues a document and when: what Check needs besides
+// the document.
+type Issuance struct {
 	TenantRNC string    // RNCEmisor must equal this
 	Now       time.Time // for date rules (FechaEmision not in the future in DR time, etc.)
 }
@@ -19,7 +20,7 @@ type Context struct {
 // DGII's tolerances. It returns nil, or VALIDATION_FAILED whose details list
 // every violation. It checks the e-NCF's format and type when present, not
 // its sequence.
-func Check(d *Document, c Context) error {
+func Check(d *Document, c Issuance) error {
 	if d == nil {
 		return sello.ValidationError([]sello.ErrorDetail{{Path: "ECF", Message: "Required."}})
 	}
@@ -30,8 +31,8 @@ func Check(d *Document, c Context) error {
 
 // check adds the violations of d to p, leaving out those at or under the
 // path of one of skip (problems already reported there).
-func check(d *Document, c Context, p *sello.Problems, skip []sello.ErrorDetail) {
-	ch := &checker{doc: d, ctx: c, col: -1, problems: p, skip: skip}
+func check(d *Document, c Issuance, p *sello.Problems, skip []sello.ErrorDetail) {
+	ch := &checker{doc: d, issuance: c, col: -1, problems: p, skip: skip}
 	ch.typ = sello.DocumentType(ch.idDoc().TipoeCF)
 	ch.col = typeIndex(ch.typ)
 	ch.checkStructure()
@@ -44,7 +45,7 @@ func check(d *Document, c Context, p *sello.Problems, skip []sello.ErrorDetail) 
 // checker collects every violation of one document.
 type checker struct {
 	doc      *Document
-	ctx      Context
+	issuance Issuance
 	typ      sello.DocumentType
 	col      int // typ's column in the obligation table, -1 when unknown
 	problems *sello.Problems

@@ -47,7 +47,7 @@ func at(m map[string]any, path string) map[string]any {
 
 func checkErr(tb testing.TB, d *ecf.Document) error {
 	tb.Helper()
-	err := ecf.Check(d, testContext)
+	err := ecf.Check(d, testIssuance)
 	if err != nil && sello.ErrorCodeOf(err) != sello.CodeValidationFailed {
 		tb.Fatalf("code = %s, want VALIDATION_FAILED", sello.ErrorCodeOf(err))
 	}
@@ -327,7 +327,7 @@ func TestCheck_Totals(t *testing.T) {
 					tt.extra(m)
 				}
 			})
-			if err := ecf.Check(d, testContext); err != nil {
+			if err := ecf.Check(d, testIssuance); err != nil {
 				t.Fatalf("Check: %+v", detailsOf(err))
 			}
 			if got := marshal(t, d.ECF.Encabezado.Totales); got != tt.want {
@@ -372,7 +372,7 @@ func TestNumber(t *testing.T) {
 		if got, want := d.ECF.Encabezado.IdDoc.FechaVencimientoSecuencia, "31-12-2025"; got != want {
 			t.Errorf("FechaVencimientoSecuencia = %q, want %q", got, want)
 		}
-		if err := ecf.Check(d, testContext); err != nil {
+		if err := ecf.Check(d, testIssuance); err != nil {
 			t.Errorf("Check: %+v", detailsOf(err))
 		}
 	})

@@ -117,7 +117,7 @@ func TestDecode_RoundTrip(t *testing.T) {
 	for _, typ := range sello.DocumentTypes {
 		t.Run("E"+string(typ), func(t *testing.T) {
 			d := MustFixture(t, string(typ))
-			if err := ecf.Check(d, testContext); err != nil {
+			if err := ecf.Check(d, testIssuance); err != nil {
 				t.Fatal(err)
 			}
 			first := marshal(t, d)
@@ -125,7 +125,7 @@ func TestDecode_RoundTrip(t *testing.T) {
 			if got := marshal(t, d2); got != first {
 				t.Errorf("round trip differs:\n got %s\nwant %s", got, first)
 			}
-			if err := ecf.Check(d2, testContext); err != nil {
+			if err := ecf.Check(d2, testIssuance); err != nil {
 				t.Errorf("Check after round trip: %v %+v", err, detailsOf(err))
 			}
 			if strings.Contains(first, `""`) || strings.Contains(first, "null") || strings.Contains(first, "{}") {
@@ -140,7 +140,7 @@ func TestDocument_Total(t *testing.T) {
 	if got := d.Total(); got != "" {
 		t.Errorf("Total before Check = %q, want empty", got)
 	}
-	if err := ecf.Check(d, testContext); err != nil {
+	if err := ecf.Check(d, testIssuance); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := d.Total(), "1180.00"; got != want {

@@ -13,9 +13,9 @@ import (
 	"github.com/sello-do/sello/ecf"
 )
 
-// testContext is the context of every fixture: the demo tenant, the day
+// testIssuance is the context of every fixture: the demo tenant, the day
 // after the fixtures' FechaEmision.
-var testContext = ecf.Context{TenantRNC: "131793916", Now: time.Date(2025, 4, 2, 12, 0, 0, 0, time.UTC)}
+var testIssuance = ecf.Issuance{TenantRNC: "131793916", Now: time.Date(2025, 4, 2, 12, 0, 0, 0, time.UTC)}
 
 // MustFixture decodes testdata/valid/E<type>.json.
 func MustFixture(tb testing.TB, typ string) *ecf.Document {
@@ -88,7 +88,7 @@ func TestCheck_ValidFixtures(t *testing.T) {
 	for _, typ := range sello.DocumentTypes {
 		t.Run("E"+string(typ), func(t *testing.T) {
 			d := MustFixture(t, string(typ))
-			if err := ecf.Check(d, testContext); err != nil {
+			if err := ecf.Check(d, testIssuance); err != nil {
 				t.Fatalf("Check: %v %+v", err, detailsOf(err))
 			}
 			if got, want := marshal(t, d.ECF.Encabezado.Totales), tests[string(typ)]; got != want {
@@ -105,7 +105,7 @@ func TestCheck_ValidFixtures(t *testing.T) {
 			}
 			// Checking the completed document again changes nothing.
 			before := marshal(t, d)
-			if err := ecf.Check(d, testContext); err != nil {
+			if err := ecf.Check(d, testIssuance); err != nil {
 				t.Fatalf("second Check: %v %+v", err, detailsOf(err))
 			}
 			if got := marshal(t, d); got != before {

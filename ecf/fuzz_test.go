@@ -21,7 +21,7 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		// Parse checks what could be decoded even when decoding found
 		// problems: it must hold up on partial documents too.
-		if _, err := ecf.Parse(body, testContext); err != nil {
+		if _, err := ecf.Parse(body, testIssuance); err != nil {
 			assertClientError(t, err, true)
 		}
 		d, err := ecf.Decode(body)
@@ -29,7 +29,7 @@ func FuzzDecode(f *testing.F) {
 			assertClientError(t, err, true)
 			return
 		}
-		if err := ecf.Check(d, testContext); err != nil {
+		if err := ecf.Check(d, testIssuance); err != nil {
 			assertClientError(t, err, false)
 			return
 		}
@@ -38,7 +38,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			t.Fatalf("normalized document does not decode: %v %+v", err, detailsOf(err))
 		}
-		if err := ecf.Check(d2, testContext); err != nil {
+		if err := ecf.Check(d2, testIssuance); err != nil {
 			t.Fatalf("normalized document does not check: %+v", detailsOf(err))
 		}
 	})

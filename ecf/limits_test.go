@@ -18,9 +18,9 @@ import (
 // TestBroken_SelloRefuses sends every document DGII refuses (ecftest.Broken)
 // through Parse, as the API does: each is VALIDATION_FAILED naming the field.
 func TestBroken_SelloRefuses(t *testing.T) {
-	for _, s := range ecftest.Broken(t, testContext.TenantRNC, testContext.Now) {
+	for _, s := range ecftest.Broken(t, testIssuance.TenantRNC, testIssuance.Now) {
 		t.Run(s.Name, func(t *testing.T) {
-			_, err := ecf.Parse(s.Body, testContext)
+			_, err := ecf.Parse(s.Body, testIssuance)
 			if sello.ErrorCodeOf(err) != sello.CodeValidationFailed || !hasDetail(err, s.Path, "") {
 				t.Fatalf("got %v %+v, want VALIDATION_FAILED at %s", err, detailsOf(err), s.Path)
 			}
@@ -33,7 +33,7 @@ func TestBroken_SelloRefuses(t *testing.T) {
 // format rules only) pass it, so their breakage is the only difference.
 func TestBroken_XSD(t *testing.T) {
 	xmllint := oracle.Require(t, "xmllint")
-	for _, s := range ecftest.Broken(t, testContext.TenantRNC, testContext.Now) {
+	for _, s := range ecftest.Broken(t, testIssuance.TenantRNC, testIssuance.Now) {
 		t.Run(s.Name, func(t *testing.T) {
 			file := filepath.Join(t.TempDir(), "doc.xml")
 			if err := os.WriteFile(file, withPlaceholderSignature(s.XML), 0o644); err != nil {
@@ -189,7 +189,7 @@ func TestDecode_ListTooLong(t *testing.T) {
 	for name, n := range map[string]int{"10001": 10_001, "690000": 690_000} {
 		t.Run(name, func(t *testing.T) {
 			body := []byte(`{"ECF":{"Encabezado":{"IdDoc":{"TipoeCF":"33"}},"DetallesItems":{"Item":[` + strings.Repeat("{},", n-1) + `{}]}}}`)
-			_, err := ecf.Parse(body, testContext)
+			_, err := ecf.Parse(body, testIssuance)
 			if d := detailsOf(err); len(d) != 1 || d[0].Path != "ECF.DetallesItems.Item" || !strings.Contains(d[0].Message, "10000") {
 				t.Fatalf("got %v %+v", err, d)
 			}
@@ -197,7 +197,7 @@ func TestDecode_ListTooLong(t *testing.T) {
 	}
 	t.Run("10000", func(t *testing.T) {
 		body := []byte(`{"ECF":{"Encabezado":{"IdDoc":{"TipoeCF":"33"}},"DetallesItems":{"Item":[` + strings.Repeat("{},", 9_999) + `{}]}}}`)
-		_, err := ecf.Parse(body, testContext)
+		_, err := ecf.Parse(body, testIssuance)
 		if hasDetail(err, "ECF.DetallesItems.Item", "elements") {
 			t.Fatalf("10,000 elements refused: %+v", detailsOf(err))
 		}
@@ -208,7 +208,7 @@ func TestDecode_ListTooLong(t *testing.T) {
 // the first sello.MaxDetails and counts the rest.
 func TestParse_DetailsCapped(t *testing.T) {
 	body := []byte(`{"ECF":{"Encabezado":{"IdDoc":{"TipoeCF":"31"}},"DetallesItems":{"Item":[` + strings.Repeat(`{"X":1},`, 999) + `{"X":1}]}}}`)
-	_, err := ecf.Parse(body, testContext)
+	_, err := ecf.Parse(body, testIssuance)
 	e, ok := err.(*sello.Error)
 	if !ok || len(e.Details) != sello.MaxDetails || e.Truncated < 1000 {
 		t.Fatalf("got %v with %d details, %d truncated", err, len(e.Details), e.Truncated)

@@ -14,7 +14,7 @@ import (
 //
 // Returns INVALID_JSON for malformed JSON and VALIDATION_FAILED otherwise;
 // on success the document is checked and its totals are filled in.
-func Parse(body []byte, c Context) (*Document, error) {
+func Parse(body []byte, c Issuance) (*Document, error) {
 	d, p, err := decode(body)
 	if err != nil {
 		return nil, err

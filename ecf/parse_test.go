@@ -25,7 +25,7 @@ func TestParseAnswersEveryProblemAtOnce(t *testing.T) {
 	enc["Emisor"].(map[string]any)["RNCEmisor"] = "131880681" // rule: not the tenant
 	body, _ := json.Marshal(m)
 
-	_, err := ecf.Parse(body, testContext)
+	_, err := ecf.Parse(body, testIssuance)
 	var e *sello.Error
 	if !errors.As(err, &e) || e.Code != sello.CodeValidationFailed {
 		t.Fatalf("err %v, want VALIDATION_FAILED", err)
@@ -50,14 +50,14 @@ func TestParseAnswersEveryProblemAtOnce(t *testing.T) {
 }
 
 func TestParseOK(t *testing.T) {
-	d, err := ecf.Parse(MustRead(t, filepath.Join("testdata", "valid", "E31.json")), testContext)
+	d, err := ecf.Parse(MustRead(t, filepath.Join("testdata", "valid", "E31.json")), testIssuance)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Total() == "" {
 		t.Fatal("Parse did not fill the totals")
 	}
-	if _, err := ecf.Parse([]byte(`{"ECF":`), ecf.Context{}); sello.ErrorCodeOf(err) != sello.CodeInvalidJSON {
+	if _, err := ecf.Parse([]byte(`{"ECF":`), ecf.Issuance{}); sello.ErrorCodeOf(err) != sello.CodeInvalidJSON {
 		t.Fatalf("malformed JSON: %v", err)
 	}
 }

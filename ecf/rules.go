@@ -50,8 +50,8 @@ func (c *checker) checkIdentity() {
 			c.addf(pIdDoc+"eNCF", "e-NCF %s is of type %s but TipoeCF is %s.", id.ENCF, e.Type, c.typ)
 		}
 	}
-	if rnc := c.emisor().RNCEmisor; rnc != "" && c.ctx.TenantRNC != "" && rnc != c.ctx.TenantRNC {
-		c.addf(pEmisor+"RNCEmisor", "Must be the RNC of the account, %s; got %s.", c.ctx.TenantRNC, rnc)
+	if rnc := c.emisor().RNCEmisor; rnc != "" && c.issuance.TenantRNC != "" && rnc != c.issuance.TenantRNC {
+		c.addf(pEmisor+"RNCEmisor", "Must be the RNC of the account, %s; got %s.", c.issuance.TenantRNC, rnc)
 	}
 	if c.doc.ECF.FechaHoraFirma != "" {
 		c.add("ECF.FechaHoraFirma", "Must be omitted: FechaHoraFirma is set by Sello at signing.")
@@ -69,7 +69,7 @@ func (c *checker) checkDates() {
 	id := c.idDoc()
 	emision, hasEmision := dateOf(c.emisor().FechaEmision)
 	if hasEmision {
-		today := sello.TodayInDR(c.ctx.Now)
+		today := sello.TodayInDR(c.issuance.Now)
 		if sello.DateOf(emision).After(today) {
 			c.addf(pEmisor+"FechaEmision", "Must not be in the future: today is %s in the Dominican Republic; got %s.", today.DGII(), c.emisor().FechaEmision)
 		}

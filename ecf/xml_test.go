@@ -38,11 +38,11 @@ func MustReady(tb testing.TB, typ string) *ecf.Document {
 	return d
 }
 
-// MustCheckNumber checks d with testContext and numbers it with the e-NCF
+// MustCheckNumber checks d with testIssuance and numbers it with the e-NCF
 // it carries (or E<type>0000000001) and a sequence expiring on 31-12-2025.
 func MustCheckNumber(tb testing.TB, d *ecf.Document) {
 	tb.Helper()
-	if err := ecf.Check(d, testContext); err != nil {
+	if err := ecf.Check(d, testIssuance); err != nil {
 		tb.Fatalf("Check: %v %+v", err, detailsOf(err))
 	}
 	encf := sello.ENCF{Type: d.Type(), Number: 1}

@@ -26,7 +26,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden/*.txt from pdft
 
 // testContext is the context of every fixture, as in ecf's tests: the demo
 // tenant, the day after the fixtures' FechaEmision.
-var testContext = ecf.Context{TenantRNC: "131793916", Now: time.Date(2025, 4, 2, 12, 0, 0, 0, time.UTC)}
+var testContext = ecf.Issuance{TenantRNC: "131793916", Now: time.Date(2025, 4, 2, 12, 0, 0, 0, time.UTC)}
 
 // signedAt is 01-04-2025 10:30:05 in the Dominican Republic (GMT-4).
 var signedAt = time.Date(2025, 4, 1, 14, 30, 5, 0, time.UTC)

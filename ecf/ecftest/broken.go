@@ -140,7 +140,7 @@ func (b *builder) sample(name string, typ sello.DocumentType, path, element stri
 	if err != nil {
 		b.tb.Fatalf("%s: base: %v", name, err)
 	}
-	if err := ecf.Check(d, ecf.Context{TenantRNC: b.rnc, Now: b.at}); err != nil {
+	if err := ecf.Check(d, ecf.Issuance{TenantRNC: b.rnc, Now: b.at}); err != nil {
 		b.tb.Fatalf("%s: base: %v %+v", name, err, err.(*sello.Error).Details)
 	}
 	expiry := sello.Date{Year: b.at.Year() + 1, Month: 12, Day: 31}
