@@ -44,7 +44,7 @@ func mustSignedECF(tb testing.TB, encf string, at time.Time, items int) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := ecfdoc.Check(d, ecfdoc.Context{TenantRNC: benchRNC, Now: at}); err != nil {
+	if err := ecfdoc.Check(d, ecfdoc.Issuance{TenantRNC: benchRNC, Now: at}); err != nil {
 		tb.Fatal(err)
 	}
 	e, err := sello.ParseENCF(encf)
