@@ -6,4 +6,8 @@
 // Handlers return errors; one adapter (writeError) turns them into the error
 // body, so every failure a client sees carries a code of the closed set and
 // the request's correlation id.
+//
+// It owns no Document type: it reads an ecf.Document from a request, hands
+// the store a sello.DocumentDraft and answers with sello.DocumentResource
+// (see the root package's doc for the four Document types).
 package api

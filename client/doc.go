@@ -38,4 +38,8 @@
 // apply each event once (spec §6.4), with an EventStore in memory or in the
 // receiver's database; Reconcile asks the status batch for a document's
 // authoritative state before a final state is overwritten.
+//
+// Its Document mirrors the server's document resource (spec §2.4) in this
+// module's own types, so that importing the SDK pulls in none of the
+// server's code or dependencies.
 package client

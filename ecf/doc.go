@@ -25,4 +25,9 @@
 // the QR code's URL. Every XML written is compact UTF-8 with DGII's
 // formats and no empty element, and validates against DGII's XSD once the
 // signer appends the Signature.
+//
+// It owns ecf.Document, the e-CF's content as DGII defines it: what the
+// client posts, what is checked and what is signed. It is kept apart from
+// sello.Document, the record of the document's life, which stores it as
+// the payload (see the root package's doc for the four Document types).
 package ecf
