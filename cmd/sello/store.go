@@ -17,6 +17,10 @@ import (
 type storageFlags struct {
 	data        string
 	databaseURL string
+
+	// PostgreSQL's pool sizes (serve's --db-max-conns and
+	// --jobs-db-max-conns); zero takes postgres.OpenPools' defaults.
+	maxConns, jobsMaxConns int
 }
 
 func (f *storageFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -46,7 +50,7 @@ func (f *storageFlags) open(ctx context.Context) (*storage, error) {
 		if !strings.HasPrefix(u, "postgres://") && !strings.HasPrefix(u, "postgresql://") {
 			return nil, usageError{"--database-url must be a postgres:// URL"}
 		}
-		db, err := postgres.Open(ctx, u)
+		db, err := postgres.OpenPools(ctx, u, postgres.Pools{MaxConns: f.maxConns, JobsMaxConns: f.jobsMaxConns})
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
