@@ -27,16 +27,16 @@ import (
 // requests and the wait for running jobs; then:
 const (
 	// handlerGrace is how long the handlers of connections cut at the
-	// timeout have to return before the store closes (their reads, writes
-	// and contexts fail at once).
+	// timeout have to return before the store closes (their reads and
+	// writes fail at once).
 	handlerGrace = 5 * time.Second
 	// cancelJobsTimeout is how long jobs still running at the timeout have
 	// to return once their contexts are cancelled.
 	cancelJobsTimeout = 10 * time.Second
 )
 
-// Request timeouts. A body arrives within readTimeout of the connection's
-// first byte (the largest, 2 MiB, needs ~17 KB/s), and the answer within
+// Request timeouts. A body arrives within readTimeout of the request's
+// start (the largest, 2 MiB, needs ~17 KB/s), and the answer within
 // writeTimeout of the header's end: a minute more than any body may take,
 // so that a request whose body came in time, or that timed out reading it
 // (400 INVALID_REQUEST), still gets its answer.
