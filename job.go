@@ -19,7 +19,11 @@ type JobMaxAttempts interface {
 // JobRunner works jobs until it is stopped (a River client).
 type JobRunner interface {
 	Start(ctx context.Context) error
+	// Stop stops fetching jobs and waits for the running ones to finish,
+	// or for ctx to end (then it returns ctx's error and they run on).
 	Stop(ctx context.Context) error
+	// StopAndCancel is Stop that first cancels the running jobs' contexts.
+	StopAndCancel(ctx context.Context) error
 }
 
 // DocumentJob carries a created document through its lifecycle: signing,

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,25 +19,74 @@ type DB struct {
 	// Now returns the current time; tests replace it to move the clock.
 	Now func() time.Time
 
+	// pool serves the store: the API's requests, the jobs' reads and
+	// writes, and the inserts of jobs in the store's transactions.
 	pool *pgxpool.Pool
+	// jobsPool serves the job runners' own queries (River's fetches,
+	// completions, leader election, LISTEN and maintenance), so that a
+	// store pool the API has exhausted never stalls the queue.
+	jobsPool *pgxpool.Pool
 	// river inserts jobs in the store's transactions.
 	river *river.Client[pgx.Tx]
 }
 
 var _ sello.Store = (*DB)(nil)
 
+// Pools sizes a DB's two connection pools; a zero field takes its default.
+type Pools struct {
+	// MaxConns bounds the store's pool: the API's requests, the jobs'
+	// reads and writes, and the inserts of jobs in the store's
+	// transactions. Default: the URL's pool_max_conns, else 20.
+	MaxConns int
+	// JobsMaxConns bounds the job runners' pool: River's fetches,
+	// completions, leader election, LISTEN connection and maintenance.
+	// Default 10; at least MinJobsMaxConns.
+	JobsMaxConns int
+}
+
+// Pool sizes: see Pools.
+const (
+	DefaultMaxConns     = 20
+	DefaultJobsMaxConns = 10
+	// MinJobsMaxConns is the smallest jobs pool: River's LISTEN
+	// connection, producer, completer and elector may each hold one at
+	// once.
+	MinJobsMaxConns = 4
+)
+
 // Open connects to the database at url (postgres://…), applies the
-// embedded migrations, then River's, and returns the store. Parameters pgx
-// does not know, such as search_path, are set on every connection. Without
-// pool_max_conns in the URL the pool holds up to 20 connections.
+// embedded migrations, then River's, and returns the store with pools of
+// the default sizes (see OpenPools). Parameters pgx does not know, such as
+// search_path, are set on every connection.
 func Open(ctx context.Context, url string) (*DB, error) {
+	return OpenPools(ctx, url, Pools{})
+}
+
+// OpenPools is Open with the pools sized by p. The job runners' pool opens
+// no connection until a runner starts. It refuses a MaxConns below 1 and a
+// JobsMaxConns below MinJobsMaxConns (other than zero, the default).
+func OpenPools(ctx context.Context, url string, p Pools) (*DB, error) {
+	if p.MaxConns < 0 {
+		return nil, fmt.Errorf("open postgres: the store's pool needs at least 1 connection, not %d", p.MaxConns)
+	}
+	if p.JobsMaxConns != 0 && p.JobsMaxConns < MinJobsMaxConns {
+		return nil, fmt.Errorf("open postgres: the jobs pool needs at least %d connections, not %d", MinJobsMaxConns, p.JobsMaxConns)
+	}
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
-	if !strings.Contains(url, "pool_max_conns") {
-		cfg.MaxConns = max(cfg.MaxConns, defaultMaxConns)
+	jobsCfg := cfg.Copy()
+	switch {
+	case p.MaxConns > 0:
+		cfg.MaxConns = int32(p.MaxConns)
+	case !strings.Contains(url, "pool_max_conns"):
+		cfg.MaxConns = DefaultMaxConns
 	}
+	cfg.MinConns = min(cfg.MinConns, cfg.MaxConns)
+	jobsCfg.MaxConns = int32(cmp.Or(p.JobsMaxConns, DefaultJobsMaxConns))
+	jobsCfg.MinConns = min(jobsCfg.MinConns, jobsCfg.MaxConns)
+
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("connect to postgres: %w", err)
@@ -54,15 +104,24 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{Now: time.Now, pool: pool, river: client}, nil
+	jobsPool, err := pgxpool.NewWithConfig(ctx, jobsCfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("connect to postgres: %w", err)
+	}
+	return &DB{Now: time.Now, pool: pool, jobsPool: jobsPool, river: client}, nil
 }
 
-// Pool returns the connection pool, for tests and tools that query the
-// database directly.
+// Pool returns the store's connection pool, for tests and tools that query
+// the database directly.
 func (db *DB) Pool() *pgxpool.Pool { return db.pool }
+
+// JobsPool returns the job runners' connection pool (see Pools), for tests.
+func (db *DB) JobsPool() *pgxpool.Pool { return db.jobsPool }
 
 // Close implements sello.Store. Stop job runners first.
 func (db *DB) Close() error {
+	db.jobsPool.Close()
 	db.pool.Close()
 	return nil
 }

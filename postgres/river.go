@@ -16,12 +16,6 @@ import (
 	"github.com/sello-do/sello"
 )
 
-// defaultMaxConns is the pool size when the URL does not set
-// pool_max_conns: the API, the job runner's workers (8 by default, each
-// using the store) and River's own services (its LISTEN connection, the
-// producer, completer and elector) share it.
-const defaultMaxConns = 20
-
 var discardLogger = slog.New(slog.DiscardHandler)
 
 // migrateRiver applies River's migrations, on their own migration line.
@@ -72,15 +66,19 @@ func (db *DB) insertJobs(ctx context.Context, tx pgx.Tx, jobs []sello.Job) error
 }
 
 // NewJobRunner implements sello.Store: a River client working the default
-// queue with cfg.Workers workers (default 8) on the store's pool. New jobs
-// reach it at once through LISTEN/NOTIFY. workers must be a *river.Workers
-// and cfg.Periodic nil or []*river.PeriodicJob.
+// queue with cfg.Workers workers (default 8). River's own queries (fetching,
+// completing, electing a leader, LISTEN, maintenance) run on the jobs pool
+// (see Pools), apart from the store's: an API holding every store
+// connection delays the jobs' work, never the queue. The jobs themselves
+// use the store, and so its pool. New jobs reach the runner at once through
+// LISTEN/NOTIFY. workers must be a *river.Workers and cfg.Periodic nil or
+// []*river.PeriodicJob.
 func (db *DB) NewJobRunner(workers any, cfg sello.JobConfig) (sello.JobRunner, error) {
 	rc, err := riverConfig(workers, cfg)
 	if err != nil {
 		return nil, err
 	}
-	client, err := river.NewClient(riverpgxv5.New(db.pool), rc)
+	client, err := river.NewClient(riverpgxv5.New(db.jobsPool), rc)
 	if err != nil {
 		return nil, fmt.Errorf("new job runner: %w", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -25,10 +26,7 @@ import (
 // answered 202 reaches a final state, that no e-NCF was given twice or
 // skipped, and that DGII received each document once.
 func TestKillMidway(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "sello")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := mustBuild(t)
 	sim, simURL := mustSimulator(t)
 	data := t.TempDir()
 	addr := freeAddr(t)
@@ -155,11 +153,41 @@ func TestKillMidway(t *testing.T) {
 	}
 }
 
+// mustBuild builds the sello binary into a temporary folder.
+func mustBuild(tb testing.TB) string {
+	tb.Helper()
+	bin := filepath.Join(tb.TempDir(), "sello")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		tb.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
 // process is a sello serve run as a child process.
 type process struct {
 	cmd  *exec.Cmd
 	keys map[sello.Environment]string
 	done chan error
+	// stderr holds what the process wrote to stderr (its log).
+	stderr syncBuffer
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and other readers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func startProcess(tb testing.TB, bin string, args []string) *process {
@@ -167,11 +195,11 @@ func startProcess(tb testing.TB, bin string, args []string) *process {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "SELLO_MASTER_KEY=")
 	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = nil
+	p := &process{cmd: cmd, keys: map[sello.Environment]string{}, done: make(chan error, 1)}
+	cmd.Stderr = &p.stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
 	}
-	p := &process{cmd: cmd, keys: map[sello.Environment]string{}, done: make(chan error, 1)}
 	ready := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(stdout)

@@ -11,18 +11,41 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"runtime/debug"
+	"sync/atomic"
 	"time"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/api"
 	"github.com/sello-do/sello/dgii"
+	"github.com/sello-do/sello/postgres"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
 )
 
-// shutdownTimeout bounds how long in-flight requests may take to finish
-// after SIGINT/SIGTERM.
-const shutdownTimeout = 30 * time.Second
+// The stop's bounds (docs/lifecycle.md, "Stopping"). --shutdown-timeout
+// (default 30 s) bounds, on its own clock each, the wait for in-flight
+// requests and the wait for running jobs; then:
+const (
+	// handlerGrace is how long the handlers of connections cut at the
+	// timeout have to return before the store closes (their reads and
+	// writes fail at once).
+	handlerGrace = 5 * time.Second
+	// cancelJobsTimeout is how long jobs still running at the timeout have
+	// to return once their contexts are cancelled.
+	cancelJobsTimeout = 10 * time.Second
+)
+
+// Request timeouts. A body arrives within readTimeout of the request's
+// start (the largest, 2 MiB, needs ~17 KB/s), and the answer within
+// writeTimeout of the header's end: a minute more than any body may take,
+// so that a request whose body came in time, or that timed out reading it
+// (400 INVALID_REQUEST), still gets its answer.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 2 * time.Minute
+	writeTimeout      = 3 * time.Minute
+	idleTimeout       = 2 * time.Minute
+)
 
 // defaultGCPercent is the server's GOGC unless the environment sets one
 // (which the runtime has applied already). Sello's live heap is small (tens
@@ -31,8 +54,7 @@ const shutdownTimeout = 30 * time.Second
 // memory (the figures are in docs/benchmarks.md).
 const defaultGCPercent = 300
 
-// runServe runs the API until ctx ends, then shuts down cleanly: it stops
-// accepting connections and lets in-flight requests finish.
+// runServe runs the API until ctx ends, then stops (see stop).
 func runServe(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sello serve", flag.ContinueOnError)
 	sf := storageFlags{stderr: stderr}
@@ -46,7 +68,16 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off by default")
 	rescueAfter := fs.Duration("job-rescue-after", 2*time.Minute, "how long a job may run before it is deemed interrupted and run again")
 	allowLoopback := fs.Bool("allow-loopback-webhooks", false, "let webhooks of TesteCF and CerteCF endpoints reach receivers on this machine (127.0.0.0/8, ::1), for tests and demos; never eCF's; --demo turns it on")
+	shutdownTimeout := fs.Duration("shutdown-timeout", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish before their connections are cut, and then running jobs (env SELLO_SHUTDOWN_TIMEOUT)")
+	fs.IntVar(&sf.maxConns, "db-max-conns", 0, "PostgreSQL only: connections of the store's pool, used by the API and the jobs' work (default: the URL's pool_max_conns, else 20) (env SELLO_DB_MAX_CONNS)")
+	fs.IntVar(&sf.jobsMaxConns, "jobs-db-max-conns", 0, fmt.Sprintf("PostgreSQL only: connections of the job runner's own pool, at least %d (default %d) (env SELLO_JOBS_DB_MAX_CONNS)", postgres.MinJobsMaxConns, postgres.DefaultJobsMaxConns))
+	if err := setFromEnv(fs, getenv, "shutdown-timeout", "SELLO_SHUTDOWN_TIMEOUT", "db-max-conns", "SELLO_DB_MAX_CONNS", "jobs-db-max-conns", "SELLO_JOBS_DB_MAX_CONNS"); err != nil {
+		return err
+	}
 	if err := parseFlags(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := checkServeFlags(fs, &sf, *shutdownTimeout); err != nil {
 		return err
 	}
 	logger, err := newLogger(*logFormat, stderr)
@@ -119,16 +150,18 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	var conns connCounter
 	hs := &http.Server{
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		Handler:           conns.handler(srv.Handler()),
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		ConnState:         conns.track,
 	}
-	logger.Info("serving", "addr", ln.Addr().String(), "storage", st.desc, "dgii", dgiiDesc, "version", version)
+	logger.Info("serving", append([]any{"addr", ln.Addr().String(), "storage", st.desc, "dgii", dgiiDesc, "version", version}, poolAttrs(st)...)...)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)
@@ -138,24 +171,145 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
-	logger.Info("shutting down: finishing in-flight requests")
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
-	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("serve: %w", err)
-	}
-	// Jobs in flight finish (or are rescued by another node, or at the next
-	// start, if they outlast the timeout); those waiting for a verdict
-	// snooze rather than wait for DGII.
-	wk.Drain()
-	if err := runner.Stop(sctx); err != nil {
-		return fmt.Errorf("stop jobs: %w", err)
+	if err := stop(hs, errc, &conns, wk, runner, *shutdownTimeout, logger); err != nil {
+		return err
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// stop stops the server in order, each step bounded, so that the store
+// closes (when runServe returns) only once nothing uses it:
+//
+//  1. The listener closes and in-flight requests finish, for up to
+//     timeout; then the connections still open (a client still sending its
+//     body, an answer still being written) are cut, and their handlers have
+//     handlerGrace to return.
+//  2. The workers drain: jobs waiting in process for DGII's verdict snooze
+//     instead, so that the stop never waits for DGII.
+//  3. The job runner stops fetching and waits for the running jobs, for up
+//     to timeout on its own clock; then it cancels them and waits
+//     cancelJobsTimeout more. A job cut off is run again later (at the next
+//     start, or on another node, after --job-rescue-after).
+//
+// It returns an error only when jobs outlive their cancellation.
+func stop(hs *http.Server, errc <-chan error, conns *connCounter, wk *worker.Worker, runner sello.JobRunner, timeout time.Duration, logger *slog.Logger) error {
+	logger.Info("shutting down: finishing in-flight requests", "timeout", timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	err := hs.Shutdown(ctx)
+	cancel()
+	if err != nil {
+		open := conns.open()
+		hs.Close()
+		logger.Warn("shutdown timeout passed: cut the connections still open", "connections", open, "timeout", timeout, "reason", err)
+		if !conns.wait(handlerGrace) {
+			logger.Warn("handlers still running after their connections were cut", "handlers", conns.handling(), "waited", handlerGrace)
+		}
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		logger.Error("serve", "err", err)
+	}
+
+	wk.Drain()
+	logger.Info("workers drained")
+
+	ctx, cancel = context.WithTimeout(context.Background(), timeout)
+	err = runner.Stop(ctx)
+	cancel()
+	if err != nil {
+		logger.Warn("jobs still running after the timeout: cancelling them", "timeout", timeout, "reason", err)
+		ctx, cancel := context.WithTimeout(context.Background(), cancelJobsTimeout)
+		defer cancel()
+		if err := runner.StopAndCancel(ctx); err != nil {
+			return fmt.Errorf("stop jobs: cancelled jobs still running after %s: %w", cancelJobsTimeout, err)
+		}
+	}
+	logger.Info("jobs stopped")
+	return nil
+}
+
+// connCounter counts the server's open connections (http.Server's
+// ConnState hook) and the requests in its handlers, so that a stop that
+// cuts connections can say how many and wait for their handlers.
+type connCounter struct {
+	conns    atomic.Int64
+	handlers atomic.Int64
+}
+
+func (c *connCounter) track(_ net.Conn, state http.ConnState) {
+	switch state {
+	case http.StateNew:
+		c.conns.Add(1)
+	case http.StateHijacked, http.StateClosed:
+		c.conns.Add(-1)
+	}
+}
+
+func (c *connCounter) handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c.handlers.Add(1)
+		defer c.handlers.Add(-1)
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (c *connCounter) open() int64     { return c.conns.Load() }
+func (c *connCounter) handling() int64 { return c.handlers.Load() }
+
+// wait waits up to d for no handler to run, and reports whether none does.
+func (c *connCounter) wait(d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for c.handling() > 0 {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
+}
+
+// setFromEnv gives flags the values of environment variables, given as
+// pairs of a flag's name and its variable's, before the command line
+// (which wins) is parsed.
+func setFromEnv(fs *flag.FlagSet, getenv func(string) string, pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if v := getenv(pairs[i+1]); v != "" {
+			if err := fs.Set(pairs[i], v); err != nil {
+				return usageError{fmt.Sprintf("%s=%q: %v", pairs[i+1], v, err)}
+			}
+		}
+	}
+	return nil
+}
+
+// checkServeFlags refuses serve's flags that cannot work together.
+func checkServeFlags(fs *flag.FlagSet, sf *storageFlags, shutdownTimeout time.Duration) error {
+	if shutdownTimeout <= 0 {
+		return usageError{fmt.Sprintf("--shutdown-timeout must be positive, not %s", shutdownTimeout)}
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, name := range []string{"db-max-conns", "jobs-db-max-conns"} {
+		if set[name] && sf.databaseURL == "" {
+			return usageError{fmt.Sprintf("--%s sizes a PostgreSQL pool: it applies only with --database-url (SQLite's connections are fixed)", name)}
+		}
+	}
+	if set["db-max-conns"] && sf.maxConns < 1 {
+		return usageError{fmt.Sprintf("--db-max-conns must be at least 1, not %d", sf.maxConns)}
+	}
+	if set["jobs-db-max-conns"] && sf.jobsMaxConns < postgres.MinJobsMaxConns {
+		return usageError{fmt.Sprintf("--jobs-db-max-conns must be at least %d (River's listener, producer, completer and elector each hold a connection at times), not %d", postgres.MinJobsMaxConns, sf.jobsMaxConns)}
+	}
+	return nil
+}
+
+// poolAttrs are the log attributes of PostgreSQL's pool sizes.
+func poolAttrs(st *storage) []any {
+	db, ok := st.Store.(*postgres.DB)
+	if !ok {
+		return nil
+	}
+	return []any{"db_max_conns", db.Pool().Config().MaxConns, "jobs_db_max_conns", db.JobsPool().Config().MaxConns}
 }
 
 func newLogger(format string, w io.Writer) (*slog.Logger, error) {

@@ -24,6 +24,10 @@ type storageFlags struct {
 	stderr      io.Writer
 	data        string
 	databaseURL string
+
+	// PostgreSQL's pool sizes (serve's --db-max-conns and
+	// --jobs-db-max-conns); zero takes postgres.OpenPools' defaults.
+	maxConns, jobsMaxConns int
 }
 
 func (f *storageFlags) register(fs *flag.FlagSet, getenv func(string) string) {
@@ -67,7 +71,7 @@ func (f *storageFlags) open(ctx context.Context, create bool) (*storage, error) 
 				return nil, fmt.Errorf("%w in the PostgreSQL database %s (no Sello tables in its schema): point --database-url (or SELLO_DATABASE_URL) at your database; to start new data there, run sello serve or sello tenants create with it", errNoData, redact(u))
 			}
 		}
-		db, err := postgres.Open(ctx, u)
+		db, err := postgres.OpenPools(ctx, u, postgres.Pools{MaxConns: f.maxConns, JobsMaxConns: f.jobsMaxConns})
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
