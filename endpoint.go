@@ -475,6 +475,11 @@ type WebhookStore interface {
 	// FindWebhookEndpoint returns one of the tenant's endpoints with its
 	// secrets (newest first). Returns NOT_FOUND.
 	FindWebhookEndpoint(ctx context.Context, tenantID, id string) (*WebhookEndpoint, error)
+	// FindWebhookEndpointByID returns the endpoint with that id, whichever
+	// tenant's it is (its TenantID says), with its secrets (newest first),
+	// for the operator who knows only the id. Returns NOT_FOUND, also for a
+	// deleted endpoint.
+	FindWebhookEndpointByID(ctx context.Context, id string) (*WebhookEndpoint, error)
 	// PauseWebhookEndpoint pauses an active endpoint: from then on its new
 	// deliveries are held, and a job that finds a pending delivery of it
 	// holds it (HoldWebhookDelivery). Pausing a paused endpoint does

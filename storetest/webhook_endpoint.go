@@ -48,6 +48,22 @@ func testWebhookEndpoint(t *testing.T, open func(t *testing.T) sello.Store) {
 			t.Errorf("FindWebhookEndpoints in TesteCF: got %d, %v; want none", len(other), err)
 		}
 	})
+	// FindByID: the endpoint of any tenant, with its TenantID, as
+	// FindWebhookEndpoint reads it.
+	t.Run("FindByID", func(t *testing.T) {
+		e := newEnv(t, open)
+		a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
+		for _, ep := range []*sello.WebhookEndpoint{
+			MustCreateWebhookEndpoint(t, e.s, a.ID, sello.EnvTest),
+			MustCreateWebhookEndpoint(t, e.s, b.ID, sello.EnvProd, sello.EventECFAccepted),
+		} {
+			got, err := e.s.FindWebhookEndpointByID(t.Context(), ep.ID)
+			if err != nil {
+				t.Fatalf("FindWebhookEndpointByID: %v", err)
+			}
+			deepEqual(t, "endpoint by id", got, mustEndpoint(t, e.s, ep))
+		}
+	})
 	t.Run("SecretBoundToRow", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
@@ -121,6 +137,8 @@ func testWebhookEndpoint(t *testing.T, open func(t *testing.T) sello.Store) {
 		tn := MustCreateTenant(t, e.s)
 		id := sello.NewID()
 		_, err := e.s.FindWebhookEndpoint(t.Context(), tn.ID, id)
+		wantError(t, err, sello.CodeNotFound, id)
+		_, err = e.s.FindWebhookEndpointByID(t.Context(), id)
 		wantError(t, err, sello.CodeNotFound, id)
 	})
 }

@@ -236,6 +236,8 @@ func testWebhookDelete(t *testing.T, open func(t *testing.T) sello.Store) {
 	}
 	_, err := w.s.FindWebhookEndpoint(ctx, w.tn.ID, ep.ID)
 	wantError(t, err, sello.CodeNotFound, ep.ID)
+	_, err = w.s.FindWebhookEndpointByID(ctx, ep.ID)
+	wantError(t, err, sello.CodeNotFound, ep.ID)
 	if got, err := w.s.FindWebhookEndpoints(ctx, w.tn.ID, sello.EnvTest); err != nil || len(got) != 1 || got[0].ID != other.ID {
 		t.Errorf("FindWebhookEndpoints after delete: got %v, %v; want only the other endpoint", got, err)
 	}
