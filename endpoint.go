@@ -258,22 +258,30 @@ func (e *WebhookEndpoint) Subscribes(t EventType) bool {
 	return len(e.Events) == 0 || slices.Contains(e.Events, t)
 }
 
-// ActiveSecrets opens the secrets that sign at now, newest first, skipping
-// expired ones (ExpiresAt at or before now). It fails if a secret does not
-// open (wrong master key, or a sealed value moved to another row).
-func (e *WebhookEndpoint) ActiveSecrets(mk *MasterKey, now time.Time) ([]string, error) {
-	secrets := slices.Clone(e.Secrets)
-	slices.SortStableFunc(secrets, func(a, b WebhookSecret) int {
+// SigningSecrets are the secrets that sign at now, still sealed, newest
+// first: every secret but the expired ones (ExpiresAt at or before now).
+func (e *WebhookEndpoint) SigningSecrets(now time.Time) []WebhookSecret {
+	var out []WebhookSecret
+	for _, s := range e.Secrets {
+		if s.ExpiresAt == nil || now.Before(*s.ExpiresAt) {
+			out = append(out, s)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b WebhookSecret) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
+	return out
+}
+
+// ActiveSecrets opens the secrets that sign at now (SigningSecrets), newest
+// first. It fails if a secret does not open (wrong master key, or a sealed
+// value moved to another row).
+func (e *WebhookEndpoint) ActiveSecrets(mk *MasterKey, now time.Time) ([]string, error) {
 	var out []string
-	for _, s := range secrets {
-		if s.ExpiresAt != nil && !now.Before(*s.ExpiresAt) {
-			continue
-		}
+	for _, s := range e.SigningSecrets(now) {
 		p, err := mk.Open(s.Sealed, WebhookSecretAAD(e.ID, s.ID))
 		if err != nil {
 			return nil, fmt.Errorf("webhook secret %s of endpoint %s: %w", s.ID, e.ID, err)
@@ -467,6 +475,11 @@ type WebhookStore interface {
 	// FindWebhookEndpoint returns one of the tenant's endpoints with its
 	// secrets (newest first). Returns NOT_FOUND.
 	FindWebhookEndpoint(ctx context.Context, tenantID, id string) (*WebhookEndpoint, error)
+	// FindWebhookEndpointByID returns the endpoint with that id, whichever
+	// tenant's it is (its TenantID says), with its secrets (newest first),
+	// for the operator who knows only the id. Returns NOT_FOUND, also for a
+	// deleted endpoint.
+	FindWebhookEndpointByID(ctx context.Context, id string) (*WebhookEndpoint, error)
 	// PauseWebhookEndpoint pauses an active endpoint: from then on its new
 	// deliveries are held, and a job that finds a pending delivery of it
 	// holds it (HoldWebhookDelivery). Pausing a paused endpoint does

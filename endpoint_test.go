@@ -108,6 +108,9 @@ func TestActiveSecrets(t *testing.T) {
 	if got, _ := ep.ActiveSecrets(mk, later); len(got) != 1 {
 		t.Errorf("ActiveSecrets after the overlap: got %d, want 1", len(got))
 	}
+	if got := ep.SigningSecrets(now); len(got) != 2 || got[0].ID != ep.Secrets[1].ID || got[1].ID != ep.Secrets[2].ID {
+		t.Errorf("SigningSecrets: got %d secrets, want the newest and the overlapping one", len(got))
+	}
 	if _, err := ep.ActiveSecrets(mustMasterKey(t, 3), now); err == nil {
 		t.Error("ActiveSecrets with another master key: got no error")
 	}

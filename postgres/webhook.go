@@ -162,6 +162,20 @@ func (db *DB) FindWebhookEndpoint(ctx context.Context, tenantID, id string) (*se
 	return findEndpoint(ctx, db.pool, tenantID, id, false)
 }
 
+// FindWebhookEndpointByID implements sello.WebhookStore: the endpoint's
+// tenant by its id, then the endpoint as FindWebhookEndpoint reads it.
+// Returns NOT_FOUND, also for a deleted endpoint.
+func (db *DB) FindWebhookEndpointByID(ctx context.Context, id string) (*sello.WebhookEndpoint, error) {
+	var tenantID string
+	err := db.pool.QueryRow(ctx, `SELECT tenant_id FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL`, id).Scan(&tenantID)
+	if isNoRows(err) {
+		return nil, sello.WebhookEndpointNotFound(id)
+	} else if err != nil {
+		return nil, dbError(err, "find webhook endpoint")
+	}
+	return findEndpoint(ctx, db.pool, tenantID, id, false)
+}
+
 // querier is what findEndpoint needs: the pool or a transaction.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)

@@ -154,6 +154,20 @@ func (db *DB) FindWebhookEndpoint(ctx context.Context, tenantID, id string) (*se
 	return findEndpoint(ctx, db.q(), tenantID, id, false)
 }
 
+// FindWebhookEndpointByID implements sello.WebhookStore: the endpoint's
+// tenant by its id, then the endpoint as FindWebhookEndpoint reads it.
+// Returns NOT_FOUND, also for a deleted endpoint.
+func (db *DB) FindWebhookEndpointByID(ctx context.Context, id string) (*sello.WebhookEndpoint, error) {
+	var tenantID string
+	err := db.q().queryRow(ctx, `SELECT tenant_id FROM webhook_endpoints WHERE id = ? AND deleted_at IS NULL`, id).Scan(&tenantID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, sello.WebhookEndpointNotFound(id)
+	} else if err != nil {
+		return nil, dbError(err, "find webhook endpoint")
+	}
+	return findEndpoint(ctx, db.q(), tenantID, id, false)
+}
+
 // findEndpoint reads an endpoint and its secrets, newest first; a deleted
 // one only when withDeleted (the delivery job's view). Returns NOT_FOUND.
 func findEndpoint(ctx context.Context, q querier, tenantID, id string, withDeleted bool) (*sello.WebhookEndpoint, error) {
