@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -42,14 +44,7 @@ const testVersion = "1.2.3-test"
 // forEachStore runs f on a fresh SQLite store and, when
 // SELLO_TEST_DATABASE_URL is set, on a fresh PostgreSQL schema.
 func forEachStore(t *testing.T, f func(t *testing.T, st sello.Store)) {
-	t.Run("SQLite", func(t *testing.T) {
-		db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "sello.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		f(t, db)
-	})
+	t.Run("SQLite", func(t *testing.T) { f(t, mustSQLite(t)) })
 	t.Run("PostgreSQL", func(t *testing.T) {
 		db, err := postgres.Open(t.Context(), pgtest.MustSchema(t))
 		if err != nil {
@@ -59,6 +54,51 @@ func forEachStore(t *testing.T, f func(t *testing.T, st sello.Store)) {
 		f(t, db)
 	})
 }
+
+// mustSQLite opens a fresh SQLite store in a file of the test: a copy of
+// sqliteTemplate. It is closed at the end of the test.
+func mustSQLite(tb testing.TB) *sqlite.DB {
+	tb.Helper()
+	file, err := sqliteTemplate()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	path := filepath.Join(tb.TempDir(), "sello.db")
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	db, err := sqlite.Open(tb.Context(), path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// sqliteTemplate is the file of a new SQLite store, migrated and closed,
+// made once for the package. Migrating a new file takes about a second
+// under -race (SQLite is C translated to Go, every memory access checked);
+// opening a copy, tens of milliseconds.
+var sqliteTemplate = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "sello-worker-test-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "sello.db")
+	db, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Close(); err != nil {
+		return nil, err
+	}
+	// Closed, the store has checkpointed its log into the file.
+	if _, err := os.Stat(path + "-wal"); !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("sqlite template: the log %s-wal is still there (%v)", path, err)
+	}
+	return os.ReadFile(path)
+})
 
 // hookTest is a tenant, a worker and its job runner on a real store.
 type hookTest struct {

@@ -393,7 +393,9 @@ func TestStatusBatch(t *testing.T) {
 }
 
 func TestReadDocuments(t *testing.T) {
-	s := MustRunServer(t)
+	// ListFilters waits for the verdicts: the simulator gives them after
+	// 100 ms, not its DGII-like 2 s.
+	s := MustRunServer(t, "--dgii-sim-delay", "100ms")
 	key := s.Keys[sello.EnvTest]
 	for range 5 {
 		s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice()})

@@ -233,6 +233,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 // server: checks, output, and the errors an operator meets.
 func TestWebhooksCLI(t *testing.T) {
 	dir := t.TempDir()
+	seedStore(t, dir)
 	env := map[string]string{"SELLO_MASTER_KEY": sello.GenerateMasterKey()}
 	sh := func(args ...string) (string, string, error) {
 		var out, errOut bytes.Buffer
