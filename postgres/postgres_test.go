@@ -40,7 +40,11 @@ func TestStore(t *testing.T) {
 
 func TestRateLimiter(t *testing.T) {
 	pgtest.DatabaseURL(t)
-	storetest.RunRateLimiter(t, func(t *testing.T) sello.RateLimiter { return postgres.NewRateLimiter(MustOpen(t)) })
+	storetest.RunRateLimiter(t, func(t *testing.T, now func() time.Time) sello.RateLimiter {
+		l := postgres.NewRateLimiter(MustOpen(t))
+		l.Now = now // nil: the database's clock
+		return l
+	})
 }
 
 func TestStatusHistory(t *testing.T) {

@@ -21,17 +21,32 @@ func openInternal(t *testing.T) *DB {
 // waitPending waits until n pieces of work wait for the writer.
 func waitPending(t *testing.T, db *DB, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	got := 0
+	if !within(10*time.Second, func() bool {
 		db.pendingMu.Lock()
-		got := len(db.pending)
+		got = len(db.pending)
 		db.pendingMu.Unlock()
-		if got == n {
-			return
-		} else if time.Now().After(deadline) {
-			t.Fatalf("%d pieces of work pending, want %d", got, n)
-		}
-		time.Sleep(time.Millisecond)
+		return got == n
+	}) {
+		t.Fatalf("%d pieces of work pending, want %d", got, n)
 	}
+}
+
+// within checks cond every millisecond until it holds, and reports whether
+// it did within d: the state of the store that other goroutines change.
+func within(d time.Duration, cond func() bool) bool {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	timeout := time.NewTimer(d)
+	defer timeout.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-timeout.C:
+			return cond()
+		}
+	}
+	return true
 }
 
 func scratchRows(t *testing.T, db *DB) map[int]bool {
@@ -201,7 +216,14 @@ func TestGroupCommitClose(t *testing.T) {
 	waitPending(t, db, 1)
 	closed := make(chan error, 1)
 	go func() { closed <- db.Close() }()
-	time.Sleep(10 * time.Millisecond) // Close waits for the committer
+	// Close has begun (it takes no more work) and waits for the committer.
+	if !within(10*time.Second, func() bool {
+		db.pendingMu.Lock()
+		defer db.pendingMu.Unlock()
+		return db.closed
+	}) {
+		t.Fatal("Close did not begin in 10 s")
+	}
 	<-db.writer
 	if err := <-errs; err != nil {
 		t.Fatalf("pending work: %v", err)

@@ -9,9 +9,11 @@ import (
 )
 
 // RunRateLimiter runs the rate limiter contract against the limiter
-// newLimiter returns, fresh for each subtest. It uses the wall clock with a
-// fast plan, so it takes well under a second.
-func RunRateLimiter(t *testing.T, newLimiter func(t *testing.T) sello.RateLimiter) {
+// newLimiter returns, fresh for each subtest: on the clock now, or on its
+// own clock (the wall clock, or the database's) when now is nil. It uses
+// the limiter's own clock with a fast plan, and a clock it moves where
+// time must pass, so it takes well under a second.
+func RunRateLimiter(t *testing.T, newLimiter func(t *testing.T, now func() time.Time) sello.RateLimiter) {
 	// 20/s: a token every 50 ms, far longer than a few calls take.
 	plan := sello.RatePlan{Name: "test", Rate: 20, Burst: 5}
 	interval := time.Second / 20
@@ -24,7 +26,7 @@ func RunRateLimiter(t *testing.T, newLimiter func(t *testing.T) sello.RateLimite
 		return d
 	}
 	t.Run("BurstThenRefuse", func(t *testing.T) {
-		l := newLimiter(t)
+		l := newLimiter(t, nil)
 		key := fmt.Sprintf("key-%d", time.Now().UnixNano())
 		for i := range plan.Burst {
 			d := allow(t, l, key)
@@ -38,18 +40,19 @@ func RunRateLimiter(t *testing.T, newLimiter func(t *testing.T) sello.RateLimite
 		}
 	})
 	t.Run("Refill", func(t *testing.T) {
-		l := newLimiter(t)
+		clock := time.Now()
+		l := newLimiter(t, func() time.Time { return clock })
 		key := fmt.Sprintf("key-%d", time.Now().UnixNano())
 		var d sello.RateDecision
 		for d = allow(t, l, key); d.Allowed; d = allow(t, l, key) {
 		}
-		time.Sleep(d.RetryAfter)
+		clock = clock.Add(d.RetryAfter)
 		if d := allow(t, l, key); !d.Allowed {
 			t.Errorf("after RetryAfter %v: got %+v, want allowed", d.RetryAfter, d)
 		}
 	})
 	t.Run("IndependentKeys", func(t *testing.T) {
-		l := newLimiter(t)
+		l := newLimiter(t, nil)
 		a, b := fmt.Sprintf("a-%d", time.Now().UnixNano()), fmt.Sprintf("b-%d", time.Now().UnixNano())
 		for d := allow(t, l, a); d.Allowed; d = allow(t, l, a) {
 		}

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/client"
 	"github.com/sello-do/sello/postgres"
@@ -41,14 +44,7 @@ const testVersion = "1.2.3-test"
 // forEachStore runs f on a fresh SQLite store and, when
 // SELLO_TEST_DATABASE_URL is set, on a fresh PostgreSQL schema.
 func forEachStore(t *testing.T, f func(t *testing.T, st sello.Store)) {
-	t.Run("SQLite", func(t *testing.T) {
-		db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "sello.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		f(t, db)
-	})
+	t.Run("SQLite", func(t *testing.T) { f(t, mustSQLite(t)) })
 	t.Run("PostgreSQL", func(t *testing.T) {
 		db, err := postgres.Open(t.Context(), pgtest.MustSchema(t))
 		if err != nil {
@@ -58,6 +54,51 @@ func forEachStore(t *testing.T, f func(t *testing.T, st sello.Store)) {
 		f(t, db)
 	})
 }
+
+// mustSQLite opens a fresh SQLite store in a file of the test: a copy of
+// sqliteTemplate. It is closed at the end of the test.
+func mustSQLite(tb testing.TB) *sqlite.DB {
+	tb.Helper()
+	file, err := sqliteTemplate()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	path := filepath.Join(tb.TempDir(), "sello.db")
+	if err := os.WriteFile(path, file, 0o600); err != nil {
+		tb.Fatal(err)
+	}
+	db, err := sqlite.Open(tb.Context(), path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// sqliteTemplate is the file of a new SQLite store, migrated and closed,
+// made once for the package. Migrating a new file takes about a second
+// under -race (SQLite is C translated to Go, every memory access checked);
+// opening a copy, tens of milliseconds.
+var sqliteTemplate = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "sello-worker-test-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "sello.db")
+	db, err := sqlite.Open(context.Background(), path)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Close(); err != nil {
+		return nil, err
+	}
+	// Closed, the store has checkpointed its log into the file.
+	if _, err := os.Stat(path + "-wal"); !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("sqlite template: the log %s-wal is still there (%v)", path, err)
+	}
+	return os.ReadFile(path)
+})
 
 // hookTest is a tenant, a worker and its job runner on a real store.
 type hookTest struct {
@@ -148,23 +189,79 @@ func (h *hookTest) test(tb testing.TB, e *sello.WebhookEndpoint) *sello.WebhookD
 	return d
 }
 
+// within checks cond every few milliseconds until it holds, and reports
+// whether it did within d. The tests' conditions are the store's state,
+// which the job runner changes in other goroutines (and, on PostgreSQL,
+// connections): a poll is the one way to see it.
+func within(d time.Duration, cond func() bool) bool {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.NewTimer(d)
+	defer timeout.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-timeout.C:
+			return cond()
+		}
+	}
+	return true
+}
+
 // wait polls a delivery until cond holds (20 s at most) and returns it with
 // its attempts.
 func (h *hookTest) wait(tb testing.TB, id string, cond func(*sello.WebhookDelivery) bool) *sello.WebhookDelivery {
 	tb.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		d, err := h.st.FindWebhookDelivery(tb.Context(), h.tenant.ID, id)
+	var d *sello.WebhookDelivery
+	if !within(20*time.Second, func() bool {
+		var err error
+		if d, err = h.st.FindWebhookDelivery(tb.Context(), h.tenant.ID, id); err != nil {
+			tb.Fatal(err)
+		}
+		return cond(d)
+	}) {
+		tb.Fatalf("delivery %s: condition not met in 20 s: status %s, %d attempts, last error %q", id, d.Status, d.Attempts, d.LastError)
+	}
+	return d
+}
+
+// jobLister is the part of River's client that lists jobs (the store's job
+// runner is one).
+type jobLister interface {
+	JobList(ctx context.Context, params *river.JobListParams) (*river.JobListResult, error)
+}
+
+// waitJobDone waits (20 s at most) until the job of a delivery has ended
+// for good (River finalized it: completed, discarded or cancelled): it will
+// make no attempt any more. Tests that check that something did not
+// happen wait for this, not for a while.
+func (h *hookTest) waitJobDone(tb testing.TB, deliveryID string) {
+	tb.Helper()
+	l, ok := h.runner.(jobLister)
+	if !ok {
+		tb.Fatalf("runner %T cannot list jobs", h.runner)
+	}
+	var states []string
+	if !within(20*time.Second, func() bool {
+		res, err := l.JobList(tb.Context(), river.NewJobListParams().Kinds(sello.WebhookJob{}.Kind()).First(10_000))
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if cond(d) {
-			return d
+		states = states[:0]
+		ended := true
+		for _, j := range res.Jobs {
+			var args sello.WebhookJob
+			if err := json.Unmarshal(j.EncodedArgs, &args); err != nil {
+				tb.Fatal(err)
+			}
+			if args.DeliveryID == deliveryID {
+				states = append(states, string(j.State))
+				ended = ended && j.FinalizedAt != nil
+			}
 		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("delivery %s: condition not met in 20 s: status %s, %d attempts, last error %q", id, d.Status, d.Attempts, d.LastError)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return len(states) > 0 && ended
+	}) {
+		tb.Fatalf("delivery %s: its jobs are %v after 20 s, want every one ended", deliveryID, states)
 	}
 }
 
@@ -180,17 +277,14 @@ func status(s sello.WebhookDeliveryStatus) func(*sello.WebhookDelivery) bool {
 // job disables it after recording the attempt.
 func (h *hookTest) waitDisabled(tb testing.TB, id string) *sello.WebhookEndpoint {
 	tb.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		e := h.findEndpoint(tb, id)
-		if e.Status == sello.WebhookEndpointDisabled {
-			return e
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("endpoint %s still %s after 20 s", id, e.Status)
-		}
-		time.Sleep(20 * time.Millisecond)
+	var e *sello.WebhookEndpoint
+	if !within(20*time.Second, func() bool {
+		e = h.findEndpoint(tb, id)
+		return e.Status == sello.WebhookEndpointDisabled
+	}) {
+		tb.Fatalf("endpoint %s still %s after 20 s", id, e.Status)
 	}
+	return e
 }
 
 func (h *hookTest) findEndpoint(tb testing.TB, id string) *sello.WebhookEndpoint {
@@ -220,6 +314,8 @@ type receiver struct {
 	mu    sync.Mutex
 	reqs  []received
 	conns atomic.Int32
+	// arrived signals each request (the receiver's test signal).
+	arrived chan struct{}
 }
 
 type received struct {
@@ -231,13 +327,17 @@ type received struct {
 // respond; nil answers 200.
 func mustReceiver(tb testing.TB, tls bool, respond func(n int, w http.ResponseWriter, r *http.Request)) *receiver {
 	tb.Helper()
-	rc := &receiver{respond: respond}
+	rc := &receiver{respond: respond, arrived: make(chan struct{}, 1)}
 	rc.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		rc.mu.Lock()
 		rc.reqs = append(rc.reqs, received{r.Header.Clone(), body})
 		n := len(rc.reqs)
 		rc.mu.Unlock()
+		select {
+		case rc.arrived <- struct{}{}:
+		default: // a signal is waiting already
+		}
 		if rc.respond != nil {
 			rc.respond(n, w, r)
 			return
@@ -264,18 +364,20 @@ func (rc *receiver) received() []received {
 	return append([]received(nil), rc.reqs...)
 }
 
-// waitRequests waits until the receiver got n requests.
+// waitRequests waits until the receiver got n requests (20 s at most).
 func (rc *receiver) waitRequests(tb testing.TB, n int) []received {
 	tb.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	timeout := time.NewTimer(20 * time.Second)
+	defer timeout.Stop()
 	for {
 		if got := rc.received(); len(got) >= n {
 			return got
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-rc.arrived:
+		case <-timeout.C:
 			tb.Fatalf("the receiver got %d requests in 20 s, want %d", len(rc.received()), n)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -384,10 +486,12 @@ func TestWebhookDelivery(t *testing.T) {
 // its own t, and a succeeded delivery with both attempts logged.
 func TestWebhookRetry(t *testing.T) {
 	forEachStore(t, func(t *testing.T, st sello.Store) {
-		// Over a second apart, so the two t differ.
-		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}, WebhookDelay: fixedDelay(1100 * time.Millisecond)})
+		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}})
 		rc := mustReceiver(t, false, func(n int, w http.ResponseWriter, _ *http.Request) {
 			if n == 1 {
+				// The worker's clock moves on 1.1 s before the next
+				// attempt, so the two t (whole seconds) differ.
+				h.offset.Add(int64(1100 * time.Millisecond))
 				http.Error(w, "down for maintenance", http.StatusInternalServerError)
 				return
 			}
@@ -463,7 +567,7 @@ func TestWebhookGone(t *testing.T) {
 		if h.findEndpoint(t, w.ID).Status != sello.WebhookEndpointActive {
 			t.Fatal("the other endpoint was disabled too")
 		}
-		time.Sleep(200 * time.Millisecond)
+		h.waitJobDone(t, d.ID)
 		if n := len(gone.received()); n != 1 {
 			t.Fatalf("the gone receiver got %d requests, want 1 (no retry after 410)", n)
 		}
@@ -487,7 +591,7 @@ func TestWebhookPaused(t *testing.T) {
 		}
 		h.start(t)
 		h.wait(t, pending.ID, status(sello.WebhookHeld))
-		time.Sleep(300 * time.Millisecond)
+		h.waitJobDone(t, pending.ID)
 		if n := len(rc.received()); n != 0 {
 			t.Fatalf("the receiver got %d requests while the endpoint was paused", n)
 		}
@@ -648,10 +752,11 @@ func TestWebhookFailingFiveDays(t *testing.T) {
 		h.start(t)
 
 		h.offset.Store(int64(-6 * 24 * time.Hour))
-		if d := h.wait(t, h.test(t, e).ID, final); d.Status != sello.WebhookFailed {
-			t.Fatalf("first delivery %s", d.Status)
+		first := h.wait(t, h.test(t, e).ID, final)
+		if first.Status != sello.WebhookFailed {
+			t.Fatalf("first delivery %s", first.Status)
 		}
-		time.Sleep(200 * time.Millisecond) // the job would disable it after recording the attempt
+		h.waitJobDone(t, first.ID) // the job would disable it after recording the attempt
 		ep := h.findEndpoint(t, e.ID)
 		if ep.Status != sello.WebhookEndpointActive || ep.FailingSince == nil || time.Since(*ep.FailingSince) < 5*24*time.Hour {
 			t.Fatalf("after the first failure: %s, failing since %v", ep.Status, ep.FailingSince)

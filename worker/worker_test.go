@@ -13,7 +13,6 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/oracle"
-	"github.com/sello-do/sello/sqlite"
 	"github.com/sello-do/sello/worker"
 	"github.com/sello-do/sello/xmldsig"
 )
@@ -74,11 +73,7 @@ func schemaOf(name string) string {
 
 func TestCheckCertificates(t *testing.T) {
 	ctx := context.Background()
-	db, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "sello.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := mustSQLite(t)
 	mk, _ := sello.ParseMasterKey(sello.GenerateMasterKey())
 	tenant := &sello.Tenant{RNC: "131793916", Name: "Prueba SRL", Plan: sello.DefaultRatePlan}
 	if err := db.CreateTenant(ctx, tenant); err != nil {

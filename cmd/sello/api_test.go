@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptrace"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -391,7 +393,9 @@ func TestStatusBatch(t *testing.T) {
 }
 
 func TestReadDocuments(t *testing.T) {
-	s := MustRunServer(t)
+	// ListFilters waits for the verdicts: the simulator gives them after
+	// 100 ms, not its DGII-like 2 s.
+	s := MustRunServer(t, "--dgii-sim-delay", "100ms")
 	key := s.Keys[sello.EnvTest]
 	for range 5 {
 		s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice()})
@@ -607,19 +611,26 @@ func TestHealthAndOpenAPI(t *testing.T) {
 // told to stop still completes.
 func TestGracefulShutdown(t *testing.T) {
 	s := MustRunServer(t)
+	// The client asks before it sends the body (Expect: 100-continue), so
+	// the server's 100 Continue says that the handler is reading it.
+	reading := make(chan struct{})
+	trace := &httptrace.ClientTrace{Got100Continue: func() { close(reading) }}
 	pr, pw := io.Pipe()
-	req, _ := http.NewRequest("POST", s.URL+docsPath, pr)
+	req, _ := http.NewRequestWithContext(httptrace.WithClientTrace(context.Background(), trace), "POST", s.URL+docsPath, pr)
 	req.Header.Set("X-API-KEY", s.Keys[sello.EnvTest])
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Expect", "100-continue")
 	body := invoice()
 	req.ContentLength = int64(len(body))
+	tr := &http.Transport{ExpectContinueTimeout: time.Minute}
+	defer tr.CloseIdleConnections()
 	type result struct {
 		status int
 		err    error
 	}
 	done := make(chan result, 1)
 	go func() {
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := (&http.Client{Transport: tr}).Do(req)
 		if err != nil {
 			done <- result{err: err}
 			return
@@ -627,11 +638,26 @@ func TestGracefulShutdown(t *testing.T) {
 		resp.Body.Close()
 		done <- result{status: resp.StatusCode}
 	}()
-	pw.Write(body[:10]) // the request is now in flight
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-reading: // the request is now in flight
+	case res := <-done:
+		t.Fatalf("answered before the body was sent: %d, %v", res.status, res.err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the handler did not read the request within 30 s")
+	}
+	pw.Write(body[:10])
 	stopped := make(chan struct{})
 	go func() { s.Stop(t); close(stopped) }()
-	time.Sleep(100 * time.Millisecond)
+	// The server is stopping once it accepts no connection.
+	if !within(30*time.Second, 5*time.Millisecond, func() bool {
+		c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
+		if err == nil {
+			c.Close()
+		}
+		return err != nil
+	}) {
+		t.Fatal("the server still accepts connections 30 s after it was told to stop")
+	}
 	pw.Write(body[10:])
 	pw.Close()
 	res := <-done

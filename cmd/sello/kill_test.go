@@ -37,11 +37,13 @@ func TestKillMidway(t *testing.T) {
 	key := first.keys[sello.EnvTest]
 	base := "http://" + addr
 
-	// Load: creates in flight from several clients until the kill.
+	// Load: creates in flight from several clients until the kill, which
+	// comes once 80 were answered 202.
 	var mu sync.Mutex
 	var accepted []string
 	var stop atomic.Bool
 	var wg sync.WaitGroup
+	enough := make(chan struct{})
 	client := &http.Client{Timeout: 5 * time.Second}
 	for range 6 {
 		wg.Go(func() {
@@ -51,22 +53,20 @@ func TestKillMidway(t *testing.T) {
 					continue // the process died under this request
 				}
 				mu.Lock()
-				accepted = append(accepted, encf)
+				if accepted = append(accepted, encf); len(accepted) == 80 {
+					close(enough)
+				}
 				mu.Unlock()
 			}
 		})
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		mu.Lock()
-		n := len(accepted)
-		mu.Unlock()
-		if n >= 80 {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("only %d documents created in 30 s", n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	select {
+	case <-enough:
+	case <-time.After(30 * time.Second):
+		stop.Store(true)
+		first.kill(t)
+		wg.Wait()
+		t.Fatalf("only %d documents created in 30 s", len(accepted))
 	}
 	first.kill(t)
 	stop.Store(true)
@@ -93,11 +93,7 @@ func TestKillMidway(t *testing.T) {
 
 	// Every 202 reaches a final state.
 	statuses := map[string]sello.Status{}
-	deadline = time.Now().Add(2 * time.Minute)
-	for len(statuses) < len(accepted) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d of %d documents without a final state after restart", len(accepted)-len(statuses), len(accepted))
-		}
+	if !within(2*time.Minute, 50*time.Millisecond, func() bool {
 		res, err := batch(client, base, key, accepted)
 		if err != nil {
 			t.Fatal(err)
@@ -109,7 +105,9 @@ func TestKillMidway(t *testing.T) {
 				statuses[r.ENCF] = r.Document.Status
 			}
 		}
-		time.Sleep(200 * time.Millisecond)
+		return len(statuses) == len(accepted)
+	}) {
+		t.Fatalf("%d of %d documents without a final state after restart", len(accepted)-len(statuses), len(accepted))
 	}
 	for encf, st := range statuses {
 		if st != sello.StatusAccepted {

@@ -39,22 +39,40 @@ func mustLifecycleServer(tb testing.TB, extra ...string) (*testServer, *dgiisim.
 	return MustRunServer(tb, append([]string{"--dgii-url", url, "--dgii-timeout", "2s"}, extra...)...), sim
 }
 
+// within checks cond every tick until it holds, and reports whether it did
+// within d. The conditions are a server's state, changed by its workers:
+// a poll is the one way to see it from outside.
+func within(d, tick time.Duration, cond func() bool) bool {
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	timeout := time.NewTimer(d)
+	defer timeout.Stop()
+	for !cond() {
+		select {
+		case <-t.C:
+		case <-timeout.C:
+			return cond()
+		}
+	}
+	return true
+}
+
 // waitFor polls a document until cond holds or 30 s pass.
 func (s *testServer) waitFor(tb testing.TB, key, encf string, cond func(map[string]any) bool) map[string]any {
 	tb.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		r := s.Do(tb, request{Method: "GET", Path: docsPath + "/" + encf, Key: key})
-		if r.Status == http.StatusOK {
-			if d := document(tb, r); cond(d) {
-				return d
-			}
+	var r *response
+	var d map[string]any
+	if !within(30*time.Second, 20*time.Millisecond, func() bool {
+		r = s.Do(tb, request{Method: "GET", Path: docsPath + "/" + encf, Key: key})
+		if r.Status != http.StatusOK {
+			return false
 		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("document %s: condition not met within 30 s; last %s", encf, r.Body)
-		}
-		time.Sleep(50 * time.Millisecond)
+		d = document(tb, r)
+		return cond(d)
+	}) {
+		tb.Fatalf("document %s: condition not met within 30 s; last %s", encf, r.Body)
 	}
+	return d
 }
 
 // final waits for a final status.
@@ -295,7 +313,18 @@ func TestLifecycleDGIIDown(t *testing.T) {
 	for _, e := range encfs {
 		s.waitFor(t, key, e, func(d map[string]any) bool { return d["status"] == "signed" })
 	}
-	time.Sleep(1500 * time.Millisecond) // a few tries against the outage
+	// Every document has tried DGII and was refused: its job waits (snoozed).
+	if !within(30*time.Second, 20*time.Millisecond, func() bool {
+		jobs := documentJobs(t, s)
+		for _, j := range jobs {
+			if j.snoozes == 0 {
+				return false
+			}
+		}
+		return len(jobs) == len(encfs)
+	}) {
+		t.Fatalf("document jobs %+v: want each to have tried DGII and snoozed", documentJobs(t, s))
+	}
 	for _, e := range encfs {
 		if d := document(t, s.Do(t, request{Method: "GET", Path: docsPath + "/" + e, Key: key})); d["status"] != "signed" {
 			t.Fatalf("%s during the outage: %v", e, d["status"])
@@ -313,7 +342,8 @@ func TestLifecycleDGIIDown(t *testing.T) {
 // arrives; Sello asks DGII before sending again and follows the trackId it
 // already has, so DGII receives the document once.
 func TestLifecycleUncertainSend(t *testing.T) {
-	s, sim := mustLifecycleServer(t)
+	// The send's answer is lost when Sello stops waiting for it.
+	s, sim := mustLifecycleServer(t, "--dgii-timeout", "1s")
 	key := s.Keys[sello.EnvTest]
 	encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer("999000007"))}))["encf"].(string)
 	d := s.final(t, key, encf)
@@ -416,6 +446,7 @@ func TestLifecycleVerdictHeld(t *testing.T) {
 type docJob struct {
 	state   string
 	attempt int
+	snoozes int // the runs that ended waiting for DGII
 }
 
 // documentJobs reads the document jobs of s's SQLite store.
@@ -426,7 +457,7 @@ func documentJobs(tb testing.TB, s *testServer) []docJob {
 		tb.Fatal(err)
 	}
 	defer db.Close()
-	rows, err := db.Query(`SELECT state, attempt FROM river_job WHERE kind = 'sello.document'`)
+	rows, err := db.Query(`SELECT state, attempt, coalesce(json_extract(metadata, '$.snoozes'), 0) FROM river_job WHERE kind = 'sello.document'`)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -434,7 +465,7 @@ func documentJobs(tb testing.TB, s *testServer) []docJob {
 	var jobs []docJob
 	for rows.Next() {
 		var j docJob
-		if err := rows.Scan(&j.state, &j.attempt); err != nil {
+		if err := rows.Scan(&j.state, &j.attempt, &j.snoozes); err != nil {
 			tb.Fatal(err)
 		}
 		jobs = append(jobs, j)

@@ -62,6 +62,9 @@ func MustRunServer(tb testing.TB, extraArgs ...string) *testServer {
 			s.storageArgs = append(s.storageArgs, a, extraArgs[i+1])
 		}
 	}
+	if len(s.storageArgs) == 2 { // SQLite
+		seedStore(tb, s.Data)
+	}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", s.Data, "--demo"}, extraArgs...)
 	go func() {
 		s.done <- run(ctx, args, noEnv, pw, io.Discard)

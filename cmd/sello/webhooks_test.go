@@ -22,6 +22,8 @@ type hookReceiver struct {
 	*httptest.Server
 	mu   sync.Mutex
 	reqs []hookRequest
+	// arrived signals each request (the receiver's test signal).
+	arrived chan struct{}
 }
 
 type hookRequest struct {
@@ -31,12 +33,16 @@ type hookRequest struct {
 
 func mustHookReceiver(tb testing.TB) *hookReceiver {
 	tb.Helper()
-	rc := &hookReceiver{}
+	rc := &hookReceiver{arrived: make(chan struct{}, 1)}
 	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		rc.mu.Lock()
 		rc.reqs = append(rc.reqs, hookRequest{r.Header.Clone(), body})
 		rc.mu.Unlock()
+		select {
+		case rc.arrived <- struct{}{}:
+		default: // a signal is waiting already
+		}
 		w.WriteHeader(http.StatusOK)
 	}))
 	tb.Cleanup(rc.Close)
@@ -65,19 +71,22 @@ func (rc *hookReceiver) events(tb testing.TB, secrets ...string) []*client.Event
 	return evs
 }
 
-// waitEvents waits (30 s at most) until cond holds for the events received.
+// waitEvents waits (30 s at most) until cond holds for the events received,
+// checking again at each request.
 func (rc *hookReceiver) waitEvents(tb testing.TB, cond func([]*client.Event) bool, secrets ...string) []*client.Event {
 	tb.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
 	for {
 		evs := rc.events(tb, secrets...)
 		if cond(evs) {
 			return evs
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-rc.arrived:
+		case <-timeout.C:
 			tb.Fatalf("the receiver's %d events do not meet the condition within 30 s: %v", len(evs), eventTypes(evs, ""))
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -138,8 +147,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 
 	// The delivery log: four succeeded deliveries, one attempt each.
 	var rows [][]string
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	if !within(10*time.Second, 20*time.Millisecond, func() bool {
 		rows = deliveryRows(s.cli(t, "webhooks", "deliveries", "--endpoint", endpointID))
 		succeeded := 0
 		for _, r := range rows {
@@ -147,13 +155,9 @@ func TestWebhooksEndToEnd(t *testing.T) {
 				succeeded++
 			}
 		}
-		if len(rows) == 4 && succeeded == 4 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("deliveries: %v; want 4 succeeded", rows)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return len(rows) == 4 && succeeded == 4
+	}) {
+		t.Fatalf("deliveries: %v; want 4 succeeded", rows)
 	}
 	var types []string
 	for _, r := range rows {
@@ -169,18 +173,22 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		}
 		encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice()}))["encf"].(string)
 		s.final(t, key, encf)
-		time.Sleep(500 * time.Millisecond)
+		// Each of the document's four deliveries is held: none is
+		// attempted until the endpoint is resumed.
+		held := 0
+		if !within(10*time.Second, 20*time.Millisecond, func() bool {
+			held = 0
+			for _, r := range deliveryRows(s.cli(t, "webhooks", "deliveries", "--tenant", demoRNC, "--env", "TesteCF")) {
+				if r[4] == "held" {
+					held++
+				}
+			}
+			return held == 4
+		}) {
+			t.Fatalf("%d held deliveries, want 4", held)
+		}
 		if got := eventTypes(rc.events(t, secret), encf); len(got) != 0 {
 			t.Fatalf("events %v delivered while paused", got)
-		}
-		held := 0
-		for _, r := range deliveryRows(s.cli(t, "webhooks", "deliveries", "--tenant", demoRNC, "--env", "TesteCF")) {
-			if r[4] == "held" {
-				held++
-			}
-		}
-		if held != 4 {
-			t.Fatalf("%d held deliveries, want 4", held)
 		}
 		if out := s.cli(t, "webhooks", "resume", "--endpoint", endpointID); !strings.Contains(out, "4 held deliveries queued") {
 			t.Fatalf("resume printed %q", out)
@@ -225,6 +233,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 // server: checks, output, and the errors an operator meets.
 func TestWebhooksCLI(t *testing.T) {
 	dir := t.TempDir()
+	seedStore(t, dir)
 	env := map[string]string{"SELLO_MASTER_KEY": sello.GenerateMasterKey()}
 	sh := func(args ...string) (string, string, error) {
 		var out, errOut bytes.Buffer
