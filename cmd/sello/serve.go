@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -232,8 +233,11 @@ func stop(hs *http.Server, errc <-chan error, conns *connCounter, wk *worker.Wor
 // ConnState hook) and the requests in its handlers, so that a stop that
 // cuts connections can say how many and wait for their handlers.
 type connCounter struct {
-	conns    atomic.Int64
-	handlers atomic.Int64
+	conns atomic.Int64
+
+	mu       sync.Mutex
+	handlers int
+	idle     chan struct{} // closed when the last running handler returns
 }
 
 func (c *connCounter) track(_ net.Conn, state http.ConnState) {
@@ -247,25 +251,47 @@ func (c *connCounter) track(_ net.Conn, state http.ConnState) {
 
 func (c *connCounter) handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c.handlers.Add(1)
-		defer c.handlers.Add(-1)
+		c.mu.Lock()
+		if c.handlers++; c.handlers == 1 {
+			c.idle = make(chan struct{})
+		}
+		c.mu.Unlock()
+		defer func() {
+			c.mu.Lock()
+			if c.handlers--; c.handlers == 0 {
+				close(c.idle)
+			}
+			c.mu.Unlock()
+		}()
 		next.ServeHTTP(w, r)
 	})
 }
 
-func (c *connCounter) open() int64     { return c.conns.Load() }
-func (c *connCounter) handling() int64 { return c.handlers.Load() }
+func (c *connCounter) open() int64 { return c.conns.Load() }
+
+func (c *connCounter) handling() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.handlers
+}
 
 // wait waits up to d for no handler to run, and reports whether none does.
 func (c *connCounter) wait(d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for c.handling() > 0 {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
+	c.mu.Lock()
+	if c.handlers == 0 {
+		c.mu.Unlock()
+		return true
 	}
-	return true
+	idle := c.idle
+	c.mu.Unlock()
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-idle:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // setFromEnv gives flags the values of environment variables, given as

@@ -31,18 +31,25 @@ func TestShutdownSlowUpload(t *testing.T) {
 	if _, err := fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{", docsPath, addr); err != nil {
 		t.Fatal(err)
 	}
-	uploading := make(chan struct{})
+	// One byte a second, as a slow client sends: the body is the test's
+	// subject, not a wait.
+	uploading, reading := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(uploading)
-		for {
-			time.Sleep(time.Second)
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for n := 0; ; n++ {
+			<-tick.C
 			if _, err := conn.Write([]byte(" ")); err != nil {
 				return // cut by the server, or closed by the test
+			}
+			if n == 0 {
+				close(reading) // the server has the header and reads the body
 			}
 		}
 	}()
 	defer func() { conn.Close(); <-uploading }()
-	time.Sleep(1500 * time.Millisecond) // the server has the header and is reading the body
+	<-reading
 
 	start := time.Now()
 	p.cmd.Process.Signal(syscall.SIGTERM)
