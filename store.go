@@ -2,7 +2,6 @@ package sello
 
 import (
 	"context"
-	"log/slog"
 	"time"
 )
 
@@ -19,13 +18,6 @@ type Store interface {
 	LifecycleStore
 	CertificateStore
 	WebhookStore
-	// NewJobRunner returns a runner of the store's job queue (River) that
-	// works jobs with workers. Jobs are inserted by the store itself, in the
-	// transactions of CreateDocument and UpdateDocument.
-	//
-	// The argument is a *river.Workers; it is typed any so that the domain
-	// does not depend on River.
-	NewJobRunner(workers any, cfg JobConfig) (JobRunner, error)
 	// Close releases the store's connections.
 	Close() error
 }
@@ -109,22 +101,6 @@ type EventStore interface {
 	// by one at an earlier position (on PostgreSQL only events of
 	// transactions older than every running one are listed).
 	ListEvents(ctx context.Context, tenantID string, env Environment, f EventFilter) ([]*Event, error)
-}
-
-// JobConfig sizes a job runner.
-type JobConfig struct {
-	// Workers is how many jobs run at once (default 8).
-	Workers int
-	// Logger for the runner; nil discards.
-	Logger *slog.Logger
-	// JobTimeout bounds one run of a job (default 1 minute).
-	JobTimeout time.Duration
-	// RescueAfter is how long a job may stay running before it is deemed
-	// interrupted (its process died) and run again (default 2 minutes;
-	// must exceed JobTimeout).
-	RescueAfter time.Duration
-	// Periodic jobs are given as []*river.PeriodicJob (typed any, as above).
-	Periodic any
 }
 
 // IdempotencyWindow is how long an idempotency key is remembered.

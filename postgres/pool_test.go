@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/jobs"
 	"github.com/sello-do/sello/postgres"
 )
 
@@ -138,7 +138,7 @@ func TestJobsWithAPIPoolExhausted(t *testing.T) {
 	w := &pingWorker{worked: make(chan int64, 1)}
 	ws := river.NewWorkers()
 	river.AddWorker(ws, w)
-	runner, err := db.NewJobRunner(ws, sello.JobConfig{Workers: 2})
+	runner, err := db.NewJobRunner(ws, jobs.Config{Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,7 +35,11 @@ func MustOpen(tb testing.TB) *postgres.DB {
 
 func TestStore(t *testing.T) {
 	pgtest.DatabaseURL(t)
-	storetest.Run(t, func(t *testing.T) sello.Store { return MustOpen(t) })
+	storetest.Run(t, func(t *testing.T, now func() time.Time) storetest.Store {
+		db := MustOpen(t)
+		db.Now = now
+		return db
+	})
 }
 
 func TestRateLimiter(t *testing.T) {

@@ -1,13 +1,11 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -16,6 +14,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riversqlite"
 	"github.com/riverqueue/river/rivermigrate"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/jobs"
 	"modernc.org/sqlite"
 )
 
@@ -59,7 +58,7 @@ func openRiver(ctx context.Context, dsn string, writer chan struct{}) (*sql.DB, 
 		pool.Close()
 		return nil, nil, err
 	}
-	client, err := river.NewClient(riversqlite.New(pool), &river.Config{Logger: discardLogger})
+	client, err := river.NewClient(riversqlite.New(pool), &river.Config{Logger: jobs.DiscardLogger})
 	if err != nil {
 		pool.Close()
 		return nil, nil, fmt.Errorf("river client: %w", err)
@@ -70,7 +69,7 @@ func openRiver(ctx context.Context, dsn string, writer chan struct{}) (*sql.DB, 
 // migrateRiver applies River's migrations in one IMMEDIATE transaction, so
 // two processes opening a new file at once apply them once.
 func migrateRiver(ctx context.Context, pool *sql.DB) error {
-	m, err := rivermigrate.New(riversqlite.New(pool), &rivermigrate.Config{Logger: discardLogger})
+	m, err := rivermigrate.New(riversqlite.New(pool), &rivermigrate.Config{Logger: jobs.DiscardLogger})
 	if err != nil {
 		return fmt.Errorf("river migrations: %w", err)
 	}
@@ -90,25 +89,15 @@ func migrateRiver(ctx context.Context, pool *sql.DB) error {
 	return nil
 }
 
-var discardLogger = slog.New(slog.DiscardHandler)
-
-// insertJobs inserts jobs with tx, so they exist only if tx commits. A
-// sello.Job has River's JobArgs method set; job types that also implement
-// InsertOpts() river.InsertOpts get their options, and a
-// sello.JobMaxAttempts its MaxAttempts.
-func (db *DB) insertJobs(ctx context.Context, tx querier, jobs []sello.Job) error {
-	if len(jobs) == 0 {
+// insertJobs inserts js with tx, so they exist only if tx commits
+// (jobs.InsertParams says how a sello.Job becomes River's).
+func (db *DB) insertJobs(ctx context.Context, tx querier, js []sello.Job) error {
+	if len(js) == 0 {
 		return nil
 	}
-	params := make([]river.InsertManyParams, len(jobs))
-	for i, j := range jobs {
-		if j == nil {
-			return errors.New("insert jobs: nil job")
-		}
-		params[i] = river.InsertManyParams{Args: j}
-		if m, ok := j.(sello.JobMaxAttempts); ok {
-			params[i].InsertOpts = &river.InsertOpts{MaxAttempts: m.MaxAttempts()}
-		}
+	params, err := jobs.InsertParams(js)
+	if err != nil {
+		return err
 	}
 	// The fast insert returns no rows: nothing here reads them back, and
 	// without RETURNING SQLite does not build and copy each job row.
@@ -118,11 +107,11 @@ func (db *DB) insertJobs(ctx context.Context, tx querier, jobs []sello.Job) erro
 	return nil
 }
 
-// NewJobRunner implements sello.Store: a River client working the default
+// NewJobRunner is the store's job runner: a River client working the default
 // queue with cfg.Workers workers (default 8) on River's own pool. workers
 // must be a *river.Workers and cfg.Periodic nil or []*river.PeriodicJob.
-func (db *DB) NewJobRunner(workers any, cfg sello.JobConfig) (sello.JobRunner, error) {
-	rc, err := riverConfig(workers, cfg)
+func (db *DB) NewJobRunner(workers *river.Workers, cfg jobs.Config) (jobs.Runner, error) {
+	rc, err := jobs.RiverConfig(workers, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -132,37 +121,6 @@ func (db *DB) NewJobRunner(workers any, cfg sello.JobConfig) (sello.JobRunner, e
 		return nil, fmt.Errorf("new job runner: %w", err)
 	}
 	return client, nil
-}
-
-// riverConfig is the River configuration of a job runner with cfg's
-// defaults applied.
-func riverConfig(workers any, cfg sello.JobConfig) (*river.Config, error) {
-	w, ok := workers.(*river.Workers)
-	if !ok || w == nil {
-		return nil, fmt.Errorf("new job runner: workers must be a non-nil *river.Workers, not %T", workers)
-	}
-	periodic, ok := cfg.Periodic.([]*river.PeriodicJob)
-	if !ok && cfg.Periodic != nil {
-		return nil, fmt.Errorf("new job runner: periodic jobs must be a []*river.PeriodicJob, not %T", cfg.Periodic)
-	}
-	n := cmp.Or(max(cfg.Workers, 0), 8)
-	timeout := cmp.Or(cfg.JobTimeout, time.Minute)
-	rescue := cmp.Or(cfg.RescueAfter, 2*time.Minute)
-	if rescue <= timeout {
-		return nil, fmt.Errorf("new job runner: RescueAfter (%s) must exceed JobTimeout (%s)", rescue, timeout)
-	}
-	logger := cfg.Logger
-	if logger == nil {
-		logger = discardLogger
-	}
-	return &river.Config{
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: n}},
-		Workers:              w,
-		PeriodicJobs:         periodic,
-		JobTimeout:           timeout,
-		RescueStuckJobsAfter: rescue,
-		Logger:               logger,
-	}, nil
 }
 
 // queuedConnector opens modernc connections that keep their statements and

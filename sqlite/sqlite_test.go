@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/sqlite"
@@ -74,7 +75,11 @@ func mustTemplate(tb testing.TB) []byte {
 }
 
 func TestStore(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) sello.Store { return MustOpen(t) })
+	storetest.Run(t, func(t *testing.T, now func() time.Time) storetest.Store {
+		db := MustOpen(t)
+		db.Now = now
+		return db
+	})
 }
 
 // newDoc is a create of type 31 with the next number.

@@ -53,7 +53,7 @@ func subjects(cs []*sello.Certificate) []string {
 	return out
 }
 
-func testCertificates(t *testing.T, open func(t *testing.T) sello.Store) {
+func testCertificates(t *testing.T, open Open) {
 	year := 365 * 24 * time.Hour
 	t.Run("OK", func(t *testing.T) {
 		e := newEnv(t, open)

@@ -13,7 +13,7 @@ import (
 // later read from the start returns. Writers that commit out of the order
 // of their seq must not make it skip one (a position below its cursor) or
 // see one twice.
-func testEventsOrder(t *testing.T, open func(t *testing.T) sello.Store) {
+func testEventsOrder(t *testing.T, open Open) {
 	const (
 		writers = 8
 		updates = 40 // events per writer, after its document's ecf.queued

@@ -51,35 +51,16 @@ func (c *Clock) Add(d time.Duration) {
 // Santo Domingo, so TodayInDR is an unambiguous date.
 var clockStart = time.Date(2026, time.March, 10, 18, 0, 0, 0, time.UTC)
 
-// SetClock gives s the fake clock c through its exported field
-// Now func() time.Time, which every engine's *DB has. It fails the test if s
-// has no such field.
-func SetClock(tb testing.TB, s sello.Store, c *Clock) {
-	tb.Helper()
-	v := reflect.ValueOf(s)
-	if v.Kind() == reflect.Pointer && v.Elem().Kind() == reflect.Struct {
-		f := v.Elem().FieldByName("Now")
-		fn := c.Now
-		if f.IsValid() && f.CanSet() && f.Type() == reflect.TypeOf(fn) {
-			f.Set(reflect.ValueOf(fn))
-			return
-		}
-	}
-	tb.Fatalf("store %T has no field Now func() time.Time: the suite cannot move its clock", s)
-}
-
 // env is what each subtest works with: a fresh store on a fake clock.
 type env struct {
-	s     sello.Store
+	s     Store
 	clock *Clock
 }
 
-func newEnv(t *testing.T, open func(t *testing.T) sello.Store) env {
+func newEnv(t *testing.T, open Open) env {
 	t.Helper()
-	s := open(t)
 	c := NewClock(clockStart, time.Millisecond)
-	SetClock(t, s, c)
-	return env{s: s, clock: c}
+	return env{s: open(t, c.Now), clock: c}
 }
 
 // rncs hands out distinct valid RNCs.

@@ -8,7 +8,7 @@ import (
 	"github.com/sello-do/sello"
 )
 
-func testIdempotency(t *testing.T, open func(t *testing.T) sello.Store) {
+func testIdempotency(t *testing.T, open Open) {
 	keyed := func(tenantID string, en sello.Environment, key, hash string) sello.DocumentDraft {
 		nd := newDoc(tenantID, en, sello.TypeCreditoFiscal)
 		nd.IdempotencyKey, nd.RequestHash = key, []byte(hash)

@@ -11,7 +11,7 @@ import (
 // testTenantIsolation gives tenant A one of everything and checks that
 // every tenant-scoped method called with tenant B's id neither sees nor
 // changes it.
-func testTenantIsolation(t *testing.T, open func(t *testing.T) sello.Store) {
+func testTenantIsolation(t *testing.T, open Open) {
 	e := newEnv(t, open)
 	ctx := t.Context()
 	a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
@@ -123,7 +123,7 @@ func testTenantIsolation(t *testing.T, open func(t *testing.T) sello.Store) {
 }
 
 // testEnvironmentIsolation does the same across environments of one tenant.
-func testEnvironmentIsolation(t *testing.T, open func(t *testing.T) sello.Store) {
+func testEnvironmentIsolation(t *testing.T, open Open) {
 	e := newEnv(t, open)
 	ctx := t.Context()
 	tn := MustCreateTenant(t, e.s)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/jobs"
 )
 
 // stepArgs is the suite's job: one step of a document's lifecycle.
@@ -77,18 +78,18 @@ type jobLister interface {
 
 // newRunner returns a job runner working steps with work; it is stopped at
 // cleanup. It is not started.
-func newRunner(t *testing.T, s sello.Store, work func(ctx context.Context, a stepArgs) error) sello.JobRunner {
+func newRunner(t *testing.T, s Store, work func(ctx context.Context, a stepArgs) error) jobs.Runner {
 	t.Helper()
 	return newRunnerLogging(t, s, work, nil)
 }
 
-func newRunnerLogging(t *testing.T, s sello.Store, work func(ctx context.Context, a stepArgs) error, logger *slog.Logger) sello.JobRunner {
+func newRunnerLogging(t *testing.T, s Store, work func(ctx context.Context, a stepArgs) error, logger *slog.Logger) jobs.Runner {
 	t.Helper()
 	ws := river.NewWorkers()
 	river.AddWorker(ws, &stepWorker{work: work})
 	river.AddWorker(ws, &documentWorker{work: work})
 	river.AddWorker(ws, optsWorker{})
-	r, err := s.NewJobRunner(ws, sello.JobConfig{Workers: 8, Logger: logger})
+	r, err := s.NewJobRunner(ws, jobs.Config{Workers: 8, Logger: logger})
 	if err != nil {
 		t.Fatalf("NewJobRunner: %v", err)
 	}
@@ -96,7 +97,7 @@ func newRunnerLogging(t *testing.T, s sello.Store, work func(ctx context.Context
 }
 
 // start starts r until the test ends.
-func start(t *testing.T, r sello.JobRunner) {
+func start(t *testing.T, r jobs.Runner) {
 	t.Helper()
 	if err := r.Start(context.Background()); err != nil {
 		t.Fatalf("Start: %v", err)
@@ -120,18 +121,18 @@ type jobRow struct {
 }
 
 // mustJobs lists the suite's jobs, oldest first.
-func mustJobs(tb testing.TB, r sello.JobRunner) []jobRow {
+func mustJobs(tb testing.TB, r jobs.Runner) []jobRow {
 	tb.Helper()
 	return mustJobsOf(tb, r, stepKind, optsKind)
 }
 
 // mustDocumentJobs lists the sello.DocumentJobs, oldest first.
-func mustDocumentJobs(tb testing.TB, r sello.JobRunner) []jobRow {
+func mustDocumentJobs(tb testing.TB, r jobs.Runner) []jobRow {
 	tb.Helper()
 	return mustJobsOf(tb, r, sello.DocumentJob{}.Kind())
 }
 
-func mustJobsOf(tb testing.TB, r sello.JobRunner, kinds ...string) []jobRow {
+func mustJobsOf(tb testing.TB, r jobs.Runner, kinds ...string) []jobRow {
 	tb.Helper()
 	l, ok := r.(jobLister)
 	if !ok {
@@ -154,7 +155,7 @@ func mustJobsOf(tb testing.TB, r sello.JobRunner, kinds ...string) []jobRow {
 	return out
 }
 
-func testJobs(t *testing.T, open func(t *testing.T) sello.Store) {
+func testJobs(t *testing.T, open Open) {
 	t.Run("CreateDocument", func(t *testing.T) {
 		e := newEnv(t, open)
 		ctx := t.Context()
@@ -220,13 +221,11 @@ func testJobs(t *testing.T, open func(t *testing.T) sello.Store) {
 	t.Run("ErrRunnerConfig", func(t *testing.T) {
 		e := newEnv(t, open)
 		for _, tc := range []struct {
-			workers any
-			cfg     sello.JobConfig
+			workers *river.Workers
+			cfg     jobs.Config
 		}{
-			{"workers", sello.JobConfig{}},
-			{(*river.Workers)(nil), sello.JobConfig{}},
-			{river.NewWorkers(), sello.JobConfig{Periodic: "every minute"}},
-			{river.NewWorkers(), sello.JobConfig{JobTimeout: time.Minute, RescueAfter: time.Second}},
+			{nil, jobs.Config{}},
+			{river.NewWorkers(), jobs.Config{JobTimeout: time.Minute, RescueAfter: time.Second}},
 		} {
 			if r, err := e.s.NewJobRunner(tc.workers, tc.cfg); err == nil {
 				t.Errorf("NewJobRunner(%T, %+v): got %T, want an error", tc.workers, tc.cfg, r)
@@ -241,7 +240,7 @@ func testJobs(t *testing.T, open func(t *testing.T) sello.Store) {
 // a submit job) and submit them, all on one store. On SQLite, River's
 // writes and the store's share one write queue; nothing may deadlock or
 // fail.
-func testJobsLoad(t *testing.T, open func(t *testing.T) sello.Store) {
+func testJobsLoad(t *testing.T, open Open) {
 	const producers, each = 8, 25
 	const total = producers * each
 	e := newEnv(t, open)

@@ -84,7 +84,7 @@ func newLifecycleDoc(t *testing.T, e env) *sello.Document {
 	return MustCreateDocument(t, e.s, newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal))
 }
 
-func testLifecycle(t *testing.T, open func(t *testing.T) sello.Store) {
+func testLifecycle(t *testing.T, open Open) {
 	t.Run("OK", func(t *testing.T) {
 		e := newEnv(t, open)
 		ctx := t.Context()

@@ -8,7 +8,7 @@ import (
 	"github.com/sello-do/sello"
 )
 
-func testReadDocuments(t *testing.T, open func(t *testing.T) sello.Store) {
+func testReadDocuments(t *testing.T, open Open) {
 	t.Run("FindDocument", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
@@ -183,7 +183,7 @@ func testReadDocuments(t *testing.T, open func(t *testing.T) sello.Store) {
 	})
 }
 
-func testEvents(t *testing.T, open func(t *testing.T) sello.Store) {
+func testEvents(t *testing.T, open Open) {
 	t.Run("AfterAndLimit", func(t *testing.T) {
 		e := newEnv(t, open)
 		ctx := t.Context()

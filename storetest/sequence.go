@@ -6,7 +6,7 @@ import (
 	"github.com/sello-do/sello"
 )
 
-func testSequence(t *testing.T, open func(t *testing.T) sello.Store) {
+func testSequence(t *testing.T, open Open) {
 	t.Run("OK", func(t *testing.T) {
 		e := newEnv(t, open)
 		ctx := t.Context()

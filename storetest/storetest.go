@@ -2,15 +2,28 @@ package storetest
 
 import (
 	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/sello-do/sello/internal/jobs"
 
 	"github.com/sello-do/sello"
 )
 
-// Run runs the storage contract against the engine open returns. open is
-// called once per subtest and must return a fresh, empty store that its t
-// closes in Cleanup; the store must have an exported field
-// Now func() time.Time, which the suite sets to a fake clock.
-func Run(t *testing.T, open func(t *testing.T) sello.Store) {
+// Store is what the suite runs against: the domain's store and the
+// engine's job runner over the same database.
+type Store interface {
+	sello.Store
+	NewJobRunner(workers *river.Workers, cfg jobs.Config) (jobs.Runner, error)
+}
+
+// Open returns a fresh, empty store whose clock is now, which its t closes
+// in Cleanup.
+type Open func(t *testing.T, now func() time.Time) Store
+
+// Run runs the storage contract against the engine open returns; open is
+// called once per subtest, with the suite's fake clock.
+func Run(t *testing.T, open Open) {
 	t.Run("Tenant", func(t *testing.T) { testTenant(t, open) })
 	t.Run("APIKey", func(t *testing.T) { testAPIKey(t, open) })
 	t.Run("Sequence", func(t *testing.T) { testSequence(t, open) })

@@ -11,6 +11,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/jobs"
 )
 
 // webhookKey is the master key the suite seals webhook secrets with.
@@ -98,7 +99,7 @@ func deliveryIDs(ds []*sello.WebhookDelivery) []string {
 
 // mustWebhookJobs returns the delivery ids of the sello.webhook jobs, sorted
 // (duplicates kept).
-func mustWebhookJobs(tb testing.TB, r sello.JobRunner) []string {
+func mustWebhookJobs(tb testing.TB, r jobs.Runner) []string {
 	tb.Helper()
 	l, ok := r.(jobLister)
 	if !ok {
@@ -128,10 +129,10 @@ func mustWebhookJobs(tb testing.TB, r sello.JobRunner) []string {
 type webhookEnv struct {
 	env
 	tn *sello.Tenant
-	r  sello.JobRunner
+	r  jobs.Runner
 }
 
-func newWebhookEnv(t *testing.T, open func(t *testing.T) sello.Store) webhookEnv {
+func newWebhookEnv(t *testing.T, open Open) webhookEnv {
 	t.Helper()
 	e := newEnv(t, open)
 	tn := MustCreateTenant(t, e.s)
@@ -180,7 +181,7 @@ func mustRecord(tb testing.TB, s sello.Store, a *sello.WebhookAttempt, o sello.W
 	return d
 }
 
-func testWebhooks(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhooks(t *testing.T, open Open) {
 	t.Run("Endpoint", func(t *testing.T) { testWebhookEndpoint(t, open) })
 	t.Run("FanOut", func(t *testing.T) { testWebhookFanOut(t, open) })
 	t.Run("PauseResume", func(t *testing.T) { testWebhookPauseResume(t, open) })

@@ -9,7 +9,7 @@ import (
 	"github.com/sello-do/sello"
 )
 
-func testWebhookRecordAttempt(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookRecordAttempt(t *testing.T, open Open) {
 	t.Run("Transitions", func(t *testing.T) {
 		w := newWebhookEnv(t, open)
 		ctx := t.Context()
@@ -112,7 +112,7 @@ func testWebhookRecordAttempt(t *testing.T, open func(t *testing.T) sello.Store)
 // several goroutines while the endpoint is disabled: nothing fails or
 // deadlocks, attempts are numbered 1 to n without gaps, and the disable
 // wins over retries.
-func testWebhookRecordConcurrent(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookRecordConcurrent(t *testing.T, open Open) {
 	const deliveries, workers = 8, 4
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
@@ -156,7 +156,7 @@ func testWebhookRecordConcurrent(t *testing.T, open func(t *testing.T) sello.Sto
 	}
 }
 
-func testWebhookTestDelivery(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookTestDelivery(t *testing.T, open Open) {
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
 	ep := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvCert, sello.EventECFAccepted)
@@ -211,7 +211,7 @@ func testWebhookTestDelivery(t *testing.T, open func(t *testing.T) sello.Store) 
 	wantError(t, err, sello.CodeNotFound, "no-such-endpoint")
 }
 
-func testWebhookList(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookList(t *testing.T, open Open) {
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
 	a := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)

@@ -10,7 +10,7 @@ import (
 	"github.com/sello-do/sello"
 )
 
-func testWebhookEndpoint(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookEndpoint(t *testing.T, open Open) {
 	t.Run("OK", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
@@ -143,7 +143,7 @@ func testWebhookEndpoint(t *testing.T, open func(t *testing.T) sello.Store) {
 	})
 }
 
-func testWebhookRotate(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookRotate(t *testing.T, open Open) {
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
 	ep := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)

@@ -10,7 +10,7 @@ import (
 	"github.com/sello-do/sello"
 )
 
-func testWebhookPauseResume(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookPauseResume(t *testing.T, open Open) {
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
 	ep := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)
@@ -87,7 +87,7 @@ func testWebhookPauseResume(t *testing.T, open func(t *testing.T) sello.Store) {
 // testWebhookPauseResumeConcurrent creates documents while the endpoint is
 // paused and resumed: once it is left active, no delivery may stay held,
 // every event has exactly one delivery, and every pending delivery a job.
-func testWebhookPauseResumeConcurrent(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookPauseResumeConcurrent(t *testing.T, open Open) {
 	const producers, each, toggles = 4, 10, 10
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
@@ -130,7 +130,7 @@ func testWebhookPauseResumeConcurrent(t *testing.T, open func(t *testing.T) sell
 	}
 }
 
-func testWebhookDisable(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookDisable(t *testing.T, open Open) {
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
 	ep := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)
@@ -215,7 +215,7 @@ func testWebhookDisable(t *testing.T, open func(t *testing.T) sello.Store) {
 // takes its id and for the list, gets no more deliveries, and its pending
 // and held deliveries fail; its log stays, and a job already queued finds
 // it disabled.
-func testWebhookDelete(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookDelete(t *testing.T, open Open) {
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
 	ep := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)

@@ -8,7 +8,7 @@ import (
 	"github.com/sello-do/sello"
 )
 
-func testWebhookFanOut(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookFanOut(t *testing.T, open Open) {
 	t.Run("OK", func(t *testing.T) {
 		w := newWebhookEnv(t, open)
 		ctx := t.Context()

@@ -9,7 +9,7 @@ import (
 
 // testWebhookIsolation calls every tenant-scoped webhook method with
 // another tenant's id and checks it neither sees nor changes anything.
-func testWebhookIsolation(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookIsolation(t *testing.T, open Open) {
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
 	ep := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)

@@ -7,7 +7,7 @@ import (
 	"github.com/sello-do/sello"
 )
 
-func testWebhookReplay(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookReplay(t *testing.T, open Open) {
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
 	ep := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)
@@ -64,7 +64,7 @@ func testWebhookReplay(t *testing.T, open func(t *testing.T) sello.Store) {
 	wantError(t, err, sello.CodeNotFound, "no-such-delivery")
 }
 
-func testWebhookReplayFailed(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookReplayFailed(t *testing.T, open Open) {
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
 	a := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)

@@ -8,7 +8,7 @@ import (
 	"github.com/sello-do/sello"
 )
 
-func testWebhookRetention(t *testing.T, open func(t *testing.T) sello.Store) {
+func testWebhookRetention(t *testing.T, open Open) {
 	w := newWebhookEnv(t, open)
 	ctx := t.Context()
 	ep := MustCreateWebhookEndpoint(t, w.s, w.tn.ID, sello.EnvTest)

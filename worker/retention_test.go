@@ -5,13 +5,14 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/storetest"
 	"github.com/sello-do/sello/worker"
 )
 
 // TestDeleteOldEvents: the retention job deletes events older than 30
 // days, and only those.
 func TestDeleteOldEvents(t *testing.T) {
-	forEachStore(t, func(t *testing.T, st sello.Store) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
 		h := mustHookTest(t, st, worker.Config{})
 		e := h.endpoint(t, sello.EnvTest, "https://hooks.example.com/sello", secretA)
 		if _, err := st.DisableWebhookEndpoint(t.Context(), h.tenant.ID, e.ID, "for the test", time.Now()); err != nil {

@@ -21,9 +21,11 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/client"
+	"github.com/sello-do/sello/internal/jobs"
 	"github.com/sello-do/sello/postgres"
 	"github.com/sello-do/sello/postgres/pgtest"
 	"github.com/sello-do/sello/sqlite"
+	"github.com/sello-do/sello/storetest"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
 )
@@ -43,7 +45,7 @@ const testVersion = "1.2.3-test"
 
 // forEachStore runs f on a fresh SQLite store and, when
 // SELLO_TEST_DATABASE_URL is set, on a fresh PostgreSQL schema.
-func forEachStore(t *testing.T, f func(t *testing.T, st sello.Store)) {
+func forEachStore(t *testing.T, f func(t *testing.T, st storetest.Store)) {
 	t.Run("SQLite", func(t *testing.T) { f(t, mustSQLite(t)) })
 	t.Run("PostgreSQL", func(t *testing.T) {
 		db, err := postgres.Open(t.Context(), pgtest.MustSchema(t))
@@ -106,7 +108,7 @@ type hookTest struct {
 	mk     *sello.MasterKey
 	tenant *sello.Tenant
 	w      *worker.Worker
-	runner sello.JobRunner
+	runner jobs.Runner
 	// offset shifts the worker's clock.
 	offset atomic.Int64
 }
@@ -115,7 +117,7 @@ type hookTest struct {
 // Now filled in); the runner starts with start. Retries wait 10 ms unless
 // cfg says otherwise, keeping the schedule's rule of which attempts are
 // retried.
-func mustHookTest(tb testing.TB, st sello.Store, cfg worker.Config) *hookTest {
+func mustHookTest(tb testing.TB, st storetest.Store, cfg worker.Config) *hookTest {
 	tb.Helper()
 	h := &hookTest{st: st}
 	h.mk, _ = sello.ParseMasterKey(sello.GenerateMasterKey())
@@ -130,7 +132,7 @@ func mustHookTest(tb testing.TB, st sello.Store, cfg worker.Config) *hookTest {
 	}
 	h.w = worker.New(cfg)
 	tb.Cleanup(h.w.Close)
-	runner, err := st.NewJobRunner(h.w.Workers(), sello.JobConfig{Workers: 4})
+	runner, err := st.NewJobRunner(h.w.Workers(), jobs.Config{Workers: 4})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -412,7 +414,7 @@ func signature(tb testing.TB, r received) *client.Signature {
 // exactly the contract's headers, the event's resource as body and a
 // signature the SDK verifies; the attempt is logged.
 func TestWebhookDelivery(t *testing.T) {
-	forEachStore(t, func(t *testing.T, st sello.Store) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
 		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}})
 		rc := mustReceiver(t, false, nil)
 		e := h.endpoint(t, sello.EnvTest, rc.URL+"/hooks", secretA)
@@ -485,7 +487,7 @@ func TestWebhookDelivery(t *testing.T) {
 // TestWebhookRetry: a 500 then a 200 make two attempts, each signed with
 // its own t, and a succeeded delivery with both attempts logged.
 func TestWebhookRetry(t *testing.T) {
-	forEachStore(t, func(t *testing.T, st sello.Store) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
 		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}})
 		rc := mustReceiver(t, false, func(n int, w http.ResponseWriter, _ *http.Request) {
 			if n == 1 {
@@ -541,7 +543,7 @@ func TestWebhookRetry(t *testing.T) {
 // endpoint; the webhook_endpoint.disabled event reaches the tenant's other
 // endpoint.
 func TestWebhookGone(t *testing.T) {
-	forEachStore(t, func(t *testing.T, st sello.Store) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
 		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}})
 		gone := mustReceiver(t, false, answer(http.StatusGone))
 		watcher := mustReceiver(t, false, nil)
@@ -577,7 +579,7 @@ func TestWebhookGone(t *testing.T) {
 // TestWebhookPaused: a paused endpoint's deliveries are held, those created
 // while it was paused and those its job finds pending; resuming sends them.
 func TestWebhookPaused(t *testing.T) {
-	forEachStore(t, func(t *testing.T, st sello.Store) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
 		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}})
 		rc := mustReceiver(t, false, nil)
 		e := h.endpoint(t, sello.EnvTest, rc.URL, secretA)
@@ -622,7 +624,7 @@ func TestWebhookPaused(t *testing.T) {
 // one v1 per secret, newest first, and verifies with either; without
 // overlap only the new one signs.
 func TestWebhookRotation(t *testing.T) {
-	forEachStore(t, func(t *testing.T, st sello.Store) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
 		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}})
 		rc := mustReceiver(t, false, nil)
 		e := h.endpoint(t, sello.EnvTest, rc.URL, secretA)
@@ -666,7 +668,7 @@ func TestWebhookRotation(t *testing.T) {
 // TestWebhookRedirect: a 3xx is a failure, the Location is never
 // requested, and the delivery fails after the eighth attempt.
 func TestWebhookRedirect(t *testing.T) {
-	forEachStore(t, func(t *testing.T, st sello.Store) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
 		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}})
 		target := mustReceiver(t, false, nil)
 		rc := mustReceiver(t, false, func(_ int, w http.ResponseWriter, r *http.Request) {
@@ -699,7 +701,7 @@ func TestWebhookRedirect(t *testing.T) {
 // never connected to; with it, the allowance serves TesteCF and CerteCF
 // endpoints but never eCF.
 func TestWebhookBlocked(t *testing.T) {
-	forEachStore(t, func(t *testing.T, st sello.Store) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
 		t.Run("NoAllowance", func(t *testing.T) {
 			h := mustHookTest(t, st, worker.Config{})
 			rc := mustReceiver(t, false, nil)
@@ -744,7 +746,7 @@ func TestWebhookBlocked(t *testing.T) {
 // TestWebhookFailingFiveDays: an endpoint that has failed for more than
 // five days without a success is disabled at its next failure.
 func TestWebhookFailingFiveDays(t *testing.T) {
-	forEachStore(t, func(t *testing.T, st sello.Store) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
 		noRetry := func(int, *webhook.Attempt) (time.Duration, bool) { return 0, false }
 		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}, WebhookDelay: noRetry})
 		rc := mustReceiver(t, false, answer(http.StatusBadGateway))
@@ -782,7 +784,7 @@ func TestWebhookFailingFiveDays(t *testing.T) {
 // an unknown delivery is done with, and an attempt cut short by the
 // context is not recorded.
 func TestDeliverWebhookDirect(t *testing.T) {
-	forEachStore(t, func(t *testing.T, st sello.Store) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
 		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}, WebhookDelay: fixedDelay(time.Hour)})
 
 		t.Run("NotDue", func(t *testing.T) {

@@ -15,9 +15,9 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/api"
 	"github.com/sello-do/sello/dgii"
+	"github.com/sello-do/sello/internal/jobs"
 	"github.com/sello-do/sello/postgres"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
@@ -124,7 +124,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		Version:   version,
 	})
 	defer wk.Close()
-	runner, err := st.NewJobRunner(wk.Workers(), sello.JobConfig{
+	runner, err := st.newJobRunner(wk.Workers(), jobs.Config{
 		Workers:     *workers,
 		Logger:      logger.With("component", "jobs"),
 		JobTimeout:  min(time.Minute, *rescueAfter/2),
@@ -194,7 +194,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 //     start, or on another node, after --job-rescue-after).
 //
 // It returns an error only when jobs outlive their cancellation.
-func stop(hs *http.Server, errc <-chan error, conns *connCounter, wk *worker.Worker, runner sello.JobRunner, timeout time.Duration, logger *slog.Logger) error {
+func stop(hs *http.Server, errc <-chan error, conns *connCounter, wk *worker.Worker, runner jobs.Runner, timeout time.Duration, logger *slog.Logger) error {
 	logger.Info("shutting down: finishing in-flight requests", "timeout", timeout)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	err := hs.Shutdown(ctx)

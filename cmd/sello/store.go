@@ -12,7 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/jobs"
 	"github.com/sello-do/sello/postgres"
 	"github.com/sello-do/sello/sqlite"
 )
@@ -45,10 +47,13 @@ func envOr(getenv func(string) string, name, def string) string {
 // storage is an open store with what the server needs beside it.
 type storage struct {
 	sello.Store
-	limiter sello.RateLimiter
-	ready   func(ctx context.Context) error
-	desc    string
-	flags   storageFlags
+	// newJobRunner is the engine's job runner (River on the engine's
+	// database): the domain's Store names no River type.
+	newJobRunner func(*river.Workers, jobs.Config) (jobs.Runner, error)
+	limiter      sello.RateLimiter
+	ready        func(ctx context.Context) error
+	desc         string
+	flags        storageFlags
 }
 
 // open opens the store the flags name. With create (serve, tenants create)
@@ -75,7 +80,7 @@ func (f *storageFlags) open(ctx context.Context, create bool) (*storage, error) 
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
-		return &storage{Store: db, limiter: postgres.NewRateLimiter(db), ready: db.Pool().Ping, desc: "postgres", flags: *f}, nil
+		return &storage{Store: db, newJobRunner: db.NewJobRunner, limiter: postgres.NewRateLimiter(db), ready: db.Pool().Ping, desc: "postgres", flags: *f}, nil
 	}
 	path := filepath.Join(f.data, "sello.db")
 	if !create {
@@ -90,7 +95,7 @@ func (f *storageFlags) open(ctx context.Context, create bool) (*storage, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	return &storage{Store: db, limiter: sello.NewMemoryRateLimiter(), ready: db.SQL().PingContext, desc: "sqlite " + path, flags: *f}, nil
+	return &storage{Store: db, newJobRunner: db.NewJobRunner, limiter: sello.NewMemoryRateLimiter(), ready: db.SQL().PingContext, desc: "sqlite " + path, flags: *f}, nil
 }
 
 // errNoData is open's answer, without create, where there is no Sello data.

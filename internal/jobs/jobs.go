@@ -1,0 +1,93 @@
+// Package jobs is what the two stores' job runners share: the runner's
+// interface and River's configuration with Sello's defaults. The domain
+// (package sello) names no River type: it defines the jobs (sello.Job), each
+// engine builds its runner from this package and River's driver for its
+// database, and cmd/sello's wiring chooses the engine.
+package jobs
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/sello-do/sello"
+)
+
+// Runner works jobs until it is stopped (a River client).
+type Runner interface {
+	Start(ctx context.Context) error
+	// Stop stops fetching jobs and waits for the running ones to finish,
+	// or for ctx to end (then it returns ctx's error and they run on).
+	Stop(ctx context.Context) error
+	// StopAndCancel is Stop that first cancels the running jobs' contexts.
+	StopAndCancel(ctx context.Context) error
+}
+
+// Config sizes a job runner.
+type Config struct {
+	// Workers is how many jobs run at once (default 8).
+	Workers int
+	// Logger for the runner; nil discards.
+	Logger *slog.Logger
+	// JobTimeout bounds one run of a job (default 1 minute).
+	JobTimeout time.Duration
+	// RescueAfter is how long a job may stay running before it is deemed
+	// interrupted (its process died) and run again (default 2 minutes;
+	// must exceed JobTimeout).
+	RescueAfter time.Duration
+	// Periodic are the jobs inserted on a schedule.
+	Periodic []*river.PeriodicJob
+}
+
+// RiverConfig is the River configuration of a runner working the default
+// queue with workers, cfg's defaults applied. The engine adds its fetch
+// timing.
+func RiverConfig(workers *river.Workers, cfg Config) (*river.Config, error) {
+	if workers == nil {
+		return nil, errors.New("new job runner: no workers")
+	}
+	n := cmp.Or(max(cfg.Workers, 0), 8)
+	timeout := cmp.Or(cfg.JobTimeout, time.Minute)
+	rescue := cmp.Or(cfg.RescueAfter, 2*time.Minute)
+	if rescue <= timeout {
+		return nil, fmt.Errorf("new job runner: RescueAfter (%s) must exceed JobTimeout (%s)", rescue, timeout)
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = DiscardLogger
+	}
+	return &river.Config{
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: n}},
+		Workers:              workers,
+		PeriodicJobs:         cfg.Periodic,
+		JobTimeout:           timeout,
+		RescueStuckJobsAfter: rescue,
+		Logger:               logger,
+	}, nil
+}
+
+// DiscardLogger is River's logger where nothing is to be logged
+// (migrations, insert-only clients).
+var DiscardLogger = slog.New(slog.DiscardHandler)
+
+// InsertParams are River's insert parameters of js: a sello.Job has River's
+// JobArgs method set; job types that also implement InsertOpts()
+// river.InsertOpts get their options, and a sello.JobMaxAttempts its
+// MaxAttempts.
+func InsertParams(js []sello.Job) ([]river.InsertManyParams, error) {
+	params := make([]river.InsertManyParams, len(js))
+	for i, j := range js {
+		if j == nil {
+			return nil, errors.New("insert jobs: nil job")
+		}
+		params[i] = river.InsertManyParams{Args: j}
+		if m, ok := j.(sello.JobMaxAttempts); ok {
+			params[i].InsertOpts = &river.InsertOpts{MaxAttempts: m.MaxAttempts()}
+		}
+	}
+	return params, nil
+}
