@@ -104,8 +104,9 @@ func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[sello.DocumentJo
 }
 
 // verdict applies DGII's answer on a document in status from: accepted,
-// accepted_conditional or rejected. It reports false when DGII has no
-// verdict yet.
+// accepted_conditional or rejected. An answer that is not a verdict (DGII's
+// codigo other than 1, 2 or 4) is an error, and the run is retried; poll
+// handles En Proceso and No encontrado before it calls verdict.
 func (w *Worker) verdict(ctx context.Context, ref sello.DocumentJob, from sello.Status, res *dgii.Result) (*sello.Document, error) {
 	var st sello.Status
 	var et sello.EventType
