@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
 // insertEvent writes ev to the outbox, sets its Pos and fans it out to the
@@ -21,7 +22,7 @@ import (
 // only transactions older than every one still running, which no later
 // commit can precede. So writers take no common lock.
 func (db *DB) insertEvent(ctx context.Context, tx pgx.Tx, ev *sello.Event) error {
-	document, err := jsonOrNull(ev.Document)
+	document, err := sqlval.JSONOrNull(ev.Document)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
 // FindDocumentByID implements sello.LifecycleStore. Returns NOT_FOUND.
@@ -44,7 +45,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 		}
 		now := db.now() // under the row lock, so a document's times follow its changes
 		ch.Apply(doc, now)
-		dgii, err := jsonOrNull(doc.DGII)
+		dgii, err := sqlval.JSONOrNull(doc.DGII)
 		if err != nil {
 			return err
 		}
@@ -53,7 +54,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 				failure_reason = $7, updated_at = $8, signed_xml = coalesce($9, signed_xml), rfce_xml = coalesce($10, rfce_xml)
 			WHERE tenant_id = $11 AND environment = $12 AND id = $13`,
 			doc.Status, doc.TrackID, doc.SecurityCode, doc.SignedAt, doc.QRURL, dgii,
-			doc.FailureReason, doc.UpdatedAt, blobOrNull(ch.SignedXML), blobOrNull(ch.RFCEXML),
+			doc.FailureReason, doc.UpdatedAt, sqlval.BlobOrNull(ch.SignedXML), sqlval.BlobOrNull(ch.RFCEXML),
 			tenantID, env, id); err != nil {
 			return dbError(err, "update document")
 		}
@@ -76,14 +77,6 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 		return nil, err
 	}
 	return doc, nil
-}
-
-// blobOrNull is b, or NULL when empty: coalesce then keeps the stored value.
-func blobOrNull(b []byte) any {
-	if len(b) == 0 {
-		return nil
-	}
-	return b
 }
 
 // FindDocumentXML implements sello.LifecycleStore. Returns NOT_FOUND when

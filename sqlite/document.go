@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
 // CreateDocument implements sello.DocumentStore with sello.CreateDocument,
@@ -106,11 +107,11 @@ func (t documentTx) SetSequenceNext(ctx context.Context, seq *sello.Sequence) er
 
 // InsertDocument implements sello.DocumentTx.
 func (t documentTx) InsertDocument(ctx context.Context, doc *sello.Document) error {
-	dgii, err := jsonOrNull(doc.DGII)
+	dgii, err := sqlval.JSONOrNull(doc.DGII)
 	if err != nil {
 		return err
 	}
-	approval, err := jsonOrNull(doc.CommercialApproval)
+	approval, err := sqlval.JSONOrNull(doc.CommercialApproval)
 	if err != nil {
 		return err
 	}
@@ -155,18 +156,6 @@ func (t documentTx) SaveIdempotencySnapshot(ctx context.Context, d sello.Documen
 // InsertJobs implements sello.DocumentTx.
 func (t documentTx) InsertJobs(ctx context.Context, jobs []sello.Job) error {
 	return t.db.insertJobs(ctx, t.tx, jobs)
-}
-
-// jsonOrNull encodes v, or returns nil (NULL) for a nil pointer.
-func jsonOrNull[T any](v *T) (any, error) {
-	if v == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode %T: %w", v, err)
-	}
-	return string(b), nil
 }
 
 const documentColumns = `id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,

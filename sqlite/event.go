@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
 // insertEvent writes ev to the outbox, sets its Pos and fans it out to the
@@ -15,7 +16,7 @@ import (
 // SQLite has one writer, so seq is assigned in commit order and Pos.Tx is
 // always 0.
 func (db *DB) insertEvent(ctx context.Context, tx querier, ev *sello.Event) error {
-	document, err := jsonOrNull(ev.Document)
+	document, err := sqlval.JSONOrNull(ev.Document)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
 // FindDocumentByID implements sello.LifecycleStore. Returns NOT_FOUND.
@@ -36,7 +37,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	if err := ch.Check(); err != nil {
 		return nil, err
 	}
-	dgii, err := jsonOrNull(ch.DGII)
+	dgii, err := sqlval.JSONOrNull(ch.DGII)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +61,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 			RETURNING `+summaryColumns,
 			textOrNull(string(ch.Status)), textOrNull(ch.FailureReason()), textOrNull(ch.SecurityCode), formatTimePtr(sello.StoredTime(ch.SignedAt)),
 			textOrNull(ch.QRURL), textOrNull(ch.TrackID), dgii,
-			formatTime(now), blobOrNull(ch.SignedXML), blobOrNull(ch.RFCEXML),
+			formatTime(now), sqlval.BlobOrNull(ch.SignedXML), sqlval.BlobOrNull(ch.RFCEXML),
 			tenantID, env, id, from, from))
 		if errors.Is(err, sql.ErrNoRows) {
 			cur, err := findDocumentByID(ctx, tx, summaryColumns, tenantID, env, id)
@@ -106,14 +107,6 @@ func textOrNull(s string) any {
 		return nil
 	}
 	return s
-}
-
-// blobOrNull is b, or NULL when empty: coalesce then keeps the stored value.
-func blobOrNull(b []byte) any {
-	if len(b) == 0 {
-		return nil
-	}
-	return b
 }
 
 // FindDocumentXML implements sello.LifecycleStore. Returns NOT_FOUND when

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
 // CreateWebhookEndpoint implements sello.WebhookStore: the endpoint and its
@@ -459,7 +460,7 @@ func (db *DB) FindWebhookDelivery(ctx context.Context, tenantID, id string) (*se
 			return nil, fmt.Errorf("decode response headers: %w", err)
 		}
 		a.Latency = time.Duration(latency) * time.Microsecond
-		a.RequestBody, a.ResponseBody = nilIfEmpty(a.RequestBody), nilIfEmpty(a.ResponseBody)
+		a.RequestBody, a.ResponseBody = sqlval.NilIfEmpty(a.RequestBody), sqlval.NilIfEmpty(a.ResponseBody)
 		d.AttemptLog = append(d.AttemptLog, &a)
 	}
 	return d, dbError(rows.Err(), "find webhook attempts")
@@ -718,11 +719,11 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, a *sello.WebhookAttempt,
 	if err := sello.CheckWebhookOutcome(o); err != nil {
 		return nil, err
 	}
-	reqHeaders, err := json.Marshal(headersOrEmpty(a.RequestHeaders))
+	reqHeaders, err := json.Marshal(sqlval.HeadersOrEmpty(a.RequestHeaders))
 	if err != nil {
 		return nil, fmt.Errorf("encode request headers: %w", err)
 	}
-	respHeaders, err := json.Marshal(headersOrEmpty(a.ResponseHeaders))
+	respHeaders, err := json.Marshal(sqlval.HeadersOrEmpty(a.ResponseHeaders))
 	if err != nil {
 		return nil, fmt.Errorf("encode response headers: %w", err)
 	}
@@ -746,8 +747,8 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, a *sello.WebhookAttempt,
 			INSERT INTO webhook_attempts (delivery_id, n, tenant_id, at, request_headers, request_body, response_status,
 				response_headers, response_body, latency_us, dialed_ip, error_class, error)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			a.DeliveryID, a.N, tenantID, formatTime(a.At), string(reqHeaders), orEmpty(a.RequestBody), a.ResponseStatus,
-			string(respHeaders), orEmpty(a.ResponseBody), a.Latency.Microseconds(), a.DialedIP, a.ErrorClass, a.Error); err != nil {
+			a.DeliveryID, a.N, tenantID, formatTime(a.At), string(reqHeaders), sqlval.OrEmpty(a.RequestBody), a.ResponseStatus,
+			string(respHeaders), sqlval.OrEmpty(a.ResponseBody), a.Latency.Microseconds(), a.DialedIP, a.ErrorClass, a.Error); err != nil {
 			return dbError(err, "insert webhook attempt")
 		}
 		status, next, lastError := sello.ApplyWebhookOutcome(status, a, o)
@@ -775,28 +776,6 @@ func (db *DB) RecordWebhookAttempt(ctx context.Context, a *sello.WebhookAttempt,
 		return nil, err
 	}
 	return d, nil
-}
-
-func headersOrEmpty(h map[string][]string) map[string][]string {
-	if h == nil {
-		return map[string][]string{}
-	}
-	return h
-}
-
-// nilIfEmpty reads an empty body back as nil, as every engine does.
-func nilIfEmpty(b []byte) []byte {
-	if len(b) == 0 {
-		return nil
-	}
-	return b
-}
-
-func orEmpty(b []byte) []byte {
-	if b == nil {
-		return []byte{}
-	}
-	return b
 }
 
 // DeleteEventsBefore implements sello.WebhookStore: one transaction, which
