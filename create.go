@@ -8,6 +8,9 @@ import (
 	"time"
 )
 
+// IdempotencyWindow is how long an idempotency key is remembered.
+const IdempotencyWindow = 24 * time.Hour
+
 // DocumentTx is what CreateDocument asks of the transaction that creates a
 // document: the statements, no rules. Each store implements it over its own
 // transaction; every method runs in that one transaction.

@@ -368,3 +368,13 @@ func (d *Document) ViaRFCE() bool {
 	total, ok := new(big.Rat).SetString(d.Total)
 	return d.Type == TypeConsumo && ok && total.Cmp(rfceLimit) < 0
 }
+
+// StoredTime is t as every store reads it back: UTC, to the microsecond
+// (PostgreSQL's precision, which SQLite's text times follow); nil for nil.
+func StoredTime(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC().Truncate(time.Microsecond)
+	return &u
+}

@@ -102,16 +102,3 @@ type EventStore interface {
 	// transactions older than every running one are listed).
 	ListEvents(ctx context.Context, tenantID string, env Environment, f EventFilter) ([]*Event, error)
 }
-
-// IdempotencyWindow is how long an idempotency key is remembered.
-const IdempotencyWindow = 24 * time.Hour
-
-// StoredTime is t as every store reads it back: UTC, to the microsecond
-// (PostgreSQL's precision, which SQLite's text times follow); nil for nil.
-func StoredTime(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC().Truncate(time.Microsecond)
-	return &u
-}
