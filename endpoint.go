@@ -185,6 +185,20 @@ func (s WebhookSecret) Check() error {
 	return nil
 }
 
+// CheckSecretRotation refuses a rotation to secret after which the older
+// secrets keep signing for overlap: a negative overlap, or a secret a store
+// cannot keep. Returns INVALID_REQUEST.
+func CheckSecretRotation(secret WebhookSecret, overlap time.Duration) error {
+	if overlap < 0 {
+		return Errorf(CodeInvalidRequest, "The overlap of a secret rotation cannot be negative.")
+	}
+	return secret.Check()
+}
+
+// EndpointDisabledFailure is the LastError of the pending and held
+// deliveries an endpoint's disabling fails, when they have none.
+func EndpointDisabledFailure(reason string) string { return "Endpoint disabled: " + reason }
+
 // WebhookEndpointNotFound is the NOT_FOUND error of an endpoint id.
 func WebhookEndpointNotFound(id string) error {
 	return Errorf(CodeNotFound, "Webhook endpoint %q not found.", id)

@@ -292,9 +292,7 @@ func (db *DB) ResumeWebhookEndpoint(ctx context.Context, tenantID, id string) (i
 // RotateWebhookSecret implements sello.WebhookStore. Returns NOT_FOUND or
 // INVALID_REQUEST.
 func (db *DB) RotateWebhookSecret(ctx context.Context, tenantID, id string, secret sello.WebhookSecret, overlap time.Duration, now time.Time) error {
-	if overlap < 0 {
-		return sello.Errorf(sello.CodeInvalidRequest, "The overlap of a secret rotation cannot be negative.")
-	} else if err := secret.Check(); err != nil {
+	if err := sello.CheckSecretRotation(secret, overlap); err != nil {
 		return err
 	}
 	now = *sello.StoredTime(&now)
@@ -348,7 +346,7 @@ func (db *DB) DisableWebhookEndpoint(ctx context.Context, tenantID, id, reason s
 			UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, updated_at = ?,
 				last_error = CASE WHEN last_error = '' THEN ? ELSE last_error END
 			WHERE tenant_id = ? AND endpoint_id = ? AND status IN ('pending', 'held')`,
-			formatTime(now), "Endpoint disabled: "+reason, tenantID, id); err != nil {
+			formatTime(now), sello.EndpointDisabledFailure(reason), tenantID, id); err != nil {
 			return dbError(err, "fail webhook deliveries")
 		}
 		disabled = true
