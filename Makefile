@@ -7,7 +7,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 
-.PHONY: help build run test test-postgres bench fuzz lint
+.PHONY: help build run test test-postgres bench fuzz lint generate
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -65,3 +65,7 @@ lint: ## gofmt and go vet
 	$(GO) vet ./...
 	cd client && $(GO) vet ./...
 
+GOLDEN_PACKAGES = ./ecf/ ./pdf/ ./internal/testsummary/
+
+generate: ## rewrite the golden files from the code (the tests of GOLDEN_PACKAGES with -update); review the diff
+	$(GO) test -count=1 $(GOLDEN_PACKAGES) -update
