@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 
@@ -27,9 +28,22 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if errors.As(err, &maxErr) {
 		return nil, tooLarge()
 	} else if err != nil {
-		return nil, sello.Errorf(sello.CodeInvalidRequest, "Could not read the request body: %v.", err)
+		return nil, bodyReadError(err)
 	}
 	return body, nil
+}
+
+// bodyReadError is the INVALID_REQUEST of a body that could not be read,
+// in words that name no socket address (err, kept for the log, has them).
+func bodyReadError(err error) error {
+	msg := "Could not read the request body: the connection failed before it was complete."
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		msg = "The request body did not arrive within the server's time limit for a request (docs/api.md); send it in one go."
+	} else if errors.Is(err, io.ErrUnexpectedEOF) {
+		msg = "The request body ended before its declared Content-Length."
+	}
+	return &sello.Error{Code: sello.CodeInvalidRequest, Message: msg, Err: err}
 }
 
 func tooLarge() error {

@@ -1,13 +1,17 @@
 package api_test
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/apitest"
@@ -115,5 +119,42 @@ func TestContentTypeIsCaseInsensitive(t *testing.T) {
 	}
 	for _, ct := range []string{"application/json; charset=latin1", "application/json; charset=utf-16", "application/json; charset=utf8", "text/json"} {
 		wantError(t, send(ct), http.StatusUnsupportedMediaType, sello.CodeUnsupportedMediaType)
+	}
+}
+
+// TestSlowBodyAnswer sends a create whose body stops arriving until the
+// server's read limit passes: the answer is 400 INVALID_REQUEST saying so,
+// and names no socket address.
+func TestSlowBodyAnswer(t *testing.T) {
+	f := mustFixture(t)
+	ts := httptest.NewUnstartedServer(f.handler)
+	ts.Config.ReadTimeout = 300 * time.Millisecond
+	ts.Start()
+	t.Cleanup(ts.Close)
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// The header and a first part of the body; the rest never comes.
+	fmt.Fprintf(conn, "POST /TesteCF/documentos-ecf HTTP/1.1\r\nHost: sello\r\nX-API-KEY: %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"ECF\":", f.key)
+	conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Error struct{ Code, Message string } `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusBadRequest || body.Error.Code != string(sello.CodeInvalidRequest) {
+		t.Fatalf("got %d %s %q, want 400 INVALID_REQUEST", resp.StatusCode, body.Error.Code, body.Error.Message)
+	}
+	if !strings.Contains(body.Error.Message, "time limit") || strings.Contains(body.Error.Message, "tcp") ||
+		strings.Contains(body.Error.Message, "127.0.0.1") {
+		t.Errorf("message %q: want it to say the body did not arrive in time, naming no address", body.Error.Message)
 	}
 }
