@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"errors"
+	"github.com/sello-do/sello/internal/testwait"
 	"sync"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func openInternal(t *testing.T) *DB {
 func waitPending(t *testing.T, db *DB, n int) {
 	t.Helper()
 	got := 0
-	if !within(10*time.Second, func() bool {
+	if !testwait.Within(10*time.Second, time.Millisecond, func() bool {
 		db.pendingMu.Lock()
 		got = len(db.pending)
 		db.pendingMu.Unlock()
@@ -30,23 +31,6 @@ func waitPending(t *testing.T, db *DB, n int) {
 	}) {
 		t.Fatalf("%d pieces of work pending, want %d", got, n)
 	}
-}
-
-// within checks cond every millisecond until it holds, and reports whether
-// it did within d: the state of the store that other goroutines change.
-func within(d time.Duration, cond func() bool) bool {
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	timeout := time.NewTimer(d)
-	defer timeout.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-timeout.C:
-			return cond()
-		}
-	}
-	return true
 }
 
 func scratchRows(t *testing.T, db *DB) map[int]bool {
@@ -217,7 +201,7 @@ func TestGroupCommitClose(t *testing.T) {
 	closed := make(chan error, 1)
 	go func() { closed <- db.Close() }()
 	// Close has begun (it takes no more work) and waits for the committer.
-	if !within(10*time.Second, func() bool {
+	if !testwait.Within(10*time.Second, time.Millisecond, func() bool {
 		db.pendingMu.Lock()
 		defer db.pendingMu.Unlock()
 		return db.closed

@@ -6,12 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,9 +19,10 @@ import (
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/client"
 	"github.com/sello-do/sello/internal/jobs"
+	"github.com/sello-do/sello/internal/testwait"
 	"github.com/sello-do/sello/postgres"
 	"github.com/sello-do/sello/postgres/pgtest"
-	"github.com/sello-do/sello/sqlite"
+	"github.com/sello-do/sello/sqlite/sqlitetest"
 	"github.com/sello-do/sello/storetest"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
@@ -46,7 +44,7 @@ const testVersion = "1.2.3-test"
 // forEachStore runs f on a fresh SQLite store and, when
 // SELLO_TEST_DATABASE_URL is set, on a fresh PostgreSQL schema.
 func forEachStore(t *testing.T, f func(t *testing.T, st storetest.Store)) {
-	t.Run("SQLite", func(t *testing.T) { f(t, mustSQLite(t)) })
+	t.Run("SQLite", func(t *testing.T) { f(t, sqlitetest.MustOpen(t)) })
 	t.Run("PostgreSQL", func(t *testing.T) {
 		db, err := postgres.Open(t.Context(), pgtest.MustSchema(t))
 		if err != nil {
@@ -56,51 +54,6 @@ func forEachStore(t *testing.T, f func(t *testing.T, st storetest.Store)) {
 		f(t, db)
 	})
 }
-
-// mustSQLite opens a fresh SQLite store in a file of the test: a copy of
-// sqliteTemplate. It is closed at the end of the test.
-func mustSQLite(tb testing.TB) *sqlite.DB {
-	tb.Helper()
-	file, err := sqliteTemplate()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	path := filepath.Join(tb.TempDir(), "sello.db")
-	if err := os.WriteFile(path, file, 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	db, err := sqlite.Open(tb.Context(), path)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
-
-// sqliteTemplate is the file of a new SQLite store, migrated and closed,
-// made once for the package. Migrating a new file takes about a second
-// under -race (SQLite is C translated to Go, every memory access checked);
-// opening a copy, tens of milliseconds.
-var sqliteTemplate = sync.OnceValues(func() ([]byte, error) {
-	dir, err := os.MkdirTemp("", "sello-worker-test-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "sello.db")
-	db, err := sqlite.Open(context.Background(), path)
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Close(); err != nil {
-		return nil, err
-	}
-	// Closed, the store has checkpointed its log into the file.
-	if _, err := os.Stat(path + "-wal"); !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("sqlite template: the log %s-wal is still there (%v)", path, err)
-	}
-	return os.ReadFile(path)
-})
 
 // hookTest is a tenant, a worker and its job runner on a real store.
 type hookTest struct {
@@ -191,31 +144,12 @@ func (h *hookTest) test(tb testing.TB, e *sello.WebhookEndpoint) *sello.WebhookD
 	return d
 }
 
-// within checks cond every few milliseconds until it holds, and reports
-// whether it did within d. The tests' conditions are the store's state,
-// which the job runner changes in other goroutines (and, on PostgreSQL,
-// connections): a poll is the one way to see it.
-func within(d time.Duration, cond func() bool) bool {
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.NewTimer(d)
-	defer timeout.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-timeout.C:
-			return cond()
-		}
-	}
-	return true
-}
-
 // wait polls a delivery until cond holds (20 s at most) and returns it with
 // its attempts.
 func (h *hookTest) wait(tb testing.TB, id string, cond func(*sello.WebhookDelivery) bool) *sello.WebhookDelivery {
 	tb.Helper()
 	var d *sello.WebhookDelivery
-	if !within(20*time.Second, func() bool {
+	if !testwait.Within(20*time.Second, 5*time.Millisecond, func() bool {
 		var err error
 		if d, err = h.st.FindWebhookDelivery(tb.Context(), h.tenant.ID, id); err != nil {
 			tb.Fatal(err)
@@ -244,7 +178,7 @@ func (h *hookTest) waitJobDone(tb testing.TB, deliveryID string) {
 		tb.Fatalf("runner %T cannot list jobs", h.runner)
 	}
 	var states []string
-	if !within(20*time.Second, func() bool {
+	if !testwait.Within(20*time.Second, 5*time.Millisecond, func() bool {
 		res, err := l.JobList(tb.Context(), river.NewJobListParams().Kinds(sello.WebhookJob{}.Kind()).First(10_000))
 		if err != nil {
 			tb.Fatal(err)
@@ -280,7 +214,7 @@ func status(s sello.WebhookDeliveryStatus) func(*sello.WebhookDelivery) bool {
 func (h *hookTest) waitDisabled(tb testing.TB, id string) *sello.WebhookEndpoint {
 	tb.Helper()
 	var e *sello.WebhookEndpoint
-	if !within(20*time.Second, func() bool {
+	if !testwait.Within(20*time.Second, 5*time.Millisecond, func() bool {
 		e = h.findEndpoint(tb, id)
 		return e.Status == sello.WebhookEndpointDisabled
 	}) {

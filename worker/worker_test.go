@@ -13,6 +13,7 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/oracle"
+	"github.com/sello-do/sello/sqlite/sqlitetest"
 	"github.com/sello-do/sello/worker"
 	"github.com/sello-do/sello/xmldsig"
 )
@@ -73,7 +74,7 @@ func schemaOf(name string) string {
 
 func TestCheckCertificates(t *testing.T) {
 	ctx := context.Background()
-	db := mustSQLite(t)
+	db := sqlitetest.MustOpen(t)
 	mk, _ := sello.ParseMasterKey(sello.GenerateMasterKey())
 	tenant := &sello.Tenant{RNC: "131793916", Name: "Prueba SRL", Plan: sello.DefaultRatePlan}
 	if err := db.CreateTenant(ctx, tenant); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/apitest"
+	"github.com/sello-do/sello/internal/testwait"
 	"github.com/sello-do/sello/sqlite"
 )
 
@@ -649,7 +650,7 @@ func TestGracefulShutdown(t *testing.T) {
 	stopped := make(chan struct{})
 	go func() { s.Stop(t); close(stopped) }()
 	// The server is stopping once it accepts no connection.
-	if !within(30*time.Second, 5*time.Millisecond, func() bool {
+	if !testwait.Within(30*time.Second, 5*time.Millisecond, func() bool {
 		c, err := net.Dial("tcp", strings.TrimPrefix(s.URL, "http://"))
 		if err == nil {
 			c.Close()

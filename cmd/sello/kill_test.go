@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/testwait"
 )
 
 // TestKillMidway kills the server process (SIGKILL) in the middle of a load
@@ -93,7 +94,7 @@ func TestKillMidway(t *testing.T) {
 
 	// Every 202 reaches a final state.
 	statuses := map[string]sello.Status{}
-	if !within(2*time.Minute, 50*time.Millisecond, func() bool {
+	if !testwait.Within(2*time.Minute, 50*time.Millisecond, func() bool {
 		res, err := batch(client, base, key, accepted)
 		if err != nil {
 			t.Fatal(err)

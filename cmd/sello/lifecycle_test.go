@@ -18,6 +18,7 @@ import (
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/apitest"
 	"github.com/sello-do/sello/dgiisim"
+	"github.com/sello-do/sello/internal/testwait"
 	"github.com/sello-do/sello/oracle"
 	"github.com/sello-do/sello/xmldsig"
 )
@@ -39,30 +40,12 @@ func mustLifecycleServer(tb testing.TB, extra ...string) (*testServer, *dgiisim.
 	return MustRunServer(tb, append([]string{"--dgii-url", url, "--dgii-timeout", "2s"}, extra...)...), sim
 }
 
-// within checks cond every tick until it holds, and reports whether it did
-// within d. The conditions are a server's state, changed by its workers:
-// a poll is the one way to see it from outside.
-func within(d, tick time.Duration, cond func() bool) bool {
-	t := time.NewTicker(tick)
-	defer t.Stop()
-	timeout := time.NewTimer(d)
-	defer timeout.Stop()
-	for !cond() {
-		select {
-		case <-t.C:
-		case <-timeout.C:
-			return cond()
-		}
-	}
-	return true
-}
-
 // waitFor polls a document until cond holds or 30 s pass.
 func (s *testServer) waitFor(tb testing.TB, key, encf string, cond func(map[string]any) bool) map[string]any {
 	tb.Helper()
 	var r *response
 	var d map[string]any
-	if !within(30*time.Second, 20*time.Millisecond, func() bool {
+	if !testwait.Within(30*time.Second, 20*time.Millisecond, func() bool {
 		r = s.Do(tb, request{Method: "GET", Path: docsPath + "/" + encf, Key: key})
 		if r.Status != http.StatusOK {
 			return false
@@ -314,7 +297,7 @@ func TestLifecycleDGIIDown(t *testing.T) {
 		s.waitFor(t, key, e, func(d map[string]any) bool { return d["status"] == "signed" })
 	}
 	// Every document has tried DGII and was refused: its job waits (snoozed).
-	if !within(30*time.Second, 20*time.Millisecond, func() bool {
+	if !testwait.Within(30*time.Second, 20*time.Millisecond, func() bool {
 		jobs := documentJobs(t, s)
 		for _, j := range jobs {
 			if j.snoozes == 0 {

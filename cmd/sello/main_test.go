@@ -14,6 +14,7 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/apitest"
+	"github.com/sello-do/sello/sqlite/sqlitetest"
 )
 
 // testServer is a `sello serve --demo` started by run() on 127.0.0.1:0
@@ -63,7 +64,7 @@ func MustRunServer(tb testing.TB, extraArgs ...string) *testServer {
 		}
 	}
 	if len(s.storageArgs) == 2 { // SQLite
-		seedStore(tb, s.Data)
+		sqlitetest.MustSeed(tb, s.Data)
 	}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", s.Data, "--demo"}, extraArgs...)
 	go func() {

@@ -14,7 +14,9 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/client"
+	"github.com/sello-do/sello/internal/testwait"
 	"github.com/sello-do/sello/sqlite"
+	"github.com/sello-do/sello/sqlite/sqlitetest"
 )
 
 // hookReceiver is a webhook receiver on loopback that keeps every request.
@@ -147,7 +149,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 
 	// The delivery log: four succeeded deliveries, one attempt each.
 	var rows [][]string
-	if !within(10*time.Second, 20*time.Millisecond, func() bool {
+	if !testwait.Within(10*time.Second, 20*time.Millisecond, func() bool {
 		rows = deliveryRows(s.cli(t, "webhooks", "deliveries", "--endpoint", endpointID))
 		succeeded := 0
 		for _, r := range rows {
@@ -176,7 +178,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 		// Each of the document's four deliveries is held: none is
 		// attempted until the endpoint is resumed.
 		held := 0
-		if !within(10*time.Second, 20*time.Millisecond, func() bool {
+		if !testwait.Within(10*time.Second, 20*time.Millisecond, func() bool {
 			held = 0
 			for _, r := range deliveryRows(s.cli(t, "webhooks", "deliveries", "--tenant", demoRNC, "--env", "TesteCF")) {
 				if r[4] == "held" {
@@ -233,7 +235,7 @@ func TestWebhooksEndToEnd(t *testing.T) {
 // server: checks, output, and the errors an operator meets.
 func TestWebhooksCLI(t *testing.T) {
 	dir := t.TempDir()
-	seedStore(t, dir)
+	sqlitetest.MustSeed(t, dir)
 	env := map[string]string{"SELLO_MASTER_KEY": sello.GenerateMasterKey()}
 	sh := func(args ...string) (string, string, error) {
 		var out, errOut bytes.Buffer
