@@ -229,7 +229,9 @@ func nullable(s string) *string {
 	return &s
 }
 
-// DocumentDraft is what DocumentStore.CreateDocument needs to create a document.
+// DocumentDraft is a document not created yet: what a client asked for,
+// before the store takes its e-NCF. DocumentStore.CreateDocument turns it
+// into a Document.
 type DocumentDraft struct {
 	TenantID    string
 	Environment Environment

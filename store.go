@@ -67,9 +67,10 @@ type SequenceStore interface {
 // DocumentStore keeps documents.
 type DocumentStore interface {
 	// CreateDocument creates a document in status queued_for_signing, with
-	// its ecf.queued event, in one transaction. It takes the e-NCF from
-	// nd.ENCF or, when that is empty, the next unused number of the oldest
-	// usable range of nd.Type; then calls nd.Prepare and stores the result.
+	// its ecf.queued event and its DocumentJob, in one transaction (stores
+	// implement it with the domain's CreateDocument). It takes the e-NCF from
+	// d.ENCF or, when that is empty, the next unused number of the oldest
+	// usable range of d.Type; then calls d.Prepare and stores the result.
 	// Concurrent creates never share a number and never skip one.
 	//
 	// With an idempotency key already used for the same request hash in the
@@ -78,10 +79,10 @@ type DocumentStore interface {
 	//
 	// Returns IDEMPOTENCY_KEY_REUSED if the key was used with another
 	// request; SEQUENCE_EXHAUSTED if no usable range has a number left;
-	// VALIDATION_FAILED if nd.ENCF lies in no registered range or its range
-	// expired; CONFLICT (naming the document) if nd.ENCF is used; and any
+	// VALIDATION_FAILED if d.ENCF lies in no registered range or its range
+	// expired; CONFLICT (naming the document) if d.ENCF is used; and any
 	// error Prepare returns.
-	CreateDocument(ctx context.Context, nd DocumentDraft) (doc *Document, replayed bool, err error)
+	CreateDocument(ctx context.Context, d DocumentDraft) (doc *Document, replayed bool, err error)
 	// FindDocument returns NOT_FOUND if the tenant has no such document in env.
 	FindDocument(ctx context.Context, tenantID string, env Environment, encf string) (*Document, error)
 	// FindDocumentsByENCF returns the tenant's documents in env among encfs,
