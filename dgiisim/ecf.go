@@ -392,6 +392,8 @@ func (s *Simulator) recepcionFC(w http.ResponseWriter, r *http.Request, env sell
 		if p := sub.check(doc.name, m[1], m[2]); p != "" {
 			invalid = ptr(msgStructure(p))
 			sub.docKey = docKey{env: env, rnc: m[1], encf: m[2]}
+		} else if p := amountProblem(doc); p != "" {
+			invalid = ptr(msgStructure(p)) // the RFCE XSD's amounts, as the e-CF's
 		}
 	}
 	if invalid == nil && sub.rncComprador == RNCOutage {

@@ -440,6 +440,16 @@ func TestRFCE(t *testing.T) {
 	if status != 200 || !strings.Contains(body, `"codigo":"0"`) {
 		t.Fatalf("consultarfce, wrong code: %d %s", status, body)
 	}
+	// DGII's RFCE XSD refuses a negative or over-long amount anywhere in
+	// Totales, as the e-CF's do, not only in MontoTotal.
+	for i, amount := range []string{"-1.00", "12345678901234567.00", "1.001"} {
+		encf := fmt.Sprintf("E32000000001%d", i)
+		doc, _ := dgiisim.FakeSign(ctx, fmt.Appendf(nil, `<RFCE><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>32</TipoeCF><eNCF>%s</eNCF></IdDoc><Emisor><RNCEmisor>131880681</RNCEmisor></Emisor><Comprador><RNCComprador>101010101</RNCComprador></Comprador><Totales><TotalITBIS>%s</TotalITBIS><MontoTotal>100.00</MontoTotal></Totales><CodigoSeguridadeCF>Xy9aBc</CodigoSeguridadeCF></Encabezado></RFCE>`, encf, amount))
+		status, body = h.upload(path, tok, "131880681"+encf+".xml", doc)
+		if status != 400 || !strings.Contains(body, `"estado":"Rechazado"`) || !strings.Contains(body, "TotalITBIS") {
+			t.Errorf("TotalITBIS %s: %d %s, want Rechazado naming TotalITBIS", amount, status, body)
+		}
+	}
 	// An RFCE is not a recepción send: no trackIds.
 	if status, _ := h.do(http.MethodGet, "/testecf/consultatrackids/api/trackids/consulta?rncemisor=131880681&encf=E320000000001", tok, "", nil, ""); status != 404 {
 		t.Fatalf("consultatrackids: status %d, want 404", status)
