@@ -154,10 +154,9 @@ func (ch DocumentChange) Event(doc *Document, now time.Time) *Event {
 	return NewDocumentEvent(ch.EventType, doc, ch.EventSeverity(), ch.Message, now)
 }
 
-// DocumentNotFound is the NOT_FOUND error of a document, by e-NCF or id,
-// in env.
-func DocumentNotFound(encfOrID string, env Environment) error {
-	return Errorf(CodeNotFound, "Document %s not found in %s.", encfOrID, env)
+// DocumentNotFound is the NOT_FOUND error of a document's e-NCF in env.
+func DocumentNotFound(encf string, env Environment) error {
+	return Errorf(CodeNotFound, "Document %s not found in %s.", encf, env)
 }
 
 // DocumentIDNotFound is the NOT_FOUND error of a document id in env.
