@@ -22,7 +22,7 @@ type Server struct {
 	// MasterKey opens the tenants' certificates, which sign their
 	// receivers' acuses (ARECF).
 	MasterKey *sello.MasterKey
-	Logger      *slog.Logger
+	Logger    *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Ready reports whether the service can take traffic (GET /readyz);
