@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/ecf"
@@ -161,8 +162,8 @@ func (s *Server) handleValidacionCertificado(w http.ResponseWriter, r *http.Requ
 	if _, err := xmldsig.Verify(data); err != nil {
 		return &sello.Error{Code: sello.CodeUnauthenticated, Message: "The seed's signature is not valid.", Err: err}
 	}
-	now := s.now().UTC().Truncate(1e9)
-	tok, plain := sello.NewReceiverToken(t.ID, env, now)
+	now := s.now()
+	tok, plain := sello.NewReceiverToken(t.ID, env, now.UTC().Truncate(time.Second))
 	if err := s.Store.RedeemReceiverSeed(r.Context(), t.ID, env, value, tok, now); err != nil {
 		return err
 	}
