@@ -21,6 +21,7 @@ import (
 	"github.com/sello-do/sello/ecf"
 	"github.com/sello-do/sello/oracle"
 	"github.com/sello-do/sello/sqlite"
+	"github.com/sello-do/sello/storetest"
 	"github.com/sello-do/sello/xmldsig"
 )
 
@@ -34,8 +35,7 @@ type receiverFixture struct {
 	tenant   *sello.Tenant
 	cert     *x509.Certificate // the tenant's
 	supplier *xmldsig.Signer
-	mu       sync.Mutex
-	now      time.Time
+	clock    *storetest.Clock
 }
 
 var (
@@ -84,22 +84,10 @@ func mustReceiverFixture(tb testing.TB, authOff bool) *receiverFixture {
 	if err := db.AddCertificate(ctx, c); err != nil {
 		tb.Fatal(err)
 	}
-	f := &receiverFixture{store: db, tenant: t, cert: tenantCert, supplier: supplierKeyCache, now: time.Now()}
-	srv := &api.Server{Store: db, MasterKey: mk, Now: f.clock}
+	f := &receiverFixture{store: db, tenant: t, cert: tenantCert, supplier: supplierKeyCache, clock: storetest.NewClock(time.Now(), 0)}
+	srv := &api.Server{Store: db, MasterKey: mk, Now: f.clock.Now}
 	f.handler = srv.Handler()
 	return f
-}
-
-func (f *receiverFixture) clock() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.now
-}
-
-func (f *receiverFixture) advance(d time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.now = f.now.Add(d)
 }
 
 // unsignedECF is a valid type-31 e-CF numbered n from the supplier to
@@ -385,14 +373,14 @@ func TestReceiverAuth(t *testing.T) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &tok); rec.Code != 200 || err != nil || tok.Token == "" {
 			t.Fatalf("validacioncertificado: got %d %s", rec.Code, rec.Body)
 		}
-		if exp, err := time.Parse("2006-01-02T15:04:05Z", tok.Expira); err != nil || exp.Sub(f.clock()) < 59*time.Minute {
+		if exp, err := time.Parse("2006-01-02T15:04:05Z", tok.Expira); err != nil || exp.Sub(f.clock.Now()) < 59*time.Minute {
 			t.Errorf("expira %q: want about an hour from now", tok.Expira)
 		}
 		if rec := f.post(t, recepcion, "wrong", doc); rec.Code != 401 {
 			t.Fatalf("with a wrong token: got %d %s, want 401", rec.Code, rec.Body)
 		}
 		f.wantAcuse(t, f.post(t, strings.Replace(recepcion, "/fe/recepcion/", "/FE/Recepcion/", 1), tok.Token, doc), ecf.ReceiptReceived, 0)
-		f.advance(sello.ReceiverTokenTTL)
+		f.clock.Add(sello.ReceiverTokenTTL)
 		if rec := f.post(t, recepcion, tok.Token, f.signedECF(t, testRNC, 2)); rec.Code != 401 {
 			t.Fatalf("with an expired token: got %d %s, want 401", rec.Code, rec.Body)
 		}
@@ -417,14 +405,14 @@ func TestReceiverAuth(t *testing.T) {
 	t.Run("ErrSeedExpired", func(t *testing.T) {
 		f := mustReceiverFixture(t, false)
 		signed := seed(t, f, base+"semilla")
-		f.advance(sello.ReceiverSeedTTL)
+		f.clock.Add(sello.ReceiverSeedTTL)
 		if rec := validate(t, f, signed, ""); rec.Code != 401 {
 			t.Fatalf("got %d %s, want 401", rec.Code, rec.Body)
 		}
 	})
 	t.Run("ErrSeedNotIssued", func(t *testing.T) {
 		f := mustReceiverFixture(t, false)
-		signed, err := f.supplier.Sign(ecf.SemillaXML(sello.NewReceiverSeed(), f.clock()))
+		signed, err := f.supplier.Sign(ecf.SemillaXML(sello.NewReceiverSeed(), f.clock.Now()))
 		if err != nil {
 			t.Fatal(err)
 		}
