@@ -37,6 +37,7 @@ FUZZ_TARGETS = \
 		./ecf/:FuzzParseECFHeader \
 		./ecf/:FuzzParseACECF \
 		./ecf/:FuzzParseARECF \
+		./api/:FuzzRecepcion \
 		./xmldsig/:FuzzVerify \
 		./xmldsig/:FuzzSign \
 		./xmldsig/:FuzzFastPath \

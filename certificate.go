@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto"
+	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/asn1"
@@ -212,4 +213,26 @@ func parseHolderID(v string) (id string, isRNC, ok bool) {
 func publicKeysEqual(a, b crypto.PublicKey) bool {
 	ea, ok := a.(interface{ Equal(crypto.PublicKey) bool })
 	return ok && ea.Equal(b)
+}
+
+// OpenKey opens c's sealed private key with mk and parses c's certificate:
+// what a signer needs.
+func (c *Certificate) OpenKey(mk *MasterKey) (*rsa.PrivateKey, *x509.Certificate, error) {
+	der, err := mk.Open(c.SealedKey, CertificateKeyAAD(c))
+	if err != nil {
+		return nil, nil, fmt.Errorf("certificate %s: %w", c.ID, err)
+	}
+	k, err := x509.ParsePKCS8PrivateKey(der)
+	if err != nil {
+		return nil, nil, fmt.Errorf("certificate %s: parse key: %w", c.ID, err)
+	}
+	key, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		return nil, nil, fmt.Errorf("certificate %s: key is %T, not RSA", c.ID, k)
+	}
+	x, err := x509.ParseCertificate(c.DER)
+	if err != nil {
+		return nil, nil, fmt.Errorf("certificate %s: %w", c.ID, err)
+	}
+	return key, x, nil
 }

@@ -18,6 +18,8 @@ type Store interface {
 	LifecycleStore
 	CertificateStore
 	WebhookStore
+	InboundStore
+	ReceiverStore
 	// Close releases the store's connections.
 	Close() error
 }

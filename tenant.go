@@ -8,11 +8,14 @@ import (
 
 // Tenant is a customer account: one taxpayer, identified by its RNC.
 type Tenant struct {
-	ID        string    `json:"id"`
-	RNC       string    `json:"rnc"`
-	Name      string    `json:"name"`
-	Plan      RatePlan  `json:"plan"`
-	CreatedAt time.Time `json:"createdAt"`
+	ID   string   `json:"id"`
+	RNC  string   `json:"rnc"`
+	Name string   `json:"name"`
+	Plan RatePlan `json:"plan"`
+	// ReceiverAuthOff lets callers of the tenant's receiver services
+	// (DESIGN §6) post without a token; they require one by default.
+	ReceiverAuthOff bool      `json:"receiverAuthOff"`
+	CreatedAt       time.Time `json:"createdAt"`
 }
 
 var rncPattern = regexp.MustCompile(`^([0-9]{9}|[0-9]{11})$`)

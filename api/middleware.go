@@ -235,3 +235,22 @@ func requireJSON(r *http.Request) error {
 	}
 	return nil
 }
+
+// withReceiverCase lowercases the path of a receiver service below
+// /{env}/receptor/{rnc} (and "receptor" itself), since DGII and suppliers
+// call them in any case (FACTS §2.1, §2.2: ValidacionCertificado,
+// Semilla). The environment's case is the handler's to read.
+func withReceiverCase(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		parts := strings.SplitN(r.URL.Path, "/", 5) // "", env, receptor, rnc, rest
+		if len(parts) == 5 && strings.EqualFold(parts[2], "receptor") {
+			parts[2], parts[4] = "receptor", strings.ToLower(parts[4])
+			if p := strings.Join(parts, "/"); p != r.URL.Path {
+				r2 := r.Clone(r.Context())
+				r2.URL.Path, r2.URL.RawPath = p, ""
+				r = r2
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -19,7 +19,10 @@ const MaxBatchENCFs = 1000
 type Server struct {
 	Store       sello.Store
 	RateLimiter sello.RateLimiter
-	Logger      *slog.Logger
+	// MasterKey opens the tenants' certificates, which sign their
+	// receivers' acuses (ARECF).
+	MasterKey *sello.MasterKey
+	Logger    *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Ready reports whether the service can take traffic (GET /readyz);
@@ -44,7 +47,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return s.withCorrelation(s.withRecover(s.withAccessLog(s.withNotFound(mux))))
+	return s.withCorrelation(s.withRecover(s.withAccessLog(withReceiverCase(s.withNotFound(mux)))))
 }
 
 // handlerFunc is a handler that returns its error to one adapter.

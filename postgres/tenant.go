@@ -15,9 +15,9 @@ func (db *DB) CreateTenant(ctx context.Context, t *sello.Tenant) error {
 	}
 	id, now := sello.NewID(), db.now()
 	_, err := db.pool.Exec(ctx, `
-		INSERT INTO tenants (id, rnc, name, plan_name, plan_rate, plan_burst, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		id, t.RNC, t.Name, t.Plan.Name, t.Plan.Rate, t.Plan.Burst, now)
+		INSERT INTO tenants (id, rnc, name, plan_name, plan_rate, plan_burst, receiver_auth_off, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		id, t.RNC, t.Name, t.Plan.Name, t.Plan.Rate, t.Plan.Burst, t.ReceiverAuthOff, now)
 	if errorKind(err) == kindUnique {
 		return &sello.Error{Code: sello.CodeConflict, Message: "A tenant with RNC " + t.RNC + " exists.", Err: err}
 	} else if err != nil {
@@ -27,7 +27,7 @@ func (db *DB) CreateTenant(ctx context.Context, t *sello.Tenant) error {
 	return nil
 }
 
-const tenantColumns = `id, rnc, name, plan_name, plan_rate, plan_burst, created_at`
+const tenantColumns = `id, rnc, name, plan_name, plan_rate, plan_burst, receiver_auth_off, created_at`
 
 // FindTenantByID implements sello.TenantStore. Returns NOT_FOUND.
 func (db *DB) FindTenantByID(ctx context.Context, id string) (*sello.Tenant, error) {
@@ -76,7 +76,7 @@ func (db *DB) UpdateTenantPlan(ctx context.Context, tenantID string, plan sello.
 
 func scanTenant(r pgx.Row) (*sello.Tenant, error) {
 	var t sello.Tenant
-	if err := r.Scan(&t.ID, &t.RNC, &t.Name, &t.Plan.Name, &t.Plan.Rate, &t.Plan.Burst, &t.CreatedAt); err != nil {
+	if err := r.Scan(&t.ID, &t.RNC, &t.Name, &t.Plan.Name, &t.Plan.Rate, &t.Plan.Burst, &t.ReceiverAuthOff, &t.CreatedAt); err != nil {
 		return nil, err
 	}
 	t.CreatedAt = utc(t.CreatedAt)

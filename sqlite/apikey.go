@@ -43,12 +43,12 @@ const apiKeyColumns = `k.id, k.tenant_id, k.environment, k.name, k.scopes, k.has
 // FindAPIKeyByHash implements sello.APIKeyStore. Returns NOT_FOUND.
 func (db *DB) FindAPIKeyByHash(ctx context.Context, hash []byte) (*sello.APIKey, *sello.Tenant, error) {
 	row := db.q().queryRow(ctx, `
-		SELECT `+apiKeyColumns+`, t.id, t.rnc, t.name, t.plan_name, t.plan_rate, t.plan_burst, t.created_at
+		SELECT `+apiKeyColumns+`, t.id, t.rnc, t.name, t.plan_name, t.plan_rate, t.plan_burst, t.receiver_auth_off, t.created_at
 		FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
 		WHERE k.hash = ?`, hash)
 	var t sello.Tenant
 	var tCreated string
-	k, err := scanAPIKey(row, &t.ID, &t.RNC, &t.Name, &t.Plan.Name, &t.Plan.Rate, &t.Plan.Burst, &tCreated)
+	k, err := scanAPIKey(row, &t.ID, &t.RNC, &t.Name, &t.Plan.Name, &t.Plan.Rate, &t.Plan.Burst, &t.ReceiverAuthOff, &tCreated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil, sello.Errorf(sello.CodeNotFound, "API key not found.")
 	} else if err != nil {

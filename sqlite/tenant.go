@@ -16,9 +16,9 @@ func (db *DB) CreateTenant(ctx context.Context, t *sello.Tenant) error {
 	}
 	id, now := sello.NewID(), db.now()
 	_, err := db.q().exec(ctx, `
-		INSERT INTO tenants (id, rnc, name, plan_name, plan_rate, plan_burst, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		id, t.RNC, t.Name, t.Plan.Name, t.Plan.Rate, t.Plan.Burst, formatTime(now))
+		INSERT INTO tenants (id, rnc, name, plan_name, plan_rate, plan_burst, receiver_auth_off, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, t.RNC, t.Name, t.Plan.Name, t.Plan.Rate, t.Plan.Burst, t.ReceiverAuthOff, formatTime(now))
 	if errorKind(err) == kindUnique {
 		return &sello.Error{Code: sello.CodeConflict, Message: "A tenant with RNC " + t.RNC + " exists.", Err: err}
 	} else if err != nil {
@@ -28,7 +28,7 @@ func (db *DB) CreateTenant(ctx context.Context, t *sello.Tenant) error {
 	return nil
 }
 
-const tenantColumns = `id, rnc, name, plan_name, plan_rate, plan_burst, created_at`
+const tenantColumns = `id, rnc, name, plan_name, plan_rate, plan_burst, receiver_auth_off, created_at`
 
 // FindTenantByID implements sello.TenantStore. Returns NOT_FOUND.
 func (db *DB) FindTenantByID(ctx context.Context, id string) (*sello.Tenant, error) {
@@ -92,7 +92,7 @@ type scanner interface{ Scan(dest ...any) error }
 func scanTenant(s scanner) (*sello.Tenant, error) {
 	var t sello.Tenant
 	var created string
-	if err := s.Scan(&t.ID, &t.RNC, &t.Name, &t.Plan.Name, &t.Plan.Rate, &t.Plan.Burst, &created); err != nil {
+	if err := s.Scan(&t.ID, &t.RNC, &t.Name, &t.Plan.Name, &t.Plan.Rate, &t.Plan.Burst, &t.ReceiverAuthOff, &created); err != nil {
 		return nil, err
 	}
 	var err error

@@ -146,7 +146,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		defer stopDebug()
 	}
 
-	srv := &api.Server{Store: st, RateLimiter: st.limiter, Logger: logger, Ready: st.ready}
+	srv := &api.Server{Store: st, RateLimiter: st.limiter, MasterKey: mk, Logger: logger, Ready: st.ready}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)

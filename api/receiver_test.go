@@ -1,0 +1,431 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/json"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/api"
+	"github.com/sello-do/sello/ecf"
+	"github.com/sello-do/sello/oracle"
+	"github.com/sello-do/sello/sqlite"
+	"github.com/sello-do/sello/storetest"
+	"github.com/sello-do/sello/xmldsig"
+)
+
+const supplierRNC = "131000007"
+
+// receiverFixture is a tenant's receiver over a real SQLite store: the
+// tenant (the buyer) with a signing certificate, and a supplier's key.
+type receiverFixture struct {
+	store    sello.Store
+	handler  http.Handler
+	tenant   *sello.Tenant
+	cert     *x509.Certificate // the tenant's
+	supplier *xmldsig.Signer
+	clock    *storetest.Clock
+}
+
+var (
+	keysOnce         sync.Once
+	tenantKey        *rsa.PrivateKey
+	tenantCert       *x509.Certificate
+	supplierKeyCache *xmldsig.Signer
+)
+
+// testKeys makes the two RSA keys once per test binary.
+func testKeys(tb testing.TB) {
+	keysOnce.Do(func() {
+		var err error
+		if tenantKey, tenantCert, err = xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Prueba SRL", SerialNumber: testRNC}, time.Now().AddDate(1, 0, 0)); err != nil {
+			panic(err)
+		}
+		k, c, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Proveedor SRL", SerialNumber: supplierRNC}, time.Now().AddDate(1, 0, 0))
+		if err != nil {
+			panic(err)
+		}
+		supplierKeyCache = &xmldsig.Signer{Key: k, Cert: c}
+	})
+}
+
+func mustReceiverFixture(tb testing.TB, authOff bool) *receiverFixture {
+	tb.Helper()
+	testKeys(tb)
+	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "sello.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	ctx := context.Background()
+	t := &sello.Tenant{RNC: testRNC, Name: "Prueba SRL", Plan: sello.DefaultRatePlan, ReceiverAuthOff: authOff}
+	if err := db.CreateTenant(ctx, t); err != nil {
+		tb.Fatal(err)
+	}
+	mk, err := sello.ParseMasterKey(sello.GenerateMasterKey())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	c, err := sello.NewCertificate(t.ID, sello.EnvTest, tenantCert, tenantKey, mk)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := db.AddCertificate(ctx, c); err != nil {
+		tb.Fatal(err)
+	}
+	f := &receiverFixture{store: db, tenant: t, cert: tenantCert, supplier: supplierKeyCache, clock: storetest.NewClock(time.Now(), 0)}
+	srv := &api.Server{Store: db, MasterKey: mk, Now: f.clock.Now}
+	f.handler = srv.Handler()
+	return f
+}
+
+// unsignedECF is a valid type-31 e-CF numbered n from the supplier to
+// buyer, before its signature.
+func unsignedECF(tb testing.TB, buyer string, n int64) []byte {
+	tb.Helper()
+	now := time.Now()
+	m := ecf.SampleInvoice(supplierRNC, sello.TodayInDR(now))
+	m["ECF"].(map[string]any)["Encabezado"].(map[string]any)["Comprador"].(map[string]any)["RNCComprador"] = buyer
+	body, err := json.Marshal(m)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	d, err := ecf.Parse(body, ecf.Issuance{TenantRNC: supplierRNC, Now: now})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	expires := sello.Date{Year: 2099, Month: 12, Day: 31}
+	if err := d.Number(sello.ENCF{Type: sello.TypeCreditoFiscal, Number: n}, &sello.Sequence{ExpiresOn: &expires}); err != nil {
+		tb.Fatal(err)
+	}
+	x, err := d.XML(now.Truncate(time.Second))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return x
+}
+
+// signedECF is unsignedECF signed by the supplier.
+func (f *receiverFixture) signedECF(tb testing.TB, buyer string, n int64) []byte {
+	tb.Helper()
+	b, err := f.supplier.Sign(unsignedECF(tb, buyer, n))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// upload is a multipart/form-data body with doc as its xml part.
+func upload(tb testing.TB, filename string, doc []byte) (body []byte, contentType string) {
+	tb.Helper()
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	p, err := mw.CreateFormFile("xml", filename)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p.Write(doc)
+	mw.Close()
+	return buf.Bytes(), mw.FormDataContentType()
+}
+
+// post posts doc as the xml part to path with token ("" for none).
+func (f *receiverFixture) post(tb testing.TB, path, token string, doc []byte) *httptest.ResponseRecorder {
+	tb.Helper()
+	enc, _ := sello.ParseENCF(encfOf(doc))
+	body, ct := upload(tb, supplierRNC+enc.String()+".xml", doc)
+	return f.raw(path, token, ct, body)
+}
+
+func (f *receiverFixture) raw(path, token, contentType string, body []byte) *httptest.ResponseRecorder {
+	req := httptest.NewRequest("POST", path, bytes.NewReader(body))
+	req.Header.Set("Content-Type", contentType)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	rec := httptest.NewRecorder()
+	f.handler.ServeHTTP(rec, req)
+	return rec
+}
+
+// encfOf is the eNCF of an e-CF, "" when absent.
+func encfOf(doc []byte) string {
+	s := string(doc)
+	i := strings.Index(s, "<eNCF>")
+	j := strings.Index(s, "</eNCF>")
+	if i < 0 || j < i {
+		return ""
+	}
+	return s[i+len("<eNCF>") : j]
+}
+
+const recepcion = "/TesteCF/receptor/" + testRNC + "/fe/recepcion/api/ecf"
+
+// wantAcuse checks that rec is a signed ARECF, valid by DGII's XSD and
+// xmlsec1, with estado and codigo ("" when received).
+func (f *receiverFixture) wantAcuse(tb testing.TB, rec *httptest.ResponseRecorder, estado ecf.ReceiptState, codigo ecf.NotReceivedReason) *ecf.ARECF {
+	tb.Helper()
+	if rec.Code != http.StatusOK {
+		tb.Fatalf("got %d %s, want 200 and an ARECF", rec.Code, rec.Body)
+	}
+	a, err := ecf.ParseARECF(rec.Body.Bytes())
+	if err != nil {
+		tb.Fatalf("ParseARECF: %v\n%s", err, rec.Body)
+	}
+	if a.Estado != estado || a.CodigoMotivoNoRecibido != codigo || a.RNCComprador != testRNC {
+		tb.Fatalf("ARECF: got Estado %d Codigo %d RNCComprador %s, want %d %d %s", a.Estado, a.CodigoMotivoNoRecibido, a.RNCComprador, estado, codigo, testRNC)
+	}
+	if cert, err := xmldsig.Verify(rec.Body.Bytes()); err != nil || !cert.Equal(f.cert) {
+		tb.Fatalf("the ARECF is not signed with the tenant's certificate: %v", err)
+	}
+	return a
+}
+
+func TestRecepcion(t *testing.T) {
+	t.Run("OK", func(t *testing.T) {
+		f := mustReceiverFixture(t, true)
+		doc := f.signedECF(t, testRNC, 1)
+		rec := f.post(t, recepcion, "", doc)
+		a := f.wantAcuse(t, rec, ecf.ReceiptReceived, 0)
+		if a.RNCEmisor != supplierRNC || a.ENCF != "E310000000001" {
+			t.Errorf("ARECF: got %s %s, want %s E310000000001", a.RNCEmisor, a.ENCF, supplierRNC)
+		}
+		if out, ok := oracle.Xmllint(t, "ARECF.xsd", rec.Body.Bytes()); !ok {
+			t.Errorf("xmllint refuses the ARECF:\n%s\n%s", out, rec.Body)
+		}
+		if out, ok := oracle.Xmlsec1Verify(t, f.cert, rec.Body.Bytes()); !ok {
+			t.Errorf("xmlsec1 refuses the ARECF's signature:\n%s", out)
+		}
+		stored, err := f.store.FindInboundDocumentByENCF(t.Context(), f.tenant.ID, sello.EnvTest, supplierRNC, "E310000000001")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(stored.XML, doc) || !bytes.Equal(stored.Acuse, rec.Body.Bytes()) || stored.Total != "1180.00" || stored.BuyerRNC != testRNC {
+			t.Errorf("stored: got total %s buyer %s, same xml %v, same acuse %v", stored.Total, stored.BuyerRNC, bytes.Equal(stored.XML, doc), bytes.Equal(stored.Acuse, rec.Body.Bytes()))
+		}
+		events, err := f.store.ListEvents(t.Context(), f.tenant.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		} else if len(events) != 1 || events[0].Data.Payload["inboundDocumentId"] != stored.ID {
+			t.Fatalf("events: got %+v, want one with inboundDocumentId %s", events, stored.ID)
+		}
+
+		// A retry (the answer was lost) gets the same acuse, byte for byte.
+		again := f.post(t, recepcion, "", doc)
+		if !bytes.Equal(again.Body.Bytes(), rec.Body.Bytes()) {
+			t.Errorf("retry: got another acuse:\n%s", again.Body)
+		}
+	})
+	t.Run("Xmlsec1Signed", func(t *testing.T) {
+		f := mustReceiverFixture(t, true)
+		doc := oracle.Xmlsec1Sign(t, f.supplier.Key, f.supplier.Cert, unsignedECF(t, testRNC, 2))
+		f.wantAcuse(t, f.post(t, recepcion, "", doc), ecf.ReceiptReceived, 0)
+	})
+	t.Run("Duplicate", func(t *testing.T) {
+		f := mustReceiverFixture(t, true)
+		f.wantAcuse(t, f.post(t, recepcion, "", f.signedECF(t, testRNC, 3)), ecf.ReceiptReceived, 0)
+		// Another document under the same e-NCF.
+		other, err := f.supplier.Sign(bytes.Replace(unsignedECF(t, testRNC, 3), []byte("Cliente Ejemplo SRL"), []byte("Cliente Ejemplo SA"), 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.wantAcuse(t, f.post(t, recepcion, "", other), ecf.ReceiptNotReceived, ecf.ReasonDuplicate)
+	})
+	t.Run("WrongBuyer", func(t *testing.T) {
+		f := mustReceiverFixture(t, true)
+		f.wantAcuse(t, f.post(t, recepcion, "", f.signedECF(t, "131880681", 4)), ecf.ReceiptNotReceived, ecf.ReasonWrongBuyer)
+		if _, err := f.store.FindInboundDocumentByENCF(t.Context(), f.tenant.ID, sello.EnvTest, supplierRNC, "E310000000004"); sello.ErrorCodeOf(err) != sello.CodeNotFound {
+			t.Fatalf("a refused document was stored: %v", err)
+		}
+	})
+	t.Run("Tampered", func(t *testing.T) {
+		f := mustReceiverFixture(t, true)
+		doc := bytes.Replace(f.signedECF(t, testRNC, 5), []byte("Cliente Ejemplo"), []byte("Cliente Ejemplx"), 1)
+		f.wantAcuse(t, f.post(t, recepcion, "", doc), ecf.ReceiptNotReceived, ecf.ReasonSignature)
+	})
+	t.Run("Wrapped", func(t *testing.T) {
+		f := mustReceiverFixture(t, true)
+		// A validly signed document moved under a new root element with
+		// forged content: the signature still "verifies" over the inner
+		// copy, but not as DGII's profile (one Signature, last child of
+		// the root, URI="").
+		signed := f.signedECF(t, testRNC, 6)
+		i := bytes.Index(signed, []byte("<Signature"))
+		forged := bytes.Replace(signed[:i], []byte("1180.00"), []byte("9.00"), -1)
+		doc := append(append(append([]byte{}, forged...), []byte("<Extra>")...), signed[i:]...)
+		doc = bytes.Replace(doc, []byte("</ECF>"), []byte("</Extra></ECF>"), 1)
+		f.wantAcuse(t, f.post(t, recepcion, "", doc), ecf.ReceiptNotReceived, ecf.ReasonSignature)
+		unsignedCopy := append(append([]byte{}, signed[:i]...), []byte("</ECF>")...)
+		f.wantAcuse(t, f.post(t, recepcion, "", unsignedCopy), ecf.ReceiptNotReceived, ecf.ReasonSignature)
+	})
+	t.Run("Specification", func(t *testing.T) {
+		f := mustReceiverFixture(t, true)
+		// RazonSocialEmisor missing, signed as it is.
+		doc := unsignedECF(t, testRNC, 7)
+		i, j := bytes.Index(doc, []byte("<RazonSocialEmisor>")), bytes.Index(doc, []byte("</RazonSocialEmisor>"))
+		doc = append(append([]byte{}, doc[:i]...), doc[j+len("</RazonSocialEmisor>"):]...)
+		signed, err := f.supplier.Sign(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.wantAcuse(t, f.post(t, recepcion, "", signed), ecf.ReceiptNotReceived, ecf.ReasonSpecification)
+		// A file name that is not {RNCEmisor}{eNCF}.xml.
+		body, ct := upload(t, "factura.xml", f.signedECF(t, testRNC, 8))
+		f.wantAcuse(t, f.raw(recepcion, "", ct, body), ecf.ReceiptNotReceived, ecf.ReasonSpecification)
+	})
+	t.Run("NotExchanged", func(t *testing.T) {
+		f := mustReceiverFixture(t, true)
+		doc := unsignedECF(t, testRNC, 9)
+		doc = bytes.Replace(doc, []byte("<TipoeCF>31</TipoeCF>"), []byte("<TipoeCF>43</TipoeCF>"), 1)
+		doc = bytes.Replace(doc, []byte("E310000000009"), []byte("E430000000009"), 1)
+		signed, err := f.supplier.Sign(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.wantAcuse(t, f.post(t, recepcion, "", signed), ecf.ReceiptNotReceived, ecf.ReasonSpecification)
+	})
+}
+
+func TestRecepcionBadInput(t *testing.T) {
+	f := mustReceiverFixture(t, true)
+	doc := f.signedECF(t, testRNC, 1)
+	multi := func(name string, doc []byte) ([]byte, string) {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		p, _ := mw.CreateFormFile(name, "x.xml")
+		p.Write(doc)
+		mw.Close()
+		return buf.Bytes(), mw.FormDataContentType()
+	}
+	noXML, noXMLType := multi("file", doc)
+	notXML, notXMLType := multi("xml", []byte("%PDF-1.4 not xml"))
+	doctype, doctypeType := multi("xml", []byte(`<?xml version="1.0"?><!DOCTYPE ECF [<!ENTITY x SYSTEM "file:///etc/passwd">]><ECF>&x;</ECF>`))
+	huge, hugeType := multi("xml", bytes.Repeat([]byte("a"), ecf.MaxECFSize+1))
+	ok, okType := multi("xml", doc)
+	for _, tt := range []struct {
+		name, path, contentType string
+		body                    []byte
+		status                  int
+		code                    sello.ErrorCode
+	}{
+		{"NotMultipart", recepcion, "application/xml", doc, 415, sello.CodeUnsupportedMediaType},
+		{"NoXMLPart", recepcion, noXMLType, noXML, 400, sello.CodeInvalidRequest},
+		{"NotXML", recepcion, notXMLType, notXML, 400, sello.CodeInvalidRequest},
+		{"Doctype", recepcion, doctypeType, doctype, 400, sello.CodeInvalidRequest},
+		{"Oversized", recepcion, hugeType, huge, 413, sello.CodePayloadTooLarge},
+		{"BrokenMultipart", recepcion, okType, ok[:len(ok)/2], 400, sello.CodeInvalidRequest},
+		{"UnknownRNC", "/TesteCF/receptor/131999999/fe/recepcion/api/ecf", okType, ok, 404, sello.CodeNotFound},
+		{"UnknownEnvironment", "/Prod/receptor/" + testRNC + "/fe/recepcion/api/ecf", okType, ok, 404, sello.CodeNotFound},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := f.raw(tt.path, "", tt.contentType, tt.body)
+			if rec.Code != tt.status || !strings.Contains(rec.Body.String(), `"code":"`+string(tt.code)+`"`) {
+				t.Fatalf("got %d %s, want %d %s", rec.Code, rec.Body, tt.status, tt.code)
+			}
+		})
+	}
+}
+
+func TestReceiverAuth(t *testing.T) {
+	base := "/TesteCF/receptor/" + testRNC + "/fe/autenticacion/api/"
+	seed := func(t *testing.T, f *receiverFixture, path string) []byte {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), "<SemillaModel") {
+			t.Fatalf("semilla: got %d %s", rec.Code, rec.Body)
+		}
+		signed, err := f.supplier.Sign(rec.Body.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return signed
+	}
+	validate := func(t *testing.T, f *receiverFixture, signed []byte, accept string) *httptest.ResponseRecorder {
+		t.Helper()
+		body, ct := upload(t, "semilla.xml", signed)
+		req := httptest.NewRequest("POST", "/testecf/receptor/"+testRNC+"/fe/autenticacion/api/ValidacionCertificado", bytes.NewReader(body))
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("Accept", accept)
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, req)
+		return rec
+	}
+	t.Run("OK", func(t *testing.T) {
+		f := mustReceiverFixture(t, false)
+		doc := f.signedECF(t, testRNC, 1)
+		if rec := f.post(t, recepcion, "", doc); rec.Code != 401 {
+			t.Fatalf("without a token: got %d %s, want 401", rec.Code, rec.Body)
+		}
+		rec := validate(t, f, seed(t, f, base+"semilla"), "application/json")
+		var tok struct{ Token, Expira, Expedido string }
+		if err := json.Unmarshal(rec.Body.Bytes(), &tok); rec.Code != 200 || err != nil || tok.Token == "" {
+			t.Fatalf("validacioncertificado: got %d %s", rec.Code, rec.Body)
+		}
+		if exp, err := time.Parse("2006-01-02T15:04:05Z", tok.Expira); err != nil || exp.Sub(f.clock.Now()) < 59*time.Minute {
+			t.Errorf("expira %q: want about an hour from now", tok.Expira)
+		}
+		if rec := f.post(t, recepcion, "wrong", doc); rec.Code != 401 {
+			t.Fatalf("with a wrong token: got %d %s, want 401", rec.Code, rec.Body)
+		}
+		f.wantAcuse(t, f.post(t, strings.Replace(recepcion, "/fe/recepcion/", "/FE/Recepcion/", 1), tok.Token, doc), ecf.ReceiptReceived, 0)
+		f.clock.Add(sello.ReceiverTokenTTL)
+		if rec := f.post(t, recepcion, tok.Token, f.signedECF(t, testRNC, 2)); rec.Code != 401 {
+			t.Fatalf("with an expired token: got %d %s, want 401", rec.Code, rec.Body)
+		}
+	})
+	t.Run("XML", func(t *testing.T) {
+		f := mustReceiverFixture(t, false)
+		rec := validate(t, f, seed(t, f, base+"Semilla"), "application/xml")
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), "<RespuestaAutenticacion><token>") {
+			t.Fatalf("got %d %s, want <RespuestaAutenticacion>", rec.Code, rec.Body)
+		}
+	})
+	t.Run("ErrSeedUsed", func(t *testing.T) {
+		f := mustReceiverFixture(t, false)
+		signed := seed(t, f, base+"semilla")
+		if rec := validate(t, f, signed, ""); rec.Code != 200 {
+			t.Fatalf("first: got %d %s", rec.Code, rec.Body)
+		}
+		if rec := validate(t, f, signed, ""); rec.Code != 401 || !strings.Contains(rec.Body.String(), "used or expired") {
+			t.Fatalf("second: got %d %s, want 401", rec.Code, rec.Body)
+		}
+	})
+	t.Run("ErrSeedExpired", func(t *testing.T) {
+		f := mustReceiverFixture(t, false)
+		signed := seed(t, f, base+"semilla")
+		f.clock.Add(sello.ReceiverSeedTTL)
+		if rec := validate(t, f, signed, ""); rec.Code != 401 {
+			t.Fatalf("got %d %s, want 401", rec.Code, rec.Body)
+		}
+	})
+	t.Run("ErrSeedNotIssued", func(t *testing.T) {
+		f := mustReceiverFixture(t, false)
+		signed, err := f.supplier.Sign(ecf.SemillaXML(sello.NewReceiverSeed(), f.clock.Now()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec := validate(t, f, signed, ""); rec.Code != 401 {
+			t.Fatalf("got %d %s, want 401", rec.Code, rec.Body)
+		}
+	})
+	t.Run("ErrSignature", func(t *testing.T) {
+		f := mustReceiverFixture(t, false)
+		signed := seed(t, f, base+"semilla")
+		tampered := bytes.Replace(signed, []byte("<valor>"), []byte("<valor>x"), 1)
+		if rec := validate(t, f, tampered, ""); rec.Code != 401 || !strings.Contains(rec.Body.String(), "signature") {
+			t.Fatalf("got %d %s, want 401", rec.Code, rec.Body)
+		}
+	})
+}

@@ -1,0 +1,118 @@
+package sello
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"time"
+)
+
+// InboundDocument is an e-CF a supplier posted to a tenant's receiver
+// (DESIGN §6) and Sello acknowledged as received (ARECF Estado 0). It is
+// unique per tenant, environment, issuer RNC and e-NCF. A refused one
+// (Estado 1) is not kept: the supplier may post it again once corrected.
+type InboundDocument struct {
+	ID          string
+	TenantID    string
+	Environment Environment
+	Type        DocumentType
+	ENCF        string
+	IssuerRNC   string
+	IssuerName  string
+	BuyerRNC    string
+	IssueDate   Date
+	Total       string // MontoTotal as written in the e-CF
+	// XML is the e-CF as received, byte for byte.
+	XML []byte
+	// Acuse is the signed ARECF Sello answered.
+	Acuse []byte
+	// Approval is the tenant's commercial approval (ApprovalPending,
+	// ApprovalApproved, ApprovalRejected).
+	Approval   string
+	ReceivedAt time.Time
+	UpdatedAt  time.Time
+}
+
+// InboundStatusReceived is the status in the document snapshot of an
+// inbound document's events: it has no fiscal status of Sello's own.
+const InboundStatusReceived Status = "received"
+
+// Same reports whether xml is the e-CF d holds, byte for byte: a supplier's
+// retry, answered with the stored acuse, rather than another document
+// under the same e-NCF (a duplicate, ARECF code 3).
+func (d *InboundDocument) Same(xml []byte) bool {
+	return sha256.Sum256(xml) == sha256.Sum256(d.XML)
+}
+
+// CheckNew refuses an inbound document a store cannot keep. Returns
+// INVALID_REQUEST.
+func (d *InboundDocument) CheckNew() error {
+	switch {
+	case d.TenantID == "":
+		return Errorf(CodeInvalidRequest, "Inbound document: tenant required.")
+	case d.Environment == "":
+		return Errorf(CodeInvalidRequest, "Inbound document: environment required.")
+	case d.ENCF == "" || d.IssuerRNC == "" || d.Type == "":
+		return Errorf(CodeInvalidRequest, "Inbound document: issuer RNC, type and e-NCF required.")
+	case len(d.XML) == 0 || len(d.Acuse) == 0:
+		return Errorf(CodeInvalidRequest, "Inbound document %s: the e-CF and its acuse are required.", d.ENCF)
+	}
+	return nil
+}
+
+// NewInboundReceivedEvent is the tax.public.receiver.ecf.received event of
+// d (spec §6.3): data.payload.inboundDocumentId is what a commercial
+// approval names.
+func NewInboundReceivedEvent(d *InboundDocument, now time.Time) *Event {
+	return &Event{
+		ID:          NewID(),
+		Type:        EventInboundReceived,
+		CreatedAt:   now,
+		TenantID:    d.TenantID,
+		Environment: d.Environment,
+		Document: &EventDocument{
+			ID:     d.ID,
+			Type:   d.Type.Code(),
+			ENCF:   d.ENCF,
+			Status: InboundStatusReceived,
+		},
+		Data: EventData{
+			Severity: "info",
+			Message:  fmt.Sprintf("Document %s received from RNC %s.", d.ENCF, d.IssuerRNC),
+			Payload: map[string]any{
+				"inboundDocumentId": d.ID,
+				"type":              d.Type.Code(),
+				"encf":              d.ENCF,
+				"issuer":            map[string]any{"rnc": d.IssuerRNC, "name": d.IssuerName},
+			},
+		},
+	}
+}
+
+// InboundDocumentNotFound is the NOT_FOUND of a lookup by id.
+func InboundDocumentNotFound(id string) error {
+	return Errorf(CodeNotFound, "Inbound document %q not found.", id)
+}
+
+// InboundStore keeps the documents suppliers send to a tenant's receiver.
+type InboundStore interface {
+	// CreateInboundDocument stores d, its acuse and its
+	// tax.public.receiver.ecf.received event in one transaction, and sets
+	// its ID, Approval (pending), ReceivedAt and UpdatedAt. When the tenant
+	// already has a document of d.IssuerRNC and d.ENCF in d.Environment it
+	// stores nothing and returns that one with existing = true. Returns
+	// INVALID_REQUEST (CheckNew) and NOT_FOUND if the tenant does not exist.
+	CreateInboundDocument(ctx context.Context, d *InboundDocument) (stored *InboundDocument, existing bool, err error)
+	// FindInboundDocument returns NOT_FOUND if the tenant has no such
+	// document in env.
+	FindInboundDocument(ctx context.Context, tenantID string, env Environment, id string) (*InboundDocument, error)
+	// FindInboundDocumentByENCF returns the tenant's document of issuerRNC
+	// and encf in env. Returns NOT_FOUND.
+	FindInboundDocumentByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) (*InboundDocument, error)
+}
+
+// InboundDocumentByENCFNotFound is the NOT_FOUND of a lookup by issuer and
+// e-NCF.
+func InboundDocumentByENCFNotFound(issuerRNC, encf string) error {
+	return Errorf(CodeNotFound, "No inbound document %s from RNC %s.", encf, issuerRNC)
+}

@@ -1,0 +1,93 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/sello-do/sello"
+)
+
+// CreateInboundDocument implements sello.InboundStore: the document, its
+// acuse and its event in one transaction, or the one already stored.
+func (db *DB) CreateInboundDocument(ctx context.Context, d *sello.InboundDocument) (*sello.InboundDocument, bool, error) {
+	if err := d.CheckNew(); err != nil {
+		return nil, false, err
+	}
+	n := *d
+	n.ID, n.Approval, n.ReceivedAt = sello.NewID(), sello.ApprovalPending, db.now()
+	n.UpdatedAt = n.ReceivedAt
+	var stored *sello.InboundDocument
+	existing := false
+	err := db.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `
+			INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
+				issue_date, total, xml, acuse, approval, received_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+			ON CONFLICT (tenant_id, environment, issuer_rnc, encf) DO NOTHING`,
+			n.ID, n.TenantID, n.Environment, n.Type, n.ENCF, n.IssuerRNC, n.IssuerName, n.BuyerRNC,
+			dateValue(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, n.ReceivedAt, n.UpdatedAt)
+		if errorKind(err) == kindForeignKey {
+			return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + n.TenantID + "\" not found.", Err: err}
+		} else if err != nil {
+			return dbError(err, "create inbound document")
+		}
+		if tag.RowsAffected() == 0 {
+			existing = true
+			stored, err = findInbound(ctx, tx, `issuer_rnc = $3 AND encf = $4`, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF)
+			return err
+		}
+		stored = &n
+		return db.insertEvent(ctx, tx, sello.NewInboundReceivedEvent(&n, n.ReceivedAt))
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return stored, existing, nil
+}
+
+// FindInboundDocument implements sello.InboundStore. Returns NOT_FOUND.
+func (db *DB) FindInboundDocument(ctx context.Context, tenantID string, env sello.Environment, id string) (*sello.InboundDocument, error) {
+	d, err := findInbound(ctx, db.pool, `id = $3`, tenantID, env, id)
+	if isNoRows(err) {
+		return nil, sello.InboundDocumentNotFound(id)
+	}
+	return d, err
+}
+
+// FindInboundDocumentByENCF implements sello.InboundStore. Returns
+// NOT_FOUND.
+func (db *DB) FindInboundDocumentByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) (*sello.InboundDocument, error) {
+	d, err := findInbound(ctx, db.pool, `issuer_rnc = $3 AND encf = $4`, tenantID, env, issuerRNC, encf)
+	if isNoRows(err) {
+		return nil, sello.InboundDocumentByENCFNotFound(issuerRNC, encf)
+	}
+	return d, err
+}
+
+// rowQuerier is a pool or a transaction.
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// findInbound returns the tenant's inbound document in env that where
+// ($3 onwards, over args) selects, or pgx.ErrNoRows.
+func findInbound(ctx context.Context, q rowQuerier, where string, tenantID string, env sello.Environment, args ...any) (*sello.InboundDocument, error) {
+	var d sello.InboundDocument
+	var issued time.Time
+	err := q.QueryRow(ctx, `
+		SELECT id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
+			issue_date, total, xml, acuse, approval, received_at, updated_at
+		FROM inbound_documents
+		WHERE tenant_id = $1 AND environment = $2 AND `+where,
+		append([]any{tenantID, env}, args...)...).Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.IssuerRNC, &d.IssuerName, &d.BuyerRNC,
+		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &d.ReceivedAt, &d.UpdatedAt)
+	if isNoRows(err) {
+		return nil, err
+	} else if err != nil {
+		return nil, dbError(err, "find inbound document")
+	}
+	d.IssueDate = sello.DateOf(issued)
+	d.ReceivedAt, d.UpdatedAt = utc(d.ReceivedAt), utc(d.UpdatedAt)
+	return &d, nil
+}

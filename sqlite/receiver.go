@@ -1,0 +1,77 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/sello-do/sello"
+)
+
+// CreateReceiverSeed implements sello.ReceiverStore. Returns NOT_FOUND.
+func (db *DB) CreateReceiverSeed(ctx context.Context, tenantID string, env sello.Environment, value string, expiresAt time.Time) error {
+	now := db.now()
+	return db.inTx(ctx, func(tx querier) error {
+		if _, err := tx.exec(ctx, `DELETE FROM receiver_seeds WHERE tenant_id = ? AND expires_at <= ?`, tenantID, formatTime(now)); err != nil {
+			return dbError(err, "forget expired seeds")
+		}
+		_, err := tx.exec(ctx, `INSERT INTO receiver_seeds (tenant_id, environment, value, expires_at) VALUES (?, ?, ?, ?)`,
+			tenantID, env, value, formatTime(expiresAt))
+		if errorKind(err) == kindForeignKey {
+			return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + tenantID + "\" not found.", Err: err}
+		}
+		return dbError(err, "create receiver seed")
+	})
+}
+
+// RedeemReceiverSeed implements sello.ReceiverStore. Returns
+// UNAUTHENTICATED.
+func (db *DB) RedeemReceiverSeed(ctx context.Context, tenantID string, env sello.Environment, value string, tok *sello.ReceiverToken, now time.Time) error {
+	return db.inTx(ctx, func(tx querier) error {
+		res, err := tx.exec(ctx, `
+			UPDATE receiver_seeds SET used_at = ?
+			WHERE tenant_id = ? AND environment = ? AND value = ? AND used_at IS NULL AND expires_at > ?`,
+			formatTime(now), tenantID, env, value, formatTime(now))
+		if err != nil {
+			return dbError(err, "redeem receiver seed")
+		} else if n, err := res.RowsAffected(); err != nil {
+			return dbError(err, "redeem receiver seed")
+		} else if n == 0 {
+			return sello.ReceiverSeedRefused()
+		}
+		if _, err := tx.exec(ctx, `DELETE FROM receiver_tokens WHERE tenant_id = ? AND expires_at <= ?`, tenantID, formatTime(now)); err != nil {
+			return dbError(err, "forget expired tokens")
+		}
+		_, err = tx.exec(ctx, `
+			INSERT INTO receiver_tokens (tenant_id, environment, hash, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
+			tenantID, env, tok.Hash, formatTime(tok.IssuedAt), formatTime(tok.ExpiresAt))
+		return dbError(err, "create receiver token")
+	})
+}
+
+// CheckReceiverToken implements sello.ReceiverStore. Returns
+// UNAUTHENTICATED.
+func (db *DB) CheckReceiverToken(ctx context.Context, tenantID string, env sello.Environment, hash []byte, now time.Time) error {
+	var one int
+	err := db.q().queryRow(ctx, `
+		SELECT 1 FROM receiver_tokens WHERE tenant_id = ? AND environment = ? AND hash = ? AND expires_at > ?`,
+		tenantID, env, hash, formatTime(now)).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return sello.ReceiverTokenRefused()
+	}
+	return dbError(err, "check receiver token")
+}
+
+// SetReceiverAuth implements sello.ReceiverStore. Returns NOT_FOUND.
+func (db *DB) SetReceiverAuth(ctx context.Context, tenantID string, required bool) error {
+	res, err := db.q().exec(ctx, `UPDATE tenants SET receiver_auth_off = ? WHERE id = ?`, !required, tenantID)
+	if err != nil {
+		return dbError(err, "set receiver auth")
+	} else if n, err := res.RowsAffected(); err != nil {
+		return dbError(err, "set receiver auth")
+	} else if n == 0 {
+		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", tenantID)
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sello-do/sello"
+)
+
+// newInbound is an inbound document of tenantID from issuerRNC, numbered n.
+func newInbound(tenantID string, en sello.Environment, issuerRNC string, n int64) *sello.InboundDocument {
+	e := encf(sello.TypeCreditoFiscal, n)
+	return &sello.InboundDocument{
+		TenantID: tenantID, Environment: en, Type: sello.TypeCreditoFiscal, ENCF: e,
+		IssuerRNC: issuerRNC, IssuerName: "Proveedor Ejemplo SRL", BuyerRNC: "130000001",
+		IssueDate: sello.Date{Year: 2026, Month: 3, Day: 9}, Total: "1180.00",
+		XML:   []byte("<ECF><eNCF>" + e + "</eNCF></ECF>"),
+		Acuse: []byte("<ARECF><eNCF>" + e + "</eNCF></ARECF>"),
+	}
+}
+
+// MustCreateInbound stores d, which must be new, and returns it as stored.
+func MustCreateInbound(tb testing.TB, s sello.Store, d *sello.InboundDocument) *sello.InboundDocument {
+	tb.Helper()
+	got, existing, err := s.CreateInboundDocument(tb.Context(), d)
+	if err != nil || existing {
+		tb.Fatalf("CreateInboundDocument %s: existing %v, %v", d.ENCF, existing, err)
+	}
+	return got
+}
+
+func testInbound(t *testing.T, open Open) {
+	t.Run("OK", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		want := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
+		got := MustCreateInbound(t, e.s, want)
+		if got.ID == "" || got.Approval != sello.ApprovalPending || got.ReceivedAt.IsZero() || !got.UpdatedAt.Equal(got.ReceivedAt) {
+			t.Fatalf("stored: got id %q, approval %q, received %v, updated %v", got.ID, got.Approval, got.ReceivedAt, got.UpdatedAt)
+		}
+		want.ID, want.Approval, want.ReceivedAt, want.UpdatedAt = got.ID, got.Approval, got.ReceivedAt, got.UpdatedAt
+		byID, err := e.s.FindInboundDocument(t.Context(), tn.ID, sello.EnvTest, got.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deepEqual(t, "by id", byID, want)
+		byENCF, err := e.s.FindInboundDocumentByENCF(t.Context(), tn.ID, sello.EnvTest, want.IssuerRNC, want.ENCF)
+		if err != nil {
+			t.Fatal(err)
+		}
+		deepEqual(t, "by e-NCF", byENCF, want)
+
+		events, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 1 || events[0].Data.Payload["inboundDocumentId"] != got.ID || events[0].Document.ENCF != got.ENCF ||
+			events[0].Document.Status != sello.InboundStatusReceived {
+			t.Fatalf("events: got %+v, want one %s with inboundDocumentId %s", events, sello.EventInboundReceived, got.ID)
+		}
+	})
+	t.Run("Duplicate", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		first := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
+		again := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
+		again.XML, again.Acuse = []byte("<ECF>other</ECF>"), []byte("<ARECF>other</ARECF>")
+		got, existing, err := e.s.CreateInboundDocument(t.Context(), again)
+		if err != nil || !existing {
+			t.Fatalf("second create: existing %v, %v; want the first", existing, err)
+		}
+		if got.ID != first.ID || string(got.Acuse) != string(first.Acuse) || string(got.XML) != string(first.XML) {
+			t.Fatalf("second create: got %s %q, want the first %s %q", got.ID, got.Acuse, first.ID, first.Acuse)
+		}
+		events, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		} else if len(events) != 1 {
+			t.Fatalf("events: got %d, want 1 (none for the duplicate)", len(events))
+		}
+		// Another issuer may use the same number.
+		MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000002", 1))
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		_, err := e.s.FindInboundDocument(t.Context(), tn.ID, sello.EnvTest, sello.NewID())
+		wantError(t, err, sello.CodeNotFound, "not found")
+		_, err = e.s.FindInboundDocumentByENCF(t.Context(), tn.ID, sello.EnvTest, "131000001", encf(sello.TypeCreditoFiscal, 1))
+		wantError(t, err, sello.CodeNotFound, "E310000000001", "131000001")
+		_, _, err = e.s.CreateInboundDocument(t.Context(), newInbound(sello.NewID(), sello.EnvTest, "131000001", 1))
+		wantError(t, err, sello.CodeNotFound, "not found")
+	})
+	t.Run("ErrInvalid", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		d := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
+		d.Acuse = nil
+		_, _, err := e.s.CreateInboundDocument(t.Context(), d)
+		wantError(t, err, sello.CodeInvalidRequest, "acuse")
+	})
+	t.Run("TenantIsolation", func(t *testing.T) {
+		e := newEnv(t, open)
+		a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
+		doc := MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvTest, "131000001", 1))
+		_, err := e.s.FindInboundDocument(t.Context(), b.ID, sello.EnvTest, doc.ID)
+		wantError(t, err, sello.CodeNotFound)
+		_, err = e.s.FindInboundDocumentByENCF(t.Context(), b.ID, sello.EnvTest, doc.IssuerRNC, doc.ENCF)
+		wantError(t, err, sello.CodeNotFound)
+		_, err = e.s.FindInboundDocument(t.Context(), a.ID, sello.EnvCert, doc.ID)
+		wantError(t, err, sello.CodeNotFound)
+		// The same supplier's document to another tenant, or in another
+		// environment, is another document.
+		if other := MustCreateInbound(t, e.s, newInbound(b.ID, sello.EnvTest, "131000001", 1)); other.ID == doc.ID {
+			t.Fatal("tenant b got tenant a's document")
+		}
+		MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvCert, "131000001", 1))
+		events, err := e.s.ListEvents(t.Context(), b.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		} else if len(events) != 1 || events[0].Data.Payload["inboundDocumentId"] == doc.ID {
+			t.Fatalf("tenant b's events: got %d (%+v), want its own one", len(events), events)
+		}
+	})
+}
+
+func testReceiverAuth(t *testing.T, open Open) {
+	redeem := func(t *testing.T, e env, tn *sello.Tenant, en sello.Environment, seed string) (string, error) {
+		t.Helper()
+		tok, plain := sello.NewReceiverToken(tn.ID, en, e.clock.Peek())
+		return plain, e.s.RedeemReceiverSeed(t.Context(), tn.ID, en, seed, tok, e.clock.Peek())
+	}
+	t.Run("OK", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		seed := sello.NewReceiverSeed()
+		if err := e.s.CreateReceiverSeed(t.Context(), tn.ID, sello.EnvTest, seed, e.clock.Peek().Add(sello.ReceiverSeedTTL)); err != nil {
+			t.Fatal(err)
+		}
+		plain, err := redeem(t, e, tn, sello.EnvTest, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.s.CheckReceiverToken(t.Context(), tn.ID, sello.EnvTest, sello.HashReceiverToken(plain), e.clock.Peek()); err != nil {
+			t.Fatalf("fresh token: %v", err)
+		}
+		_, err = redeem(t, e, tn, sello.EnvTest, seed)
+		wantError(t, err, sello.CodeUnauthenticated, "seed", "used or expired")
+
+		e.clock.Add(sello.ReceiverTokenTTL)
+		err = e.s.CheckReceiverToken(t.Context(), tn.ID, sello.EnvTest, sello.HashReceiverToken(plain), e.clock.Peek())
+		wantError(t, err, sello.CodeUnauthenticated, "token")
+	})
+	t.Run("ErrExpiredSeed", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		seed := sello.NewReceiverSeed()
+		if err := e.s.CreateReceiverSeed(t.Context(), tn.ID, sello.EnvTest, seed, e.clock.Peek().Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Add(time.Minute)
+		_, err := redeem(t, e, tn, sello.EnvTest, seed)
+		wantError(t, err, sello.CodeUnauthenticated, "seed")
+		_, err = redeem(t, e, tn, sello.EnvTest, sello.NewReceiverSeed())
+		wantError(t, err, sello.CodeUnauthenticated, "seed")
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		e := newEnv(t, open)
+		err := e.s.CreateReceiverSeed(t.Context(), sello.NewID(), sello.EnvTest, sello.NewReceiverSeed(), e.clock.Peek().Add(time.Minute))
+		wantError(t, err, sello.CodeNotFound)
+		wantError(t, e.s.SetReceiverAuth(t.Context(), sello.NewID(), false), sello.CodeNotFound)
+	})
+	t.Run("TenantIsolation", func(t *testing.T) {
+		e := newEnv(t, open)
+		a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
+		seed := sello.NewReceiverSeed()
+		if err := e.s.CreateReceiverSeed(t.Context(), a.ID, sello.EnvTest, seed, e.clock.Peek().Add(time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		_, err := redeem(t, e, b, sello.EnvTest, seed)
+		wantError(t, err, sello.CodeUnauthenticated)
+		_, err = redeem(t, e, a, sello.EnvCert, seed)
+		wantError(t, err, sello.CodeUnauthenticated)
+		plain, err := redeem(t, e, a, sello.EnvTest, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = e.s.CheckReceiverToken(t.Context(), b.ID, sello.EnvTest, sello.HashReceiverToken(plain), e.clock.Peek())
+		wantError(t, err, sello.CodeUnauthenticated)
+		err = e.s.CheckReceiverToken(t.Context(), a.ID, sello.EnvProd, sello.HashReceiverToken(plain), e.clock.Peek())
+		wantError(t, err, sello.CodeUnauthenticated)
+	})
+	t.Run("Setting", func(t *testing.T) {
+		e := newEnv(t, open)
+		a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
+		if a.ReceiverAuthOff {
+			t.Fatal("a new tenant's receiver requires no token; want it to require one")
+		}
+		if err := e.s.SetReceiverAuth(t.Context(), a.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct {
+			t    *sello.Tenant
+			want bool
+		}{{a, true}, {b, false}} {
+			got, err := e.s.FindTenantByRNC(t.Context(), c.t.RNC)
+			if err != nil {
+				t.Fatal(err)
+			} else if got.ReceiverAuthOff != c.want {
+				t.Errorf("tenant %s: ReceiverAuthOff %v, want %v", c.t.RNC, got.ReceiverAuthOff, c.want)
+			}
+		}
+	})
+}
