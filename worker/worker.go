@@ -2,10 +2,7 @@ package worker
 
 import (
 	"context"
-	"crypto/rsa"
-	"crypto/x509"
 	"errors"
-	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"runtime"
@@ -162,21 +159,9 @@ func (w *Worker) signer(ctx context.Context, tenantID string, env sello.Environm
 
 // newSigner opens the certificate's sealed key with the master key.
 func (w *Worker) newSigner(cert *sello.Certificate) (*xmldsig.Signer, error) {
-	der, err := w.cfg.MasterKey.Open(cert.SealedKey, sello.CertificateKeyAAD(cert))
+	key, x, err := cert.OpenKey(w.cfg.MasterKey)
 	if err != nil {
-		return nil, fmt.Errorf("certificate %s: %w", cert.ID, err)
-	}
-	k, err := x509.ParsePKCS8PrivateKey(der)
-	if err != nil {
-		return nil, fmt.Errorf("certificate %s: parse key: %w", cert.ID, err)
-	}
-	key, ok := k.(*rsa.PrivateKey)
-	if !ok {
-		return nil, fmt.Errorf("certificate %s: key is %T, not RSA", cert.ID, k)
-	}
-	x, err := x509.ParseCertificate(cert.DER)
-	if err != nil {
-		return nil, fmt.Errorf("certificate %s: %w", cert.ID, err)
+		return nil, err
 	}
 	return &xmldsig.Signer{Key: key, Cert: x}, nil
 }
