@@ -682,3 +682,34 @@ func mustOpenStore(tb testing.TB, s *testServer) *sqlite.DB {
 	tb.Cleanup(func() { db.Close() })
 	return db
 }
+
+// TestDemoBuyer checks that --demo seeds the buyer tenant too: its keys are
+// printed ("demo buyer key ENV KEY"), it issues its own documents from its
+// own ranges, and its receiver answers (the issuer's documents go to it).
+func TestDemoBuyer(t *testing.T) {
+	s := MustRunServer(t)
+	for _, env := range sello.Environments {
+		if s.BuyerKeys[env] == "" || s.BuyerKeys[env] == s.Keys[env] {
+			t.Fatalf("buyer key of %s: %q (issuer's %q)", env, s.BuyerKeys[env], s.Keys[env])
+		}
+	}
+	body := invoice(func(ecf map[string]any) {
+		apitest.Section(ecf, "Emisor")["RNCEmisor"] = demoBuyerRNC
+		apitest.Section(ecf, "Comprador")["RNCComprador"] = demoRNC
+	})
+	if got := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: s.BuyerKeys[sello.EnvTest], Body: body}))["encf"]; got != "E310000000001" {
+		t.Fatalf("the buyer's first number %v", got)
+	}
+	resp, err := http.Get(s.URL + "/TesteCF/receptor/" + demoBuyerRNC + "/fe/autenticacion/api/semilla")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(seed, []byte("<SemillaModel")) {
+		t.Fatalf("the buyer's receiver: %d %s", resp.StatusCode, seed)
+	}
+	if out := s.cli(t, "tenants", "list"); !strings.Contains(out, demoBuyerRNC) || !strings.Contains(out, demoBuyerName) {
+		t.Fatalf("tenants list:\n%s", out)
+	}
+}

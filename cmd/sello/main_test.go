@@ -22,8 +22,9 @@ import (
 type testServer struct {
 	URL  string
 	Data string
-	// Keys are the demo keys by environment.
-	Keys map[sello.Environment]string
+	// Keys are the demo keys by environment; BuyerKeys, the demo buyer's.
+	Keys      map[sello.Environment]string
+	BuyerKeys map[sello.Environment]string
 
 	// storageArgs point an operator command at the server's storage.
 	storageArgs []string
@@ -39,11 +40,12 @@ type testServer struct {
 func MustRunServer(tb testing.TB, extraArgs ...string) *testServer {
 	tb.Helper()
 	s := &testServer{
-		Data:     tb.TempDir(),
-		Keys:     map[sello.Environment]string{},
-		contract: apitest.NewContract(tb),
-		done:     make(chan error, 1),
-		lines:    make(chan string, 100),
+		Data:      tb.TempDir(),
+		Keys:      map[sello.Environment]string{},
+		BuyerKeys: map[sello.Environment]string{},
+		contract:  apitest.NewContract(tb),
+		done:      make(chan error, 1),
+		lines:     make(chan string, 100),
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
@@ -78,6 +80,8 @@ func MustRunServer(tb testing.TB, extraArgs ...string) *testServer {
 			var env, key string
 			if _, err := fmt.Sscanf(line, "demo key %s %s", &env, &key); err == nil {
 				s.Keys[sello.Environment(env)] = key
+			} else if _, err := fmt.Sscanf(line, "demo buyer key %s %s", &env, &key); err == nil {
+				s.BuyerKeys[sello.Environment(env)] = key
 			} else if addr, ok := strings.CutPrefix(line, "listening on "); ok {
 				s.URL = addr
 			}
