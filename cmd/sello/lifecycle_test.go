@@ -130,6 +130,11 @@ func TestLifecycleAccepted(t *testing.T) {
 	})
 
 	t.Run("Events", func(t *testing.T) {
+		// The buyer, DGII's test counterpart, is in the directory: the
+		// document is delivered after its acceptance.
+		s.waitFor(t, key, encf, func(d map[string]any) bool {
+			return d["delivery"].(map[string]any)["status"] == sello.DeliveryDelivered
+		})
 		db := mustOpenStore(t, s)
 		tenant, _ := db.FindTenantByRNC(t.Context(), demoRNC)
 		events, err := db.ListEvents(t.Context(), tenant.ID, sello.EnvTest, sello.EventFilter{Limit: 100})
@@ -142,7 +147,7 @@ func TestLifecycleAccepted(t *testing.T) {
 				got = append(got, string(e.Type)+":"+string(e.Document.Status))
 			}
 		}
-		want := "ecf.queued:queued_for_signing ecf.signed:signed ecf.submitted:submitted ecf.accepted:accepted"
+		want := "ecf.queued:queued_for_signing ecf.signed:signed ecf.submitted:submitted ecf.accepted:accepted ecf.delivered:accepted"
 		if strings.Join(got, " ") != want {
 			t.Fatalf("events %v, want %s", got, want)
 		}
@@ -154,7 +159,8 @@ func TestLifecycleAccepted(t *testing.T) {
 		for _, h := range history {
 			statuses = append(statuses, string(h.Status))
 		}
-		if got := strings.Join(statuses, " "); got != "queued_for_signing signed submitted accepted" {
+		// The delivery's outcome is a change of the accepted document.
+		if got := strings.Join(statuses, " "); got != "queued_for_signing signed submitted accepted accepted" {
 			t.Fatalf("history %s", got)
 		}
 	})
