@@ -101,33 +101,28 @@ func (db *DB) FindDocumentXML(ctx context.Context, tenantID string, env sello.En
 // FindDocumentRFCE implements sello.LifecycleStore. Returns NOT_FOUND when
 // there is no such document or it has no RFCE.
 func (db *DB) FindDocumentRFCE(ctx context.Context, tenantID string, env sello.Environment, id string) ([]byte, error) {
-	var xml []byte
-	err := db.pool.QueryRow(ctx, `
-		SELECT rfce_xml FROM documents WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
-		tenantID, env, id).Scan(&xml)
-	if isNoRows(err) {
-		return nil, sello.DocumentIDNotFound(id, env)
-	} else if err != nil {
-		return nil, dbError(err, "find document rfce")
-	} else if xml == nil {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %q has no signed RFCE.", id)
-	}
-	return xml, nil
+	return db.findDocumentBlob(ctx, "rfce_xml", tenantID, env, id, sello.Errorf(sello.CodeNotFound, "Document %q has no signed RFCE.", id))
 }
 
 // FindDocumentARECF implements sello.LifecycleStore. Returns NOT_FOUND when
 // there is no such document or it has no acuse.
 func (db *DB) FindDocumentARECF(ctx context.Context, tenantID string, env sello.Environment, id string) ([]byte, error) {
+	return db.findDocumentBlob(ctx, "arecf_xml", tenantID, env, id, sello.DocumentARECFNotFound(id))
+}
+
+// findDocumentBlob reads one XML column of a document by id; none is the
+// error when it is NULL.
+func (db *DB) findDocumentBlob(ctx context.Context, column, tenantID string, env sello.Environment, id string, none error) ([]byte, error) {
 	var xml []byte
 	err := db.pool.QueryRow(ctx, `
-		SELECT arecf_xml FROM documents WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
+		SELECT `+column+` FROM documents WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
 		tenantID, env, id).Scan(&xml)
 	if isNoRows(err) {
 		return nil, sello.DocumentIDNotFound(id, env)
 	} else if err != nil {
-		return nil, dbError(err, "find document arecf")
+		return nil, dbError(err, "find document "+column)
 	} else if xml == nil {
-		return nil, sello.DocumentARECFNotFound(id)
+		return nil, none
 	}
 	return xml, nil
 }
