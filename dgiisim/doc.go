@@ -78,8 +78,9 @@
 // as a single object, not a list, by obtenerdirectorioporrnc), both
 // requiring authentication; 999000011 (no authentication host); 999000012
 // (a receiver down, then back); 999000021–999000024 (ARECF Estado 1 with
-// codes 1–4). Any other RNC gives an empty list (not electronic). Commercial approvals are taken (codigo 1)
-// for an accepted e-CF of that buyer, or any e-CF of 131880681; refused
+// codes 1–4). Any other RNC gives an empty list (not electronic).
+// Commercial approvals are taken (codigo 1) for an accepted e-CF of that
+// buyer, or any e-CF of 131880681; refused
 // (codigo 2) for an unknown, rejected or not-applicable (32, 41, 43, 46,
 // 47) one; 400 for an invalid file or signature. Range voids check NoLinea
 // order, types, Desde ≤ Hasta and the counts, refuse ranges holding a
