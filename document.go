@@ -52,9 +52,12 @@ func (s Status) Final() bool {
 	return false
 }
 
-// Delivery statuses: the document's delivery to the buyer's receiver. Sello
-// does not deliver documents to buyers yet, so a document's resource says
-// DeliveryNotApplicable or DeliveryNotSent; the others are for when it does.
+// Delivery statuses: the document's delivery to the buyer's receiver (see
+// delivery.go). not_applicable: a type never exchanged, or a document that
+// will not be accepted; not_sent: not accepted yet; pending: accepted, the
+// delivery is under way; delivered, failed, not_electronic: its outcome.
+// not_received is kept in the value set for rows of earlier versions; a
+// buyer's "no recibido" is failed with the ARECF's code.
 const (
 	DeliveryNotApplicable = "not_applicable"
 	DeliveryNotSent       = "not_sent"
@@ -62,6 +65,7 @@ const (
 	DeliveryDelivered     = "delivered"
 	DeliveryNotReceived   = "not_received"
 	DeliveryFailed        = "failed"
+	DeliveryNotElectronic = "not_electronic"
 )
 
 // Commercial approval statuses.
@@ -127,8 +131,11 @@ type DGIIMessage struct {
 // Delivery is the state of a document's delivery to the buyer's receiver.
 type Delivery struct {
 	Status string `json:"status"`
-	// Code is the ARECF CodigoMotivoNoRecibido when Status is not_received.
+	// Code is the ARECF's CodigoMotivoNoRecibido when the buyer answered
+	// that it did not receive the document.
 	Code string `json:"code,omitempty"`
+	// Reason says why a delivery failed.
+	Reason string `json:"reason,omitempty"`
 }
 
 // CommercialApproval is the buyer's commercial verdict on a document.
@@ -203,15 +210,20 @@ func (d *Document) Resource() DocumentResource {
 // shows, promising nothing Sello will not do: delivery not_applicable for
 // the types that never travel to a buyer and for documents that will not be
 // accepted (rejected, failed), else the delivery's outcome once there is
-// one and not_sent until then; the approval only once the buyer gave a
-// verdict, null before.
+// one, pending while an accepted document's delivery is under way and
+// not_sent until then; the approval only once the buyer gave a verdict,
+// null before.
 func (d *Document) buyerSide() (Delivery, *CommercialApproval) {
 	if !d.Type.B2B() || d.Status == StatusRejected || d.Status == StatusFailed {
 		return Delivery{Status: DeliveryNotApplicable}, nil
 	}
 	delivery := d.Delivery
 	switch delivery.Status {
-	case DeliveryDelivered, DeliveryNotReceived, DeliveryFailed:
+	case DeliveryDelivered, DeliveryNotReceived, DeliveryFailed, DeliveryNotElectronic:
+	case DeliveryPending:
+		if d.Status != StatusAccepted && d.Status != StatusAcceptedConditional {
+			delivery = Delivery{Status: DeliveryNotSent}
+		}
 	default:
 		delivery = Delivery{Status: DeliveryNotSent}
 	}

@@ -30,6 +30,14 @@ type DocumentChange struct {
 	TrackID      string     // DGII's tracking id
 	DGII         *DGIIResult
 
+	// DeliveryFrom lists the delivery statuses the document must have
+	// stored for the change to apply (CONFLICT otherwise); empty means any.
+	DeliveryFrom []string
+	// Delivery, when set, replaces the document's delivery.
+	Delivery *Delivery
+	// ARECF is the buyer's signed acuse de recibo, set when not nil.
+	ARECF []byte
+
 	// Event, when EventType is set, is written with the document as it is
 	// after the change (spec §2.4 snapshot).
 	EventType EventType
@@ -63,6 +71,9 @@ type LifecycleStore interface {
 	FindDocumentRFCE(ctx context.Context, tenantID string, env Environment, id string) ([]byte, error)
 	// FindDocumentHistory returns the status history, oldest first.
 	FindDocumentHistory(ctx context.Context, tenantID string, env Environment, id string) ([]StatusChange, error)
+	// FindDocumentARECF returns the buyer's signed acuse de recibo of a
+	// delivered document, by id. Returns NOT_FOUND when there is none.
+	FindDocumentARECF(ctx context.Context, tenantID string, env Environment, id string) ([]byte, error)
 }
 
 // Check refuses a change no store can apply: an unknown status, in Status or
@@ -97,9 +108,12 @@ func (ch DocumentChange) Allows(status Status) bool {
 	return len(ch.From) == 0 || slices.Contains(ch.From, status)
 }
 
-// Refusal is the CONFLICT of the change to doc, whose status it does not
-// allow.
+// Refusal is the CONFLICT of the change to doc, whose status or delivery it
+// does not allow.
 func (ch DocumentChange) Refusal(doc *Document) error {
+	if ch.Allows(doc.Status) {
+		return ch.deliveryRefusal(doc)
+	}
 	names := make([]string, len(ch.From))
 	for i, s := range ch.From {
 		names[i] = string(s)
@@ -136,6 +150,9 @@ func (ch DocumentChange) Apply(doc *Document, now time.Time) {
 	}
 	if ch.TrackID != "" {
 		doc.TrackID = ch.TrackID
+	}
+	if ch.Delivery != nil {
+		doc.Delivery = *ch.Delivery
 	}
 	if ch.DGII != nil {
 		r := *ch.DGII

@@ -277,8 +277,9 @@ func TestResourceBuyerSide(t *testing.T) {
 	}
 	tests := []testCase{
 		{"QueuedB2B", sello.TypeCreditoFiscal, sello.StatusQueuedForSigning, nil, sello.DeliveryNotSent, ""},
-		{"AcceptedB2B", sello.TypeCreditoFiscal, sello.StatusAccepted, pending, sello.DeliveryNotSent, ""},
-		{"AcceptedConditionalDebitNote", sello.TypeNotaDebito, sello.StatusAcceptedConditional, pending, sello.DeliveryNotSent, ""},
+		{"AcceptedB2B", sello.TypeCreditoFiscal, sello.StatusAccepted, pending, sello.DeliveryPending, ""},
+		{"AcceptedConditionalDebitNote", sello.TypeNotaDebito, sello.StatusAcceptedConditional, pending, sello.DeliveryPending, ""},
+		{"NotElectronic", sello.TypeCreditoFiscal, sello.StatusAccepted, func(d *sello.Document) { d.Delivery = sello.Delivery{Status: sello.DeliveryNotElectronic} }, sello.DeliveryNotElectronic, ""},
 		{"SubmittedCreditNote", sello.TypeNotaCredito, sello.StatusSubmitted, pending, sello.DeliveryNotSent, ""},
 		{"SignedSpecialRegime", sello.TypeRegimenesEspeciales, sello.StatusSigned, pending, sello.DeliveryNotSent, ""},
 		{"RejectedB2B", sello.TypeCreditoFiscal, sello.StatusRejected, pending, sello.DeliveryNotApplicable, ""},

@@ -84,12 +84,18 @@ type DGIIMessage struct {
 // Delivery is the document's delivery to the buyer's electronic receiver.
 type Delivery struct {
 	// Status is not_applicable (types 32, 41, 43, 45, 46 and 47, and
-	// rejected or failed documents) or not_sent (the others): Sello does not
-	// deliver documents to buyers yet. pending, delivered, not_received and
-	// failed are reserved for when it does.
+	// rejected or failed documents); for the others not_sent until DGII
+	// accepts the document, pending while Sello delivers it, then
+	// delivered (the buyer acknowledged it), failed (the buyer did not
+	// receive it, or could not be reached) or not_electronic (the buyer is
+	// not in DGII's directory: hand it the printed representation).
+	// not_received appears only on documents of earlier versions.
 	Status string `json:"status"`
-	// Code is the buyer's ARECF code, with not_received.
+	// Code is the buyer's ARECF CodigoMotivoNoRecibido, with failed when
+	// the buyer answered "no recibido".
 	Code string `json:"code,omitempty"`
+	// Reason says why, with failed.
+	Reason string `json:"reason,omitempty"`
 }
 
 // CommercialApproval is the buyer's commercial verdict.

@@ -32,12 +32,18 @@ func (s *Simulator) directorio(w http.ResponseWriter, r *http.Request, env sello
 		base = scheme + "://" + r.Host
 	}
 	er := base + "/" + env.Slug() + "/emisorreceptor"
-	entries := []obj{
-		{{"nombre", "DGII EMISOR RECEPTOR DE PRUEBAS"}, {"rnc", RNCDGIITest}, {"urlRecepcion", er}, {"urlAceptacion", er}, {"urlOpcional", er}},
-		{{"nombre", "COMPRADOR SIMULADO OBJETO SRL"}, {"rnc", RNCDirectoryObject}, {"urlRecepcion", er}, {"urlAceptacion", er}, {"urlOpcional", er}},
-		{{"nombre", "COMPRADOR SIMULADO SIN AUTENTICACION SRL"}, {"rnc", RNCDirectoryNoAuth}, {"urlRecepcion", er}, {"urlAceptacion", er}, {"urlOpcional", ""}},
+	entry := func(e directoryEntry) obj {
+		auth := ""
+		if e.auth {
+			auth = er
+		}
+		return obj{{"nombre", e.nombre}, {"rnc", e.rnc}, {"urlRecepcion", er}, {"urlAceptacion", er}, {"urlOpcional", auth}}
 	}
 	if !strings.HasSuffix(strings.ToLower(r.URL.Path), "obtenerdirectorioporrnc") {
+		entries := make([]obj, len(directory))
+		for i, e := range directory {
+			entries[i] = entry(e)
+		}
 		respond(w, r, http.StatusOK, entries, "ArrayOfDirectorio", "Directorio")
 		return
 	}
@@ -47,14 +53,12 @@ func (s *Simulator) directorio(w http.ResponseWriter, r *http.Request, env sello
 		return
 	}
 	found := []obj{}
-	for _, e := range entries {
-		if e[1].v == rnc {
-			found = append(found, e)
-		}
-	}
-	if rnc == RNCDirectoryObject {
-		respond(w, r, http.StatusOK, found[0], "Directorio", "")
+	e := findDirectoryEntry(rnc)
+	if e != nil && e.object {
+		respond(w, r, http.StatusOK, entry(*e), "Directorio", "")
 		return
+	} else if e != nil {
+		found = append(found, entry(*e))
 	}
 	respond(w, r, http.StatusOK, found, "ArrayOfDirectorio", "Directorio")
 }

@@ -72,12 +72,15 @@
 // (404 "TrackId no encontrado." when none). consultaestado answers an e-CF
 // by issuer and e-NCF, filtered by buyer and security code (the first six
 // characters of the SignatureValue, or the RFCE's CodigoSeguridadeCF).
-// The directory has three fixed entries whose hosts are the simulator's
-// own {base}/{env}/emisorreceptor: 131880681 (DGII's test counterpart),
-// 999000010 (answered as a single object, not a list, by
-// obtenerdirectorioporrnc) and 999000011 (no authentication host); any
-// other RNC gives an empty list. Commercial approvals are taken (codigo 1)
-// for an accepted e-CF of that buyer, or any e-CF of 131880681; refused
+// The directory's fixed entries have hosts at the simulator's own
+// {base}/{env}/emisorreceptor, where it plays each buyer's receiver
+// (receptor.go): 131880681 (DGII's test counterpart), 999000010 (answered
+// as a single object, not a list, by obtenerdirectorioporrnc), both
+// requiring authentication; 999000011 (no authentication host); 999000012
+// (a receiver down, then back); 999000021–999000024 (ARECF Estado 1 with
+// codes 1–4). Any other RNC gives an empty list (not electronic).
+// Commercial approvals are taken (codigo 1) for an accepted e-CF of that
+// buyer, or any e-CF of 131880681; refused
 // (codigo 2) for an unknown, rejected or not-applicable (32, 41, 43, 46,
 // 47) one; 400 for an invalid file or signature. Range voids check NoLinea
 // order, types, Desde ≤ Hasta and the counts, refuse ranges holding a

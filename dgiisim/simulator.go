@@ -39,6 +39,10 @@ type Config struct {
 	// certificate. nil accepts everything (early tests only); tests use
 	// FakeVerify; production wires the real xmldsig verifier.
 	Verify func(signedXML []byte) (*x509.Certificate, error)
+	// Sign signs the acuses (ARECF) the simulated receivers answer (see
+	// receptor.go). nil leaves them unsigned; tests and sello serve wire the
+	// real xmldsig signer with a certificate of their own.
+	Sign func(xml []byte) ([]byte, error)
 	// Now is the simulator's clock. Default time.Now.
 	Now func() time.Time
 	// ProcessingDelay is how long a received e-CF stays En Proceso before
@@ -90,6 +94,7 @@ type Simulator struct {
 	byDoc      map[docKey][]*submission
 	order      []*submission // every send, oldest first, for eviction
 	voids      map[voidKey][][2]int64
+	receipts   map[receiptKey]*receipt // what the simulated receivers got
 }
 
 // New returns a simulator with cfg's defaults filled in.
@@ -122,6 +127,7 @@ func New(cfg Config) *Simulator {
 		byTrackID: map[string]*submission{},
 		byDoc:     map[docKey][]*submission{},
 		voids:     map[voidKey][][2]int64{},
+		receipts:  map[receiptKey]*receipt{},
 	}
 	s.SetDown(cfg.Down)
 	s.SetErrorRate(cfg.ErrorRate)
@@ -188,6 +194,10 @@ func (s *Simulator) serve(w http.ResponseWriter, r *http.Request) {
 	env, ok := envs[parts[0]]
 	if !ok || len(parts) < 2 {
 		http.NotFound(w, r)
+		return
+	}
+	if parts[1] == "emisorreceptor" {
+		s.emisorReceptor(w, r, env, r.Method+" "+strings.Join(parts[2:], "/"))
 		return
 	}
 	route := r.Method + " " + strings.Join(parts[1:], "/")

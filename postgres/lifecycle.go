@@ -40,7 +40,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 		if doc, err = findDocumentByID(ctx, tx.QueryRow, summaryColumns, tenantID, env, id, "FOR UPDATE"); err != nil {
 			return err
 		}
-		if !ch.Allows(doc.Status) {
+		if !ch.Allows(doc.Status) || !ch.AllowsDelivery(doc.Delivery.Status) {
 			return ch.Refusal(doc)
 		}
 		now := db.now() // under the row lock, so a document's times follow its changes
@@ -51,10 +51,12 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 		}
 		if _, err := tx.Exec(ctx, `
 			UPDATE documents SET status = $1, track_id = $2, security_code = $3, signed_at = $4, qr_url = $5, dgii = $6,
-				failure_reason = $7, updated_at = $8, signed_xml = coalesce($9, signed_xml), rfce_xml = coalesce($10, rfce_xml)
-			WHERE tenant_id = $11 AND environment = $12 AND id = $13`,
+				failure_reason = $7, updated_at = $8, signed_xml = coalesce($9, signed_xml), rfce_xml = coalesce($10, rfce_xml),
+				delivery_status = $11, delivery_code = $12, delivery_reason = $13, arecf_xml = coalesce($14, arecf_xml)
+			WHERE tenant_id = $15 AND environment = $16 AND id = $17`,
 			doc.Status, doc.TrackID, doc.SecurityCode, doc.SignedAt, doc.QRURL, dgii,
 			doc.FailureReason, doc.UpdatedAt, sqlval.BlobOrNull(ch.SignedXML), sqlval.BlobOrNull(ch.RFCEXML),
+			doc.Delivery.Status, doc.Delivery.Code, doc.Delivery.Reason, sqlval.BlobOrNull(ch.ARECF),
 			tenantID, env, id); err != nil {
 			return dbError(err, "update document")
 		}
@@ -99,16 +101,28 @@ func (db *DB) FindDocumentXML(ctx context.Context, tenantID string, env sello.En
 // FindDocumentRFCE implements sello.LifecycleStore. Returns NOT_FOUND when
 // there is no such document or it has no RFCE.
 func (db *DB) FindDocumentRFCE(ctx context.Context, tenantID string, env sello.Environment, id string) ([]byte, error) {
+	return db.findDocumentBlob(ctx, "rfce_xml", tenantID, env, id, sello.Errorf(sello.CodeNotFound, "Document %q has no signed RFCE.", id))
+}
+
+// FindDocumentARECF implements sello.LifecycleStore. Returns NOT_FOUND when
+// there is no such document or it has no acuse.
+func (db *DB) FindDocumentARECF(ctx context.Context, tenantID string, env sello.Environment, id string) ([]byte, error) {
+	return db.findDocumentBlob(ctx, "arecf_xml", tenantID, env, id, sello.DocumentARECFNotFound(id))
+}
+
+// findDocumentBlob reads one XML column of a document by id; none is the
+// error when it is NULL.
+func (db *DB) findDocumentBlob(ctx context.Context, column, tenantID string, env sello.Environment, id string, none error) ([]byte, error) {
 	var xml []byte
 	err := db.pool.QueryRow(ctx, `
-		SELECT rfce_xml FROM documents WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
+		SELECT `+column+` FROM documents WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
 		tenantID, env, id).Scan(&xml)
 	if isNoRows(err) {
 		return nil, sello.DocumentIDNotFound(id, env)
 	} else if err != nil {
-		return nil, dbError(err, "find document rfce")
+		return nil, dbError(err, "find document "+column)
 	} else if xml == nil {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %q has no signed RFCE.", id)
+		return nil, none
 	}
 	return xml, nil
 }

@@ -45,6 +45,14 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	if len(ch.From) > 0 {
 		from = "," + strings.Join(statusNames(ch.From), ",") + ","
 	}
+	deliveryFrom := "" // the same for ch.DeliveryFrom
+	if len(ch.DeliveryFrom) > 0 {
+		deliveryFrom = "," + strings.Join(ch.DeliveryFrom, ",") + ","
+	}
+	var delivery [3]any // status, code, reason: NULL keeps the stored ones
+	if d := ch.Delivery; d != nil {
+		delivery = [3]any{d.Status, d.Code, d.Reason}
+	}
 	var doc *sello.Document
 	err = db.inTx(ctx, func(tx querier) error {
 		now := db.now()
@@ -56,13 +64,17 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 			UPDATE documents SET status = coalesce(?, status), failure_reason = coalesce(?, failure_reason),
 				security_code = coalesce(?, security_code), signed_at = coalesce(?, signed_at),
 				qr_url = coalesce(?, qr_url), track_id = coalesce(?, track_id), dgii = coalesce(?, dgii),
-				updated_at = ?, signed_xml = coalesce(?, signed_xml), rfce_xml = coalesce(?, rfce_xml)
+				updated_at = ?, signed_xml = coalesce(?, signed_xml), rfce_xml = coalesce(?, rfce_xml),
+				delivery_status = coalesce(?, delivery_status), delivery_code = coalesce(?, delivery_code),
+				delivery_reason = coalesce(?, delivery_reason), arecf_xml = coalesce(?, arecf_xml)
 			WHERE tenant_id = ? AND environment = ? AND id = ? AND (? = '' OR instr(?, ',' || status || ',') > 0)
+				AND (? = '' OR instr(?, ',' || delivery_status || ',') > 0)
 			RETURNING `+summaryColumns,
 			textOrNull(string(ch.Status)), textOrNull(ch.FailureReason()), textOrNull(ch.SecurityCode), formatTimePtr(sello.StoredTime(ch.SignedAt)),
 			textOrNull(ch.QRURL), textOrNull(ch.TrackID), dgii,
 			formatTime(now), sqlval.BlobOrNull(ch.SignedXML), sqlval.BlobOrNull(ch.RFCEXML),
-			tenantID, env, id, from, from))
+			delivery[0], delivery[1], delivery[2], sqlval.BlobOrNull(ch.ARECF),
+			tenantID, env, id, from, from, deliveryFrom, deliveryFrom))
 		if errors.Is(err, sql.ErrNoRows) {
 			cur, err := findDocumentByID(ctx, tx, summaryColumns, tenantID, env, id)
 			if err != nil {
@@ -129,16 +141,28 @@ func (db *DB) FindDocumentXML(ctx context.Context, tenantID string, env sello.En
 // FindDocumentRFCE implements sello.LifecycleStore. Returns NOT_FOUND when
 // there is no such document or it has no RFCE.
 func (db *DB) FindDocumentRFCE(ctx context.Context, tenantID string, env sello.Environment, id string) ([]byte, error) {
+	return db.findDocumentBlob(ctx, "rfce_xml", tenantID, env, id, sello.Errorf(sello.CodeNotFound, "Document %q has no signed RFCE.", id))
+}
+
+// FindDocumentARECF implements sello.LifecycleStore. Returns NOT_FOUND when
+// there is no such document or it has no acuse.
+func (db *DB) FindDocumentARECF(ctx context.Context, tenantID string, env sello.Environment, id string) ([]byte, error) {
+	return db.findDocumentBlob(ctx, "arecf_xml", tenantID, env, id, sello.DocumentARECFNotFound(id))
+}
+
+// findDocumentBlob reads one XML column of a document by id; none is the
+// error when it is NULL.
+func (db *DB) findDocumentBlob(ctx context.Context, column, tenantID string, env sello.Environment, id string, none error) ([]byte, error) {
 	var xml []byte
 	err := db.q().queryRow(ctx, `
-		SELECT rfce_xml FROM documents WHERE tenant_id = ? AND environment = ? AND id = ?`,
+		SELECT `+column+` FROM documents WHERE tenant_id = ? AND environment = ? AND id = ?`,
 		tenantID, env, id).Scan(&xml)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, sello.DocumentIDNotFound(id, env)
 	} else if err != nil {
-		return nil, dbError(err, "find document rfce")
+		return nil, dbError(err, "find document "+column)
 	} else if xml == nil {
-		return nil, sello.Errorf(sello.CodeNotFound, "Document %q has no signed RFCE.", id)
+		return nil, none
 	}
 	return xml, nil
 }

@@ -184,3 +184,8 @@ func (d *dialer) control(network, address string, _ syscall.RawConn) error {
 	}
 	return nil
 }
+
+// HTTPClient is the client's guarded HTTP client, for other calls Sello
+// makes to parties outside (the buyers' receivers of a delivery): the same
+// SSRF guard at dial time, no proxy, no redirects, the same timeout.
+func (c *Client) HTTPClient() *http.Client { return c.hc }

@@ -173,5 +173,5 @@ func (w *Worker) poll(ctx context.Context, job *river.Job[sello.DocumentJob], do
 	if learn {
 		w.verdicts.seen(ref.Environment, w.cfg.Now().Sub(doc.UpdatedAt))
 	}
-	return w.verdict(ctx, ref, sello.StatusSubmitted, res)
+	return w.verdict(ctx, ref, doc, sello.StatusSubmitted, res)
 }

@@ -96,7 +96,7 @@ func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[sello.DocumentJo
 	res, err := sess.SendRFCE(ctx, doc.ENCF, rfce)
 	switch {
 	case err == nil:
-		return w.verdict(ctx, ref, sello.StatusSigned, res)
+		return w.verdict(ctx, ref, doc, sello.StatusSigned, res)
 	case unavailable(err):
 		return nil, errWait{d: w.wait(job.CreatedAt)}
 	}
@@ -107,7 +107,10 @@ func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[sello.DocumentJo
 // accepted_conditional or rejected. An answer that is not a verdict (DGII's
 // codigo other than 1, 2 or 4) is an error, and the run is retried; poll
 // handles En Proceso and No encontrado before it calls verdict.
-func (w *Worker) verdict(ctx context.Context, ref sello.DocumentJob, from sello.Status, res *dgii.Result) (*sello.Document, error) {
+//
+// An acceptance of a document that travels to a buyer also queues its
+// delivery, in the same transaction.
+func (w *Worker) verdict(ctx context.Context, ref sello.DocumentJob, doc *sello.Document, from sello.Status, res *dgii.Result) (*sello.Document, error) {
 	var st sello.Status
 	var et sello.EventType
 	sev := "info"
@@ -121,7 +124,7 @@ func (w *Worker) verdict(ctx context.Context, ref sello.DocumentJob, from sello.
 	default:
 		return nil, fmt.Errorf("dgii answered codigo %d (%s), not a verdict", res.Codigo, res.Estado)
 	}
-	return w.transition(ctx, ref, sello.DocumentChange{
+	ch := sello.DocumentChange{
 		From:      []sello.Status{from},
 		Status:    st,
 		DGII:      res.DGIIResult(),
@@ -129,7 +132,9 @@ func (w *Worker) verdict(ctx context.Context, ref sello.DocumentJob, from sello.
 		EventType: et,
 		Severity:  sev,
 		Message:   verdictMessage(res),
-	})
+	}
+	ch.QueueDelivery(doc)
+	return w.transition(ctx, ref, ch)
 }
 
 func verdictMessage(res *dgii.Result) string {

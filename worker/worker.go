@@ -46,15 +46,25 @@ type Config struct {
 	// a delivery before the next, false when none is left; nil means
 	// webhook.RetryDelay with its jitter. Tests shorten it.
 	WebhookDelay func(n int, a *webhook.Attempt) (time.Duration, bool)
+	// DeliveryDelay is the wait after failed run n (1 for the first) of a
+	// document's delivery to its buyer, before ±20% jitter; nil means
+	// sello.DeliveryRetryDelay. Tests shorten it. Deliveries use the
+	// webhook clients (Webhooks), so the same SSRF guard and loopback
+	// allowance apply.
+	DeliveryDelay func(n int) time.Duration
+	// DirectoryTTL is how long an answer of DGII's directory is kept
+	// (default DefaultDirectoryTTL).
+	DirectoryTTL time.Duration
 }
 
 // Worker runs the lifecycle's jobs.
 type Worker struct {
 	cfg Config
 
-	mu       sync.Mutex
-	current  map[certKey]certEntry    // each tenant's signing certificate and signer (see certTTL)
-	sessions map[string]*dgii.Session // by certificate id
+	mu        sync.Mutex
+	current   map[certKey]certEntry    // each tenant's signing certificate and signer (see certTTL)
+	sessions  map[string]*dgii.Session // by certificate id
+	directory map[dirKey]dirEntry      // DGII's directory answers, kept DirectoryTTL
 
 	hooks webhookClients
 
@@ -86,12 +96,18 @@ func New(cfg Config) *Worker {
 	if cfg.HoldFor == 0 {
 		cfg.HoldFor = 10 * time.Second
 	}
+	if cfg.DeliveryDelay == nil {
+		cfg.DeliveryDelay = sello.DeliveryRetryDelay
+	}
+	if cfg.DirectoryTTL == 0 {
+		cfg.DirectoryTTL = DefaultDirectoryTTL
+	}
 	// Signing is the lifecycle's one CPU-heavy step. Left to every worker
 	// at once it fills every core, and the goroutine holding the store's
 	// writer (whom every worker waits for) queues behind the signatures for
 	// the CPU; one core is kept for the rest.
 	slots := max(runtime.GOMAXPROCS(0)-1, 1)
-	return &Worker{cfg: cfg, current: map[certKey]certEntry{}, sessions: map[string]*dgii.Session{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots), draining: make(chan struct{})}
+	return &Worker{cfg: cfg, current: map[certKey]certEntry{}, sessions: map[string]*dgii.Session{}, directory: map[dirKey]dirEntry{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots), draining: make(chan struct{})}
 }
 
 // Drain makes runs that wait in process for DGII's verdict, and those that
@@ -106,6 +122,7 @@ func (w *Worker) Workers() *river.Workers {
 	river.AddWorker(ws, &processWorker{w: w})
 	river.AddWorker(ws, &certificateCheckWorker{w: w})
 	river.AddWorker(ws, &webhookWorker{w: w})
+	river.AddWorker(ws, &deliveryWorker{w: w})
 	river.AddWorker(ws, &eventRetentionWorker{w: w})
 	return ws
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/x509/pkix"
 	"errors"
 	"flag"
 	"fmt"
@@ -52,7 +53,12 @@ func (f *dgiiFlags) start(logger *slog.Logger) (urls dgii.URLs, desc string, sto
 	if err != nil {
 		return dgii.URLs{}, "", nil, fmt.Errorf("dgii simulator: listen: %w", err)
 	}
-	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, ProcessingDelay: f.delay, Logger: logger.With("component", "dgii-sim")})
+	sign, err := simulatorSigner()
+	if err != nil {
+		ln.Close()
+		return dgii.URLs{}, "", nil, err
+	}
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: sign, ProcessingDelay: f.delay, Logger: logger.With("component", "dgii-sim")})
 	hs := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
 	base := "http://" + ln.Addr().String()
@@ -72,7 +78,11 @@ func runDGIISim(ctx context.Context, args []string, getenv func(string) string, 
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, nil))
-	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, ProcessingDelay: *delay, Latency: *latency, ErrorRate: *errorRate, Down: *down, Logger: logger})
+	sign, err := simulatorSigner()
+	if err != nil {
+		return err
+	}
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: sign, ProcessingDelay: *delay, Latency: *latency, ErrorRate: *errorRate, Down: *down, Logger: logger})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -101,4 +111,15 @@ func serveUntilDone(ctx context.Context, hs *http.Server, ln net.Listener) error
 		return err
 	}
 	return nil
+}
+
+// simulatorSigner signs the acuses the simulator's buyers answer, with a
+// self-signed certificate made at start (the buyers are fictitious; Sello
+// checks an acuse's signature, not who signed it).
+func simulatorSigner() (func([]byte) ([]byte, error), error) {
+	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "DGII EMISOR RECEPTOR SIMULADO", SerialNumber: "RNC-" + dgiisim.RNCDGIITest}, time.Now().AddDate(1, 0, 0))
+	if err != nil {
+		return nil, fmt.Errorf("dgii simulator: certificate: %w", err)
+	}
+	return (&xmldsig.Signer{Key: key, Cert: cert}).Sign, nil
 }

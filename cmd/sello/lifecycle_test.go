@@ -24,10 +24,15 @@ import (
 )
 
 // mustSimulator starts a DGII simulator in the test process (so it outlives
-// the servers it serves) with real signature verification.
+// the servers it serves) with real signature verification, its buyers'
+// acuses signed.
 func mustSimulator(tb testing.TB) (*dgiisim.Simulator, string) {
 	tb.Helper()
-	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, ProcessingDelay: 100 * time.Millisecond})
+	sign, err := simulatorSigner()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: sign, ProcessingDelay: 100 * time.Millisecond})
 	ts := httptest.NewServer(sim)
 	tb.Cleanup(ts.Close)
 	return sim, ts.URL
@@ -108,6 +113,11 @@ func TestLifecycleAccepted(t *testing.T) {
 	})
 
 	t.Run("Events", func(t *testing.T) {
+		// The buyer, DGII's test counterpart, is in the directory: the
+		// document is delivered after its acceptance.
+		s.waitFor(t, key, encf, func(d map[string]any) bool {
+			return d["delivery"].(map[string]any)["status"] == sello.DeliveryDelivered
+		})
 		db := mustOpenStore(t, s)
 		tenant, _ := db.FindTenantByRNC(t.Context(), demoRNC)
 		events, err := db.ListEvents(t.Context(), tenant.ID, sello.EnvTest, sello.EventFilter{Limit: 100})
@@ -120,7 +130,7 @@ func TestLifecycleAccepted(t *testing.T) {
 				got = append(got, string(e.Type)+":"+string(e.Document.Status))
 			}
 		}
-		want := "ecf.queued:queued_for_signing ecf.signed:signed ecf.submitted:submitted ecf.accepted:accepted"
+		want := "ecf.queued:queued_for_signing ecf.signed:signed ecf.submitted:submitted ecf.accepted:accepted ecf.delivered:accepted"
 		if strings.Join(got, " ") != want {
 			t.Fatalf("events %v, want %s", got, want)
 		}
@@ -132,7 +142,8 @@ func TestLifecycleAccepted(t *testing.T) {
 		for _, h := range history {
 			statuses = append(statuses, string(h.Status))
 		}
-		if got := strings.Join(statuses, " "); got != "queued_for_signing signed submitted accepted" {
+		// The delivery's outcome is a change of the accepted document.
+		if got := strings.Join(statuses, " "); got != "queued_for_signing signed submitted accepted accepted" {
 			t.Fatalf("history %s", got)
 		}
 	})
@@ -219,37 +230,57 @@ func TestLifecycleOutcomes(t *testing.T) {
 }
 
 // TestBuyerSideFields: a document's delivery and commercial approval
-// promise nothing Sello does not do, through the whole lifecycle: an
-// accepted type 31 is not_sent, a consumer invoice (32) and a rejected
-// document are not_applicable, and no document shows an approval.
+// through the whole lifecycle, end to end over HTTP with the simulator's
+// buyers (the demo's loopback allowance lets the delivery reach them): an
+// accepted type 31 is delivered to a buyer in DGII's directory, failed
+// with the code of a buyer that does not receive it, not_electronic for a
+// buyer not in the directory; a consumer invoice (32) and a rejected
+// document are not_applicable; no document shows an approval.
 func TestBuyerSideFields(t *testing.T) {
-	s, _ := mustLifecycleServer(t)
+	s, sim := mustLifecycleServer(t)
 	key := s.Keys[sello.EnvTest]
 	consumo := func(ecf map[string]any) { apitest.IdDoc(ecf)["TipoeCF"] = "32" }
 	for _, tt := range []struct {
 		name         string
 		body         []byte
 		wantStatus   string
-		wantDelivery string
+		wantDelivery map[string]any
+		posts        int // the e-CF's posts to the buyer's receiver
 	}{
-		{"AcceptedCreditoFiscal", invoice(), "accepted", sello.DeliveryNotSent},
-		{"AcceptedConsumo", invoice(consumo), "accepted", sello.DeliveryNotApplicable},
-		{"Rejected", invoice(withBuyer("999000002")), "rejected", sello.DeliveryNotApplicable},
+		{"AcceptedCreditoFiscal", invoice(withBuyer(dgiisim.RNCDGIITest)), "accepted", map[string]any{"status": sello.DeliveryDelivered}, 1},
+		{"NotReceived", invoice(withBuyer("999000022")), "accepted", map[string]any{"status": sello.DeliveryFailed, "code": "2",
+			"reason": "The buyer 999000022 did not receive the e-CF: ARECF CodigoMotivoNoRecibido 2 (Error de Firma Digital)."}, 1},
+		{"NotElectronic", invoice(withBuyer("101010101")), "accepted", map[string]any{"status": sello.DeliveryNotElectronic}, 0},
+		{"AcceptedConsumo", invoice(consumo), "accepted", map[string]any{"status": sello.DeliveryNotApplicable}, 0},
+		{"Rejected", invoice(withBuyer("999000002")), "rejected", map[string]any{"status": sello.DeliveryNotApplicable}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: tt.body})
 			if r.Status != http.StatusAccepted {
 				t.Fatalf("create: %d %s", r.Status, r.Body)
 			}
-			d := s.final(t, key, document(t, r)["encf"].(string))
+			encf := document(t, r)["encf"].(string)
+			d := s.waitFor(t, key, encf, func(d map[string]any) bool {
+				st := d["delivery"].(map[string]any)["status"]
+				return sello.Status(d["status"].(string)).Final() && st != sello.DeliveryPending && st != sello.DeliveryNotSent
+			})
 			if d["status"] != tt.wantStatus {
 				t.Fatalf("status %v, want %s", d["status"], tt.wantStatus)
 			}
-			if got := d["delivery"]; !reflect.DeepEqual(got, map[string]any{"status": tt.wantDelivery}) {
-				t.Errorf("delivery %v, want {status: %s}", got, tt.wantDelivery)
+			if got := d["delivery"]; !reflect.DeepEqual(got, tt.wantDelivery) {
+				t.Errorf("delivery %v, want %v", got, tt.wantDelivery)
 			}
 			if approval, ok := d["commercialApproval"]; !ok || approval != nil {
 				t.Errorf("commercialApproval %v (present %v), want null", approval, ok)
+			}
+			posts := 0
+			for _, rc := range sim.Receipts() {
+				if rc.ENCF == encf {
+					posts += rc.Posts
+				}
+			}
+			if posts != tt.posts {
+				t.Errorf("posts to the buyer's receiver: %d, want %d", posts, tt.posts)
 			}
 		})
 	}

@@ -1,0 +1,133 @@
+package sello
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Delivery of our documents to buyers (DESIGN §6, docs/lifecycle.md): once
+// DGII accepts a document of a type exchanged between taxpayers, the
+// transaction that records the verdict sets its delivery pending and queues
+// its DeliveryJob; the job finds the buyer in DGII's directory, posts the
+// signed e-CF to the buyer's receiver and records the outcome with
+// DeliveryOutcome: delivered (the buyer's ARECF says received), failed
+// (the buyer did not receive it, or could not be reached for
+// DeliveryJobMaxAttempts runs) or not_electronic (the buyer is not in the
+// directory: the printed representation is how it gets the document).
+
+// DeliveryJob delivers an accepted document to the buyer's receiver (the
+// worker package works it). The transaction that records DGII's acceptance
+// inserts it (DocumentChange.QueueDelivery).
+type DeliveryJob struct {
+	TenantID    string      `json:"tenantId"`
+	Environment Environment `json:"environment"`
+	DocumentID  string      `json:"documentId"`
+}
+
+// Kind implements Job (River's JobArgs).
+func (DeliveryJob) Kind() string { return "sello.delivery" }
+
+// DeliveryJobMaxAttempts bounds a delivery's failed runs: with the worker's
+// retry delays (DeliveryRetryDelay) the last comes about a day after the
+// first, and its failure records the delivery failed.
+const DeliveryJobMaxAttempts = 16
+
+// MaxAttempts implements JobMaxAttempts.
+func (DeliveryJob) MaxAttempts() int { return DeliveryJobMaxAttempts }
+
+// deliveryRetryDelays are the waits after failed run 1, 2, …; the last
+// repeats. Over DeliveryJobMaxAttempts−1 waits they add up to about 22 h.
+var deliveryRetryDelays = []time.Duration{
+	30 * time.Second, 2 * time.Minute, 10 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour,
+}
+
+// DeliveryRetryDelay is the wait after failed run n (1 for the first) of a
+// delivery, before jitter.
+func DeliveryRetryDelay(n int) time.Duration {
+	return deliveryRetryDelays[min(max(n, 1), len(deliveryRetryDelays))-1]
+}
+
+// ARECF states and the codes of a buyer's "not received" (FACTS §2.3).
+const (
+	ARECFRecibido   = "0"
+	ARECFNoRecibido = "1"
+)
+
+// ARECFReasons are the meanings of CodigoMotivoNoRecibido.
+var ARECFReasons = map[string]string{
+	"1": "Error de especificación",
+	"2": "Error de Firma Digital",
+	"3": "Envío duplicado",
+	"4": "RNC Comprador no corresponde",
+}
+
+// deliveryOpen are the stored delivery statuses an outcome may replace:
+// pending (queued at acceptance) and not_sent (documents accepted before
+// delivery was built, should their job be queued again).
+var deliveryOpen = []string{DeliveryPending, DeliveryNotSent}
+
+// QueueDelivery makes ch, which moves doc to status ch.Status, also queue
+// doc's delivery when ch accepts it (accepted or accepted_conditional) and
+// doc's type travels to an electronic buyer: the delivery becomes pending
+// and its DeliveryJob is inserted with the verdict.
+func (ch *DocumentChange) QueueDelivery(doc *Document) {
+	if !doc.Type.B2B() || (ch.Status != StatusAccepted && ch.Status != StatusAcceptedConditional) {
+		return
+	}
+	ch.Delivery = &Delivery{Status: DeliveryPending}
+	ch.Jobs = append(ch.Jobs, DeliveryJob{TenantID: doc.TenantID, Environment: doc.Environment, DocumentID: doc.ID})
+}
+
+// DeliveryOutcome is the change that records how a delivery ended: out is
+// delivered, failed (Code the ARECF's CodigoMotivoNoRecibido when the buyer
+// answered one, Reason what went wrong) or not_electronic; arecf is the
+// buyer's signed acuse, nil when there is none. It applies only to an
+// accepted document whose delivery is still open, so an outcome recorded
+// is never replaced (UpdateDocument returns CONFLICT). Events:
+// ecf.delivered, ecf.delivery_failed; not_electronic writes none.
+func DeliveryOutcome(doc *Document, out Delivery, arecf []byte) DocumentChange {
+	ch := DocumentChange{
+		From:         []Status{StatusAccepted, StatusAcceptedConditional},
+		DeliveryFrom: deliveryOpen,
+		Delivery:     &out,
+		ARECF:        arecf,
+		Reason:       "delivery: " + out.Status,
+	}
+	switch out.Status {
+	case DeliveryDelivered:
+		ch.EventType, ch.Message = EventECFDelivered, fmt.Sprintf("The buyer %s received %s.", doc.BuyerRNC, doc.ENCF)
+	case DeliveryFailed:
+		ch.EventType, ch.Severity, ch.Message = EventECFDeliveryFailed, "error", out.Reason
+	}
+	return ch
+}
+
+// NotReceivedReason is the reason of a delivery the buyer answered with an
+// ARECF "no recibido" of code.
+func NotReceivedReason(buyerRNC, code string) string {
+	meaning := ARECFReasons[code]
+	if meaning == "" {
+		meaning = "unknown code"
+	}
+	return fmt.Sprintf("The buyer %s did not receive the e-CF: ARECF CodigoMotivoNoRecibido %s (%s).", buyerRNC, code, meaning)
+}
+
+// AllowsDelivery reports whether the change applies to a document whose
+// stored delivery status is status (see DeliveryFrom).
+func (ch DocumentChange) AllowsDelivery(status string) bool {
+	return len(ch.DeliveryFrom) == 0 || slices.Contains(ch.DeliveryFrom, status)
+}
+
+// deliveryRefusal is the CONFLICT of a change to doc whose delivery it does
+// not allow.
+func (ch DocumentChange) deliveryRefusal(doc *Document) error {
+	return Errorf(CodeConflict, "Delivery of document %s is %s, not %s.", doc.ENCF, doc.Delivery.Status, strings.Join(ch.DeliveryFrom, " or "))
+}
+
+// DocumentARECFNotFound is the NOT_FOUND error of a document that has no
+// acuse de recibo from its buyer.
+func DocumentARECFNotFound(id string) error {
+	return Errorf(CodeNotFound, "Document %q has no acuse de recibo from its buyer.", id)
+}

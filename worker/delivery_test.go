@@ -1,0 +1,288 @@
+package worker_test
+
+import (
+	"bytes"
+	"crypto/x509/pkix"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/dgii"
+	"github.com/sello-do/sello/dgiisim"
+	"github.com/sello-do/sello/oracle"
+	"github.com/sello-do/sello/storetest"
+	"github.com/sello-do/sello/webhook"
+	"github.com/sello-do/sello/worker"
+	"github.com/sello-do/sello/xmldsig"
+)
+
+// deliveryTest is a tenant with a certificate, a worker whose DGII and
+// buyers are a simulator over HTTP, and its job runner, started.
+type deliveryTest struct {
+	*hookTest
+	sim    *dgiisim.Simulator
+	signer *xmldsig.Signer
+}
+
+// mustDeliveryTest starts a simulator that signs its acuses and a worker
+// with short delivery retries; opts are the webhook clients' options (the
+// loopback allowance the simulator needs).
+func mustDeliveryTest(t *testing.T, st storetest.Store, opts webhook.Options) *deliveryTest {
+	t.Helper()
+	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Comprador simulado"}, time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: (&xmldsig.Signer{Key: key, Cert: cert}).Sign})
+	ts := httptest.NewServer(sim)
+	t.Cleanup(ts.Close)
+	h := mustHookTest(t, st, worker.Config{
+		DGII:          dgii.New(dgii.Config{URLs: dgii.URLs{ECF: ts.URL}}),
+		Webhooks:      opts,
+		DeliveryDelay: func(int) time.Duration { return 10 * time.Millisecond },
+	})
+	key, cert, err = xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Emisor de prueba"}, time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := sello.NewCertificate(h.tenant.ID, sello.EnvTest, cert, key, h.mk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.AddCertificate(t.Context(), c); err != nil {
+		t.Fatal(err)
+	}
+	storetest.MustAddSequence(t, st, h.tenant.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 1000)
+	h.start(t)
+	return &deliveryTest{hookTest: h, sim: sim, signer: &xmldsig.Signer{Key: key, Cert: cert}}
+}
+
+var (
+	rncEmisorRE    = regexp.MustCompile(`<RNCEmisor>[^<]*</RNCEmisor>`)
+	rncCompradorRE = regexp.MustCompile(`<RNCComprador>[^<]*</RNCComprador>`)
+	encfRE         = regexp.MustCompile(`<eNCF>[^<]*</eNCF>`)
+)
+
+// accepted creates an E31 to buyer, signs the golden E31 as it (the
+// tenant's RNC, the e-NCF, the buyer) and takes it to accepted with the
+// worker's verdict change, which queues its delivery.
+func (d *deliveryTest) accepted(t *testing.T, buyer string) *sello.Document {
+	t.Helper()
+	doc := storetest.MustCreateDocument(t, d.st, sello.DocumentDraft{
+		TenantID: d.tenant.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
+		Prepare: func(e sello.ENCF, _ *sello.Sequence) (*sello.PreparedDocument, error) {
+			return &sello.PreparedDocument{Payload: []byte(`{}`), Total: "1180.00", BuyerRNC: buyer, IssueDate: sello.Date{Year: 2026, Month: 3, Day: 9}}, nil
+		},
+	})
+	golden, err := os.ReadFile(filepath.Join("..", "ecf", "testdata", "golden", "E31.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := rncEmisorRE.ReplaceAll(golden, []byte("<RNCEmisor>"+d.tenant.RNC+"</RNCEmisor>"))
+	x = rncCompradorRE.ReplaceAll(x, []byte("<RNCComprador>"+buyer+"</RNCComprador>"))
+	x = encfRE.ReplaceAll(x, []byte("<eNCF>"+doc.ENCF+"</eNCF>"))
+	signed, err := d.signer.Sign(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ch := range []sello.DocumentChange{
+		{From: []sello.Status{sello.StatusQueuedForSigning}, Status: sello.StatusSigned, SignedXML: signed},
+		{From: []sello.Status{sello.StatusSigned}, Status: sello.StatusSubmitted, TrackID: "track-" + doc.ID},
+	} {
+		if _, err := d.st.UpdateDocument(t.Context(), doc.TenantID, doc.Environment, doc.ID, ch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch := sello.DocumentChange{From: []sello.Status{sello.StatusSubmitted}, Status: sello.StatusAccepted, EventType: sello.EventECFAccepted}
+	ch.QueueDelivery(doc)
+	doc, err = d.st.UpdateDocument(t.Context(), doc.TenantID, doc.Environment, doc.ID, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+// delivered waits (20 s at most) for the document's delivery outcome.
+func (d *deliveryTest) delivered(t *testing.T, doc *sello.Document) *sello.Document {
+	t.Helper()
+	var got *sello.Document
+	if !within(20*time.Second, func() bool {
+		var err error
+		if got, err = d.st.FindDocumentByID(t.Context(), doc.TenantID, doc.Environment, doc.ID); err != nil {
+			t.Fatal(err)
+		}
+		return got.Delivery.Status != sello.DeliveryPending
+	}) {
+		t.Fatalf("document %s: delivery still pending after 20 s", doc.ENCF)
+	}
+	return got
+}
+
+// receipt is what the simulated receivers got of doc, nil if nothing.
+func (d *deliveryTest) receipt(doc *sello.Document) *dgiisim.Receipt {
+	for _, r := range d.sim.Receipts() {
+		if r.RNCEmisor == d.tenant.RNC && r.ENCF == doc.ENCF {
+			return &r
+		}
+	}
+	return nil
+}
+
+// lastEvent is the document's last event.
+func (d *deliveryTest) lastEvent(t *testing.T, doc *sello.Document) *sello.Event {
+	t.Helper()
+	evs, err := d.st.ListEvents(t.Context(), doc.TenantID, doc.Environment, sello.EventFilter{Limit: sello.MaxPageSize})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last *sello.Event
+	for _, ev := range evs {
+		if ev.Document != nil && ev.Document.ID == doc.ID {
+			last = ev
+		}
+	}
+	return last
+}
+
+func TestDelivery(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
+		d := mustDeliveryTest(t, st, webhook.Options{AllowLoopback: true})
+		for _, tc := range []struct {
+			name, buyer string
+			want        sello.Delivery
+			refused     int // the 503s the receiver answered first
+			event       sello.EventType
+		}{
+			{"Authenticated", dgiisim.RNCDGIITest, sello.Delivery{Status: sello.DeliveryDelivered}, 0, sello.EventECFDelivered},
+			{"NoAuthentication", dgiisim.RNCDirectoryNoAuth, sello.Delivery{Status: sello.DeliveryDelivered}, 0, sello.EventECFDelivered},
+			{"ReceiverDownThenBack", dgiisim.RNCReceiverDown, sello.Delivery{Status: sello.DeliveryDelivered}, dgiisim.ReceiverDownPosts, sello.EventECFDelivered},
+			{"NotReceived", "999000021", sello.Delivery{Status: sello.DeliveryFailed, Code: "1",
+				Reason: "The buyer 999000021 did not receive the e-CF: ARECF CodigoMotivoNoRecibido 1 (Error de especificación)."}, 0, sello.EventECFDeliveryFailed},
+			{"NotReceivedWrongBuyer", "999000024", sello.Delivery{Status: sello.DeliveryFailed, Code: "4",
+				Reason: "The buyer 999000024 did not receive the e-CF: ARECF CodigoMotivoNoRecibido 4 (RNC Comprador no corresponde)."}, 0, sello.EventECFDeliveryFailed},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				doc := d.accepted(t, tc.buyer)
+				got := d.delivered(t, doc)
+				if got.Delivery != tc.want {
+					t.Fatalf("delivery: got %+v, want %+v", got.Delivery, tc.want)
+				}
+				if r := got.Resource(); r.Delivery != tc.want {
+					t.Errorf("resource delivery: got %+v, want %+v", r.Delivery, tc.want)
+				}
+				rc := d.receipt(doc)
+				if rc == nil || rc.Posts != 1 || rc.Refused != tc.refused {
+					t.Fatalf("receipt %+v: want one post answered after %d refused", rc, tc.refused)
+				}
+				arecf, err := st.FindDocumentARECF(t.Context(), doc.TenantID, doc.Environment, doc.ID)
+				if err != nil || !bytes.Equal(arecf, rc.ARECF) {
+					t.Errorf("stored ARECF: %v; want the receiver's, byte for byte", err)
+				}
+				if ev := d.lastEvent(t, doc); ev == nil || ev.Type != tc.event {
+					t.Errorf("last event: got %+v, want %s", ev, tc.event)
+				}
+			})
+		}
+
+		t.Run("NotElectronic", func(t *testing.T) {
+			doc := d.accepted(t, "101010101")
+			if got := d.delivered(t, doc); got.Delivery != (sello.Delivery{Status: sello.DeliveryNotElectronic}) {
+				t.Fatalf("delivery: got %+v, want not_electronic", got.Delivery)
+			}
+			if rc := d.receipt(doc); rc != nil {
+				t.Errorf("a receiver got the e-CF of a buyer not in the directory: %+v", rc)
+			}
+			if ev := d.lastEvent(t, doc); ev == nil || ev.Type != sello.EventECFAccepted {
+				t.Errorf("last event: got %+v, want none after ecf.accepted", ev)
+			}
+		})
+
+		t.Run("NeverSentTwice", func(t *testing.T) {
+			doc := d.accepted(t, dgiisim.RNCDirectoryNoAuth)
+			d.delivered(t, doc)
+			// The delivery's job queued again (River delivers at least once)
+			// finds the outcome and sends nothing.
+			if _, err := st.UpdateDocument(t.Context(), doc.TenantID, doc.Environment, doc.ID, sello.DocumentChange{
+				Jobs: []sello.Job{sello.DeliveryJob{TenantID: doc.TenantID, Environment: doc.Environment, DocumentID: doc.ID}},
+			}); err != nil {
+				t.Fatal(err)
+			}
+			d.waitDeliveryJobsDone(t)
+			if rc := d.receipt(doc); rc == nil || rc.Posts != 1 {
+				t.Fatalf("receipt %+v: want exactly one post", rc)
+			}
+		})
+	})
+}
+
+// waitDeliveryJobsDone waits (20 s at most) until every delivery job has
+// ended for good.
+func (d *deliveryTest) waitDeliveryJobsDone(t *testing.T) {
+	t.Helper()
+	d.waitKindDone(t, sello.DeliveryJob{}.Kind())
+}
+
+func TestDeliveryBlocked(t *testing.T) {
+	// Without the loopback allowance the simulator's receivers, on
+	// 127.0.0.1, are refused by the SSRF guard: failed at once, no retry.
+	d := mustDeliveryTest(t, mustSQLite(t), webhook.Options{})
+	doc := d.accepted(t, dgiisim.RNCDirectoryNoAuth)
+	got := d.delivered(t, doc)
+	if got.Delivery.Status != sello.DeliveryFailed || !strings.Contains(got.Delivery.Reason, "blocked: 127.0.0.1 is a loopback address") {
+		t.Fatalf("delivery: got %+v, want failed, blocked", got.Delivery)
+	}
+	if rc := d.receipt(doc); rc != nil {
+		t.Errorf("the receiver got the e-CF: %+v", rc)
+	}
+}
+
+// TestSimulatorARECFValidates checks the acuses the simulator's receivers
+// sign against DGII's XSD with xmllint, received and not received.
+func TestSimulatorARECFValidates(t *testing.T) {
+	xmllint := oracle.Require(t, "xmllint")
+	d := mustDeliveryTest(t, mustSQLite(t), webhook.Options{AllowLoopback: true})
+	for _, buyer := range []string{dgiisim.RNCDirectoryNoAuth, "999000023"} {
+		doc := d.accepted(t, buyer)
+		d.delivered(t, doc)
+		rc := d.receipt(doc)
+		if rc == nil {
+			t.Fatalf("no receipt for buyer %s", buyer)
+		}
+		file := filepath.Join(t.TempDir(), "arecf.xml")
+		os.WriteFile(file, rc.ARECF, 0o600)
+		if out, err := exec.Command(xmllint, "--noout", "--schema", oracle.XSD(t, "ARECF.xsd"), file).CombinedOutput(); err != nil {
+			t.Fatalf("xmllint (buyer %s): %v\n%s\n%s", buyer, err, out, rc.ARECF)
+		}
+	}
+}
+
+// waitKindDone waits (20 s at most) until every job of kind has ended for
+// good (River finalized it).
+func (h *hookTest) waitKindDone(tb testing.TB, kind string) {
+	tb.Helper()
+	l, ok := h.runner.(jobLister)
+	if !ok {
+		tb.Fatalf("runner %T cannot list jobs", h.runner)
+	}
+	if !within(20*time.Second, func() bool {
+		res, err := l.JobList(tb.Context(), river.NewJobListParams().Kinds(kind).First(10_000))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		for _, j := range res.Jobs {
+			if j.FinalizedAt == nil {
+				return false
+			}
+		}
+		return true
+	}) {
+		tb.Fatalf("jobs of kind %s still running after 20 s", kind)
+	}
+}
