@@ -16,7 +16,9 @@ import (
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgii"
 	"github.com/sello-do/sello/dgiisim"
+	"github.com/sello-do/sello/internal/testwait"
 	"github.com/sello-do/sello/oracle"
+	"github.com/sello-do/sello/sqlite/sqlitetest"
 	"github.com/sello-do/sello/storetest"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
@@ -113,7 +115,7 @@ func (d *deliveryTest) accepted(t *testing.T, buyer string) *sello.Document {
 func (d *deliveryTest) delivered(t *testing.T, doc *sello.Document) *sello.Document {
 	t.Helper()
 	var got *sello.Document
-	if !within(20*time.Second, func() bool {
+	if !testwait.Within(20*time.Second, 5*time.Millisecond, func() bool {
 		var err error
 		if got, err = d.st.FindDocumentByID(t.Context(), doc.TenantID, doc.Environment, doc.ID); err != nil {
 			t.Fatal(err)
@@ -232,7 +234,7 @@ func (d *deliveryTest) waitDeliveryJobsDone(t *testing.T) {
 func TestDeliveryBlocked(t *testing.T) {
 	// Without the loopback allowance the simulator's receivers, on
 	// 127.0.0.1, are refused by the SSRF guard: failed at once, no retry.
-	d := mustDeliveryTest(t, mustSQLite(t), webhook.Options{})
+	d := mustDeliveryTest(t, sqlitetest.MustOpen(t), webhook.Options{})
 	doc := d.accepted(t, dgiisim.RNCDirectoryNoAuth)
 	got := d.delivered(t, doc)
 	if got.Delivery.Status != sello.DeliveryFailed || !strings.Contains(got.Delivery.Reason, "blocked: 127.0.0.1 is a loopback address") {
@@ -247,7 +249,7 @@ func TestDeliveryBlocked(t *testing.T) {
 // sign against DGII's XSD with xmllint, received and not received.
 func TestSimulatorARECFValidates(t *testing.T) {
 	xmllint := oracle.Require(t, "xmllint")
-	d := mustDeliveryTest(t, mustSQLite(t), webhook.Options{AllowLoopback: true})
+	d := mustDeliveryTest(t, sqlitetest.MustOpen(t), webhook.Options{AllowLoopback: true})
 	for _, buyer := range []string{dgiisim.RNCDirectoryNoAuth, "999000023"} {
 		doc := d.accepted(t, buyer)
 		d.delivered(t, doc)
@@ -271,7 +273,7 @@ func (h *hookTest) waitKindDone(tb testing.TB, kind string) {
 	if !ok {
 		tb.Fatalf("runner %T cannot list jobs", h.runner)
 	}
-	if !within(20*time.Second, func() bool {
+	if !testwait.Within(20*time.Second, 5*time.Millisecond, func() bool {
 		res, err := l.JobList(tb.Context(), river.NewJobListParams().Kinds(kind).First(10_000))
 		if err != nil {
 			tb.Fatal(err)
