@@ -54,6 +54,11 @@ func (s *Simulator) directorio(w http.ResponseWriter, r *http.Request, env sello
 	}
 	found := []obj{}
 	e := findDirectoryEntry(rnc)
+	if e == nil && s.cfg.Receivers != nil {
+		if name, base, ok := s.cfg.Receivers(env, rnc); ok {
+			found = append(found, obj{{"nombre", name}, {"rnc", rnc}, {"urlRecepcion", base}, {"urlAceptacion", base}, {"urlOpcional", base}})
+		}
+	}
 	if e != nil && e.object {
 		respond(w, r, http.StatusOK, entry(*e), "Directorio", "")
 		return

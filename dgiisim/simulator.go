@@ -57,6 +57,13 @@ type Config struct {
 	// MaxSubmissions bounds the sends kept in memory; the oldest are
 	// forgotten first. Default 100,000.
 	MaxSubmissions int
+	// Receivers, when set, answers the directory for an RNC that none of
+	// the simulator's own entries holds: the taxpayer's name and the base
+	// URL of its receiver services in env (what it registered at DGII), or
+	// ok false when it is not an electronic receiver. sello serve points it
+	// at its own tenants, so that a document from one tenant to another is
+	// delivered in one process.
+	Receivers func(env sello.Environment, rnc string) (name, base string, ok bool)
 	// BaseURL is the simulator's own base, used in its directory entries.
 	// Default: taken from each request (scheme and Host).
 	BaseURL string

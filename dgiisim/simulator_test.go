@@ -17,6 +17,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgiisim"
 	"github.com/sello-do/sello/xmldsig"
 )
@@ -493,4 +494,26 @@ func TestRecepcion_RealSignature(t *testing.T) {
 			t.Errorf("got %s", got)
 		}
 	})
+}
+
+// TestDirectoryReceivers checks that Config.Receivers answers the directory
+// for RNCs the simulator's own entries do not hold, in the environment
+// asked, and that an RNC it does not know stays absent.
+func TestDirectoryReceivers(t *testing.T) {
+	h := newHarness(t, dgiisim.Config{Receivers: func(env sello.Environment, rnc string) (string, string, bool) {
+		if rnc != "130000002" {
+			return "", "", false
+		}
+		return "Comprador SRL", "http://sello.example/" + string(env) + "/receptor/" + rnc, true
+	}})
+	tok := h.token("testecf")
+	path := "/testecf/consultadirectorio/api/consultas/obtenerdirectorioporrnc?RNC="
+	status, body := h.do(http.MethodGet, path+"130000002", tok, "", nil, "")
+	want := `[{"nombre":"Comprador SRL","rnc":"130000002","urlRecepcion":"http://sello.example/TesteCF/receptor/130000002","urlAceptacion":"http://sello.example/TesteCF/receptor/130000002","urlOpcional":"http://sello.example/TesteCF/receptor/130000002"}]`
+	if status != http.StatusOK || body != want {
+		t.Fatalf("got %d %s\nwant %s", status, body, want)
+	}
+	if status, body := h.do(http.MethodGet, path+"130000003", tok, "", nil, ""); status != http.StatusOK || body != "[]" {
+		t.Fatalf("an unknown RNC: %d %s, want []", status, body)
+	}
 }

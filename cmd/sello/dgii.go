@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgii"
 	"github.com/sello-do/sello/dgiisim"
 	"github.com/sello-do/sello/xmldsig"
@@ -38,8 +39,9 @@ func (f *dgiiFlags) register(fs *flag.FlagSet, getenv func(string) string) {
 func (f *dgiiFlags) simulated() bool { return f.url != "" || f.mode == "simulated" }
 
 // start returns the URLs of the DGII to use, starting the in-process
-// simulator when asked; stop shuts it down.
-func (f *dgiiFlags) start(logger *slog.Logger) (urls dgii.URLs, desc string, stop func(context.Context) error, err error) {
+// simulator when asked, whose directory asks receivers for the RNCs it does
+// not hold; stop shuts it down.
+func (f *dgiiFlags) start(logger *slog.Logger, receivers func(env sello.Environment, rnc string) (name, base string, ok bool)) (urls dgii.URLs, desc string, stop func(context.Context) error, err error) {
 	noop := func(context.Context) error { return nil }
 	switch {
 	case f.url != "":
@@ -58,7 +60,7 @@ func (f *dgiiFlags) start(logger *slog.Logger) (urls dgii.URLs, desc string, sto
 		ln.Close()
 		return dgii.URLs{}, "", nil, err
 	}
-	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: sign, ProcessingDelay: f.delay, Logger: logger.With("component", "dgii-sim")})
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: sign, ProcessingDelay: f.delay, Receivers: receivers, Logger: logger.With("component", "dgii-sim")})
 	hs := &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
 	base := "http://" + ln.Addr().String()

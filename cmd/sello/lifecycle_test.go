@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"database/sql"
 	"encoding/base64"
 	"net/http"
@@ -515,5 +516,39 @@ func TestLifecycleStopWhileWaiting(t *testing.T) {
 	jobs := documentJobs(t, s)
 	if len(jobs) != 1 || doc.Status != sello.StatusSubmitted || (jobs[0].state != "scheduled" && jobs[0].state != "available") {
 		t.Fatalf("after the stop: document %s, jobs %+v; want submitted and one job snoozed for later (scheduled or available), not waited for", doc.Status, jobs)
+	}
+}
+
+// TestTradeBetweenTenants sends an e-CF from the demo issuer to the demo
+// buyer in one `sello serve --demo`: DGII (simulated) accepts it, its
+// directory points at the buyer's receiver on this same server, the issuer
+// authenticates there and posts it, the buyer answers a signed acuse, and
+// the document is delivered — stored on the buyer's side byte for byte.
+func TestTradeBetweenTenants(t *testing.T) {
+	s := MustRunServer(t)
+	key := s.Keys[sello.EnvTest]
+	encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer(demoBuyerRNC))}))["encf"].(string)
+	d := s.waitFor(t, key, encf, func(d map[string]any) bool {
+		st := d["delivery"].(map[string]any)["status"]
+		return sello.Status(d["status"].(string)).Final() && st != sello.DeliveryPending && st != sello.DeliveryNotSent
+	})
+	if d["status"] != string(sello.StatusAccepted) || d["delivery"].(map[string]any)["status"] != sello.DeliveryDelivered {
+		t.Fatalf("document %s: status %v, delivery %v; want accepted and delivered", encf, d["status"], d["delivery"])
+	}
+	signed := s.Do(t, request{Method: "GET", Path: docsPath + "/" + encf + "/xml", Key: key})
+	if signed.Status != http.StatusOK {
+		t.Fatalf("signed xml: %d", signed.Status)
+	}
+	db := mustOpenStore(t, s)
+	buyer, err := db.FindTenantByRNC(t.Context(), demoBuyerRNC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := db.FindInboundDocumentByENCF(t.Context(), buyer.ID, sello.EnvTest, demoRNC, encf)
+	if err != nil {
+		t.Fatalf("the buyer's inbound document: %v", err)
+	}
+	if !bytes.Equal(in.XML, signed.Body) || in.BuyerRNC != demoBuyerRNC || len(in.Acuse) == 0 {
+		t.Errorf("inbound document: buyer %s, %d bytes of XML (the issuer signed %d), %d of acuse", in.BuyerRNC, len(in.XML), len(signed.Body), len(in.Acuse))
 	}
 }

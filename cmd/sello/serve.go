@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/api"
 	"github.com/sello-do/sello/dgii"
 	"github.com/sello-do/sello/internal/jobs"
@@ -98,7 +99,24 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer st.Close()
-	urls, dgiiDesc, stopSim, err := df.start(logger)
+	// The in-process simulator's directory answers for this server's own
+	// tenants: their receivers are this server, once it listens
+	// (docs/receptor.md), so one tenant's e-CFs reach another in process.
+	var self atomic.Pointer[string]
+	receivers := func(env sello.Environment, rnc string) (name, base string, ok bool) {
+		u := self.Load()
+		if u == nil {
+			return "", "", false
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		t, err := st.FindTenantByRNC(ctx, rnc)
+		if err != nil {
+			return "", "", false
+		}
+		return t.Name, *u + "/" + string(env) + "/receptor/" + rnc, true
+	}
+	urls, dgiiDesc, stopSim, err := df.start(logger, receivers)
 	if err != nil {
 		return err
 	}
@@ -163,6 +181,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		ConnState:         conns.track,
 	}
 	logger.Info("serving", append([]any{"addr", ln.Addr().String(), "storage", st.desc, "dgii", dgiiDesc, "version", version}, poolAttrs(st)...)...)
+	selfURL := "http://" + ln.Addr().String()
+	self.Store(&selfURL)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 
 	errc := make(chan error, 1)
