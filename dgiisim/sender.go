@@ -1,0 +1,139 @@
+package dgiisim
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/sello-do/sello"
+)
+
+// The simulator as an issuer. In certification DGII's TesteCF sends e-CFs
+// to the taxpayer's receiver (FACTS §5.2): SendECF does that for a tenant
+// of the running Sello, found through Config.Receivers, so that a tenant's
+// receiver services can be exercised with no outside party. The e-CF is a
+// fixed type-31 sample of DGII's test counterpart (RNCDGIITest), written
+// here rather than with Sello's ecf package, signed with Config.Sign.
+
+// SentECF is what a receiver answered to SendECF.
+type SentECF struct {
+	ENCF   string // the sample's e-NCF
+	Status int    // the reception's HTTP status
+	Body   []byte // its body: the ARECF when Status is 200
+}
+
+// sampleNumber numbers the samples, so that each is a new document.
+var sampleNumber atomic.Int64
+
+// SendECF sends a sample e-CF of DGII's test counterpart to buyerRNC's
+// receiver in env: it authenticates there when the receiver asks (semilla,
+// the seed signed with Config.Sign, validacioncertificado), then posts the
+// signed e-CF as DGII's issuers do (multipart part xml, file
+// {RNCEmisor}{eNCF}.xml). It fails when buyerRNC is not a receiver
+// Config.Receivers knows, or Config.Sign is nil.
+func (s *Simulator) SendECF(ctx context.Context, hc *http.Client, env sello.Environment, buyerRNC string) (*SentECF, error) {
+	if s.cfg.Receivers == nil || s.cfg.Sign == nil {
+		return nil, errors.New("dgiisim: SendECF needs Config.Receivers and Config.Sign")
+	}
+	name, base, ok := s.cfg.Receivers(env, buyerRNC)
+	if !ok {
+		return nil, fmt.Errorf("dgiisim: %s is not an electronic receiver in %s", buyerRNC, env)
+	}
+	now := s.now()
+	encf := fmt.Sprintf("E31%010d", now.Unix()%1_000_000_000*10+sampleNumber.Add(1)%10)
+	doc, err := s.cfg.Sign([]byte(sampleECF(encf, buyerRNC, name, now)))
+	if err != nil {
+		return nil, fmt.Errorf("dgiisim: sign the sample: %w", err)
+	}
+	token, err := s.receiverToken(ctx, hc, base)
+	if err != nil {
+		return nil, err
+	}
+	status, body, err := postXML(ctx, hc, base+"/fe/recepcion/api/ecf", token, RNCDGIITest+encf+".xml", doc)
+	if err != nil {
+		return nil, err
+	}
+	return &SentECF{ENCF: encf, Status: status, Body: body}, nil
+}
+
+// receiverToken authenticates at a receiver whose services are at base.
+func (s *Simulator) receiverToken(ctx context.Context, hc *http.Client, base string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/fe/autenticacion/api/semilla", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("dgiisim: semilla: %w", err)
+	}
+	seed, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("dgiisim: semilla: %d %.200s (%v)", resp.StatusCode, seed, err)
+	}
+	signed, err := s.cfg.Sign(seed)
+	if err != nil {
+		return "", fmt.Errorf("dgiisim: sign the seed: %w", err)
+	}
+	status, body, err := postXML(ctx, hc, base+"/fe/autenticacion/api/validacioncertificado", "", "semilla.xml", signed)
+	if err != nil {
+		return "", err
+	}
+	var tok struct{ Token string }
+	if status != http.StatusOK || json.Unmarshal(body, &tok) != nil || tok.Token == "" {
+		return "", fmt.Errorf("dgiisim: validacioncertificado: %d %.200s", status, body)
+	}
+	return tok.Token, nil
+}
+
+// postXML posts doc as the multipart part xml named file, with a bearer
+// token when one is given, and returns the answer.
+func postXML(ctx context.Context, hc *http.Client, url, token, file string, doc []byte) (int, []byte, error) {
+	var buf bytes.Buffer
+	mw := multipart.NewWriter(&buf)
+	part, err := mw.CreateFormFile("xml", file)
+	if err != nil {
+		return 0, nil, err
+	}
+	part.Write(doc)
+	mw.Close()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, &buf)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Accept", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return 0, nil, fmt.Errorf("dgiisim: post %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	return resp.StatusCode, body, err
+}
+
+// sampleECF is a type-31 e-CF of DGII's test counterpart to buyerRNC,
+// issued now (DR time), one item of RD$1,000.00 plus 18% ITBIS.
+func sampleECF(encf, buyerRNC, buyerName string, now time.Time) string {
+	dr := now.In(sello.DRZone)
+	return strings.NewReplacer(
+		"{ENCF}", encf,
+		"{EXPIRES}", fmt.Sprintf("31-12-%d", dr.Year()+1),
+		"{ISSUED}", dr.Format("02-01-2006"),
+		"{BUYER}", buyerRNC,
+		"{BUYERNAME}", xmlEscape(buyerName),
+		"{SIGNED}", dr.Format("02-01-2006 15:04:05"),
+		"{ISSUER}", RNCDGIITest,
+	).Replace(`<?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>{ENCF}</eNCF><FechaVencimientoSecuencia>{EXPIRES}</FechaVencimientoSecuencia><IndicadorMontoGravado>0</IndicadorMontoGravado><TipoIngresos>01</TipoIngresos><TipoPago>1</TipoPago></IdDoc><Emisor><RNCEmisor>{ISSUER}</RNCEmisor><RazonSocialEmisor>DIRECCION GENERAL DE IMPUESTOS INTERNOS</RazonSocialEmisor><DireccionEmisor>Av. Mexico 48, Santo Domingo</DireccionEmisor><FechaEmision>{ISSUED}</FechaEmision></Emisor><Comprador><RNCComprador>{BUYER}</RNCComprador><RazonSocialComprador>{BUYERNAME}</RazonSocialComprador></Comprador><Totales><MontoGravadoTotal>1000.00</MontoGravadoTotal><MontoGravadoI1>1000.00</MontoGravadoI1><ITBIS1>18</ITBIS1><TotalITBIS>180.00</TotalITBIS><TotalITBIS1>180.00</TotalITBIS1><MontoTotal>1180.00</MontoTotal></Totales></Encabezado><DetallesItems><Item><NumeroLinea>1</NumeroLinea><IndicadorFacturacion>1</IndicadorFacturacion><NombreItem>Servicio de prueba</NombreItem><IndicadorBienoServicio>2</IndicadorBienoServicio><CantidadItem>1.00</CantidadItem><PrecioUnitarioItem>1000.00</PrecioUnitarioItem><MontoItem>1000.00</MontoItem></Item></DetallesItems><FechaHoraFirma>{SIGNED}</FechaHoraFirma></ECF>`)
+}
