@@ -32,6 +32,12 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("POST /{env}/receptor/{rnc}/fe/recepcion/api/ecf", s.handle(s.handleRecepcion))
 	mux.Handle("POST /{env}/receptor/{rnc}/fe/aprobacioncomercial/api/ecf", s.handle(s.handleAprobacionComercial))
 
+	// Inbound documents (DESIGN §4, §6): what suppliers posted to the
+	// tenant's receiver.
+	mux.Handle("GET /{env}/documentos-recibidos", s.authenticated(fixedScope(sello.ScopeRead), s.handleListInbound))
+	mux.Handle("GET /{env}/documentos-recibidos/{id}", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetInbound))
+	mux.Handle("GET /{env}/documentos-recibidos/{id}/xml", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetInboundXML))
+
 	// Events (DESIGN §3, §5): the outbox, oldest first, kept 30 days.
 	mux.Handle("GET /{env}/eventos", s.authenticated(fixedScope(sello.ScopeRead), s.handleListEvents))
 }
