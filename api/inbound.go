@@ -33,16 +33,7 @@ func (s *Server) handleListInbound(w http.ResponseWriter, r *http.Request) error
 	for i, d := range docs {
 		res[i] = d.Resource()
 	}
-	var nextCursor *string
-	if next != "" {
-		nextCursor = &next
-	}
-	writeJSON(w, http.StatusOK, struct {
-		OK            bool                            `json:"ok"`
-		Documents     []sello.InboundDocumentResource `json:"documents"`
-		NextCursor    *string                         `json:"nextCursor"`
-		CorrelationID string                          `json:"correlationId"`
-	}{true, res, nextCursor, correlationID(r.Context())})
+	writePage(w, r, res, next)
 	return nil
 }
 
