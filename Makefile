@@ -38,6 +38,7 @@ FUZZ_TARGETS = \
 		./ecf/:FuzzParseACECF \
 		./ecf/:FuzzParseARECF \
 		./api/:FuzzRecepcion \
+		./api/:FuzzAprobacionComercial \
 		./xmldsig/:FuzzVerify \
 		./xmldsig/:FuzzSign \
 		./xmldsig/:FuzzFastPath \

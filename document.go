@@ -138,10 +138,45 @@ type Delivery struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// CommercialApproval is the buyer's commercial verdict on a document.
+// CommercialApproval is the buyer's commercial verdict on a document, as
+// stored (the document's commercial_approval column).
 type CommercialApproval struct {
 	Status string `json:"status"`
 	Reason string `json:"reason,omitempty"`
+	// BuyerRNC is the RNCComprador of the buyer's ACECF.
+	BuyerRNC string `json:"buyerRnc,omitempty"`
+	// DecidedAt is the ACECF's FechaHoraAprobacionComercial.
+	DecidedAt *time.Time `json:"decidedAt,omitempty"`
+	// ReceivedAt is when Sello received the ACECF.
+	ReceivedAt *time.Time `json:"receivedAt,omitempty"`
+}
+
+// CommercialApprovalResource is the public form of a commercial approval
+// (DocumentResource.CommercialApproval): null fields where the verdict did
+// not say.
+type CommercialApprovalResource struct {
+	Status     string  `json:"status"`
+	Reason     *string `json:"reason"`
+	BuyerRNC   *string `json:"buyerRnc"`
+	DecidedAt  *string `json:"decidedAt"`
+	ReceivedAt *string `json:"receivedAt"`
+}
+
+// Resource returns the public form of a.
+func (a *CommercialApproval) Resource() *CommercialApprovalResource {
+	if a == nil {
+		return nil
+	}
+	r := &CommercialApprovalResource{Status: a.Status, Reason: nullable(a.Reason), BuyerRNC: nullable(a.BuyerRNC)}
+	if a.DecidedAt != nil {
+		s := FormatTime(*a.DecidedAt)
+		r.DecidedAt = &s
+	}
+	if a.ReceivedAt != nil {
+		s := FormatTime(*a.ReceivedAt)
+		r.ReceivedAt = &s
+	}
+	return r
 }
 
 // B2B reports whether documents of type t travel to an electronic buyer
@@ -165,21 +200,21 @@ func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 // webhook events (DESIGN §3): times in UTC ISO 8601 with milliseconds, null
 // where nothing is known yet.
 type DocumentResource struct {
-	ID                 string              `json:"id"`
-	Type               string              `json:"type"`
-	ENCF               string              `json:"encf"`
-	Status             Status              `json:"status"`
-	TrackID            *string             `json:"trackId"`
-	SecurityCode       *string             `json:"securityCode"`
-	SignedAt           *string             `json:"signedAt"`
-	QRURL              *string             `json:"qrUrl"`
-	Total              string              `json:"total"`
-	DGII               *DGIIResult         `json:"dgii"`
-	Delivery           Delivery            `json:"delivery"`
-	CommercialApproval *CommercialApproval `json:"commercialApproval"`
-	FailureReason      *string             `json:"failureReason,omitempty"`
-	CreatedAt          string              `json:"createdAt"`
-	UpdatedAt          string              `json:"updatedAt"`
+	ID                 string                      `json:"id"`
+	Type               string                      `json:"type"`
+	ENCF               string                      `json:"encf"`
+	Status             Status                      `json:"status"`
+	TrackID            *string                     `json:"trackId"`
+	SecurityCode       *string                     `json:"securityCode"`
+	SignedAt           *string                     `json:"signedAt"`
+	QRURL              *string                     `json:"qrUrl"`
+	Total              string                      `json:"total"`
+	DGII               *DGIIResult                 `json:"dgii"`
+	Delivery           Delivery                    `json:"delivery"`
+	CommercialApproval *CommercialApprovalResource `json:"commercialApproval"`
+	FailureReason      *string                     `json:"failureReason,omitempty"`
+	CreatedAt          string                      `json:"createdAt"`
+	UpdatedAt          string                      `json:"updatedAt"`
 }
 
 // Resource returns the public form of d.
@@ -198,7 +233,9 @@ func (d *Document) Resource() DocumentResource {
 		CreatedAt:     FormatTime(d.CreatedAt),
 		UpdatedAt:     FormatTime(d.UpdatedAt),
 	}
-	r.Delivery, r.CommercialApproval = d.buyerSide()
+	var approval *CommercialApproval
+	r.Delivery, approval = d.buyerSide()
+	r.CommercialApproval = approval.Resource()
 	if d.SignedAt != nil {
 		s := FormatTime(*d.SignedAt)
 		r.SignedAt = &s

@@ -109,6 +109,98 @@ type InboundStore interface {
 	// FindInboundDocumentByENCF returns the tenant's document of issuerRNC
 	// and encf in env. Returns NOT_FOUND.
 	FindInboundDocumentByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) (*InboundDocument, error)
+	// ListInboundDocuments returns a page of the tenant's inbound documents
+	// in env, newest received first and without their XML and acuse, and
+	// the cursor of the next page ("" on the last). Returns INVALID_REQUEST
+	// for a malformed cursor.
+	ListInboundDocuments(ctx context.Context, tenantID string, env Environment, f InboundFilter) (docs []*InboundDocument, next string, err error)
+}
+
+// InboundFilter selects inbound documents in ListInboundDocuments.
+type InboundFilter struct {
+	IssuerRNC string       // "" for any
+	Type      DocumentType // "" for any
+	// Approval is ApprovalPending, ApprovalApproved or ApprovalRejected,
+	// "" for any.
+	Approval string
+	// ReceivedFrom and ReceivedTo bound receivedAt, inclusive and
+	// exclusive.
+	ReceivedFrom *time.Time
+	ReceivedTo   *time.Time
+	// Cursor is the NextCursor of the previous page, "" for the first
+	// (FormatCursor of receivedAt and id).
+	Cursor string
+	// Limit is the page size, 1 to MaxPageSize (DefaultPageSize when 0).
+	Limit int
+}
+
+// PageSize is f's limit within 1 to MaxPageSize, DefaultPageSize when
+// unset.
+func (f InboundFilter) PageSize() int {
+	if f.Limit <= 0 {
+		return DefaultPageSize
+	}
+	return min(f.Limit, MaxPageSize)
+}
+
+// NextInboundPage cuts a page read with one row more than limit (the
+// engines read limit+1 to know whether another page follows) and returns
+// it with the cursor of the next page, "" on the last.
+func NextInboundPage(docs []*InboundDocument, limit int) ([]*InboundDocument, string) {
+	if len(docs) <= limit {
+		return docs, ""
+	}
+	docs = docs[:limit]
+	last := docs[limit-1]
+	return docs, FormatCursor(last.ReceivedAt, last.ID)
+}
+
+// ParseApprovalState returns the commercial approval state named s
+// (pending, approved, rejected). Returns INVALID_REQUEST.
+func ParseApprovalState(s string) (string, error) {
+	switch s {
+	case ApprovalPending, ApprovalApproved, ApprovalRejected:
+		return s, nil
+	}
+	return "", Errorf(CodeInvalidRequest, "Unknown approval state %q: use pending, approved or rejected.", s)
+}
+
+// InboundDocumentResource is the public form of an inbound document in the
+// API (GET /{env}/documentos-recibidos): times in UTC ISO 8601 with
+// milliseconds.
+type InboundDocumentResource struct {
+	ID         string        `json:"id"`
+	Type       string        `json:"type"`
+	ENCF       string        `json:"encf"`
+	Issuer     InboundIssuer `json:"issuer"`
+	BuyerRNC   string        `json:"buyerRnc"`
+	IssueDate  string        `json:"issueDate"`
+	Total      string        `json:"total"`
+	Approval   string        `json:"approval"`
+	ReceivedAt string        `json:"receivedAt"`
+	UpdatedAt  string        `json:"updatedAt"`
+}
+
+// InboundIssuer is the supplier who issued an inbound document.
+type InboundIssuer struct {
+	RNC  string `json:"rnc"`
+	Name string `json:"name"`
+}
+
+// Resource returns the public form of d.
+func (d *InboundDocument) Resource() InboundDocumentResource {
+	return InboundDocumentResource{
+		ID:         d.ID,
+		Type:       d.Type.Code(),
+		ENCF:       d.ENCF,
+		Issuer:     InboundIssuer{RNC: d.IssuerRNC, Name: d.IssuerName},
+		BuyerRNC:   d.BuyerRNC,
+		IssueDate:  d.IssueDate.String(),
+		Total:      d.Total,
+		Approval:   d.Approval,
+		ReceivedAt: FormatTime(d.ReceivedAt),
+		UpdatedAt:  FormatTime(d.UpdatedAt),
+	}
 }
 
 // InboundDocumentByENCFNotFound is the NOT_FOUND of a lookup by issuer and

@@ -19,6 +19,7 @@ type Store interface {
 	CertificateStore
 	WebhookStore
 	InboundStore
+	ApprovalStore
 	ReceiverStore
 	// Close releases the store's connections.
 	Close() error

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
-	"time"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/ecf"
@@ -272,66 +270,40 @@ func (s *Server) handleListDocuments(w http.ResponseWriter, r *http.Request) err
 	for i, d := range docs {
 		res[i] = d.Resource()
 	}
+	writePage(w, r, res, next)
+	return nil
+}
+
+// writePage writes a page of a cursor list: its documents and the cursor
+// of the next page, null on the last.
+func writePage[T any](w http.ResponseWriter, r *http.Request, docs []T, next string) {
 	var nextCursor *string
 	if next != "" {
 		nextCursor = &next
 	}
 	writeJSON(w, http.StatusOK, struct {
-		OK            bool                     `json:"ok"`
-		Documents     []sello.DocumentResource `json:"documents"`
-		NextCursor    *string                  `json:"nextCursor"`
-		CorrelationID string                   `json:"correlationId"`
-	}{true, res, nextCursor, correlationID(r.Context())})
-	return nil
+		OK            bool    `json:"ok"`
+		Documents     []T     `json:"documents"`
+		NextCursor    *string `json:"nextCursor"`
+		CorrelationID string  `json:"correlationId"`
+	}{true, docs, nextCursor, correlationID(r.Context())})
 }
 
 // parseDocumentFilter reads the list's query parameters, reporting every bad
 // one. Returns INVALID_REQUEST.
 func parseDocumentFilter(q url.Values) (sello.DocumentFilter, error) {
 	f := sello.DocumentFilter{Limit: sello.DefaultPageSize, Cursor: q.Get("cursor")}
-	var details []sello.ErrorDetail
-	bad := func(param, msg string) { details = append(details, sello.ErrorDetail{Path: param, Message: msg}) }
-	for param := range q {
-		if !slices.Contains([]string{"status", "type", "from", "to", "cursor", "limit"}, param) {
-			bad(param, "unknown query parameter; use status, type, from, to, cursor or limit")
-		}
-	}
+	l := newListQuery(q, "status", "type", "from", "to", "cursor", "limit")
 	if v := q.Get("status"); v != "" {
 		st, err := sello.ParseStatus(v)
 		if err != nil {
-			bad("status", sello.ErrorMessageOf(err))
+			l.bad("status", sello.ErrorMessageOf(err))
 		}
 		f.Status = st
 	}
-	if v := q.Get("type"); v != "" {
-		t, err := sello.ParseDocumentType(v)
-		if err != nil {
-			bad("type", sello.ErrorMessageOf(err))
-		}
-		f.Type = t
-	}
-	for _, b := range []struct {
-		param string
-		dst   **time.Time
-	}{{"from", &f.CreatedFrom}, {"to", &f.CreatedTo}} {
-		if v := q.Get(b.param); v != "" {
-			t, err := time.Parse(time.RFC3339Nano, v)
-			if err != nil {
-				bad(b.param, "must be an ISO 8601 date-time, e.g. 2026-11-22T00:00:00.000Z")
-				continue
-			}
-			*b.dst = &t
-		}
-	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > sello.MaxPageSize {
-			bad("limit", fmt.Sprintf("must be a whole number from 1 to %d", sello.MaxPageSize))
-		}
-		f.Limit = n
-	}
-	if len(details) > 0 {
-		return f, &sello.Error{Code: sello.CodeInvalidRequest, Message: "The query parameters are not valid.", Details: details}
-	}
-	return f, nil
+	l.docType("type", &f.Type)
+	l.time("from", &f.CreatedFrom)
+	l.time("to", &f.CreatedTo)
+	l.limit(&f.Limit)
+	return f, l.err()
 }

@@ -63,6 +63,9 @@ var operations = []struct {
 	{"GET", "/{env}/documentos-ecf/{encf}", false, []int{200, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/documentos-ecf/{encf}/xml", false, []int{200, 400, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/documentos-ecf/{encf}/pdf", false, []int{200, 400, 401, 403, 404, 429, 500}},
+	{"GET", "/{env}/documentos-recibidos", false, []int{200, 400, 401, 403, 404, 429, 500}},
+	{"GET", "/{env}/documentos-recibidos/{id}", false, []int{200, 401, 403, 404, 429, 500}},
+	{"GET", "/{env}/documentos-recibidos/{id}/xml", false, []int{200, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/eventos", false, []int{200, 400, 401, 403, 404, 429, 500}},
 	{"GET", "/healthz", true, []int{200}},
 	{"GET", "/readyz", true, []int{200, 503}},
@@ -71,7 +74,7 @@ var operations = []struct {
 
 func TestOpenAPIOperations(t *testing.T) {
 	doc := apitest.NewContract(t).Document()
-	if got, want := doc.Paths.Len(), 9; got != want {
+	if got, want := doc.Paths.Len(), 12; got != want {
 		t.Errorf("%d paths, want %d", got, want)
 	}
 	for _, o := range operations {

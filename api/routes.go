@@ -26,10 +26,17 @@ func (s *Server) routes(mux *http.ServeMux) {
 	// The tenants' receiver services (DESIGN §6, FACTS §2; docs/receptor.md):
 	// public, called by DGII and suppliers, case-insensitive below the RNC
 	// (withReceiverCase). Reception requires a token unless the tenant
-	// turned that off.
+	// turned that off; so does commercial approval.
 	mux.Handle("GET /{env}/receptor/{rnc}/fe/autenticacion/api/semilla", s.handle(s.handleSemilla))
 	mux.Handle("POST /{env}/receptor/{rnc}/fe/autenticacion/api/validacioncertificado", s.handle(s.handleValidacionCertificado))
 	mux.Handle("POST /{env}/receptor/{rnc}/fe/recepcion/api/ecf", s.handle(s.handleRecepcion))
+	mux.Handle("POST /{env}/receptor/{rnc}/fe/aprobacioncomercial/api/ecf", s.handle(s.handleAprobacionComercial))
+
+	// Inbound documents (DESIGN §4, §6): what suppliers posted to the
+	// tenant's receiver.
+	mux.Handle("GET /{env}/documentos-recibidos", s.authenticated(fixedScope(sello.ScopeRead), s.handleListInbound))
+	mux.Handle("GET /{env}/documentos-recibidos/{id}", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetInbound))
+	mux.Handle("GET /{env}/documentos-recibidos/{id}/xml", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetInboundXML))
 
 	// Events (DESIGN §3, §5): the outbox, oldest first, kept 30 days.
 	mux.Handle("GET /{env}/eventos", s.authenticated(fixedScope(sello.ScopeRead), s.handleListEvents))

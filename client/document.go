@@ -56,8 +56,8 @@ type Document struct {
 	// DGII is DGII's verdict; nil until there is one.
 	DGII     *DGIIResult `json:"dgii"`
 	Delivery Delivery    `json:"delivery"`
-	// CommercialApproval is nil until the buyer gives a verdict, which Sello
-	// does not receive yet (so nil today), and for the types that get none.
+	// CommercialApproval is nil until the buyer gives a verdict (its signed
+	// ACECF reaches the issuer's receiver), and for the types that get none.
 	CommercialApproval *CommercialApproval `json:"commercialApproval"`
 	// FailureReason says why, with StatusFailed.
 	FailureReason string    `json:"failureReason,omitempty"`
@@ -100,9 +100,16 @@ type Delivery struct {
 
 // CommercialApproval is the buyer's commercial verdict.
 type CommercialApproval struct {
-	// Status is pending, approved or rejected.
+	// Status is approved or rejected.
 	Status string `json:"status"`
+	// Reason is the buyer's DetalleMotivoRechazo on a rejection.
 	Reason string `json:"reason,omitempty"`
+	// BuyerRNC is the RNCComprador of the buyer's ACECF.
+	BuyerRNC string `json:"buyerRnc,omitempty"`
+	// DecidedAt is the ACECF's FechaHoraAprobacionComercial, ReceivedAt when
+	// Sello received it; nil when unknown.
+	DecidedAt  *time.Time `json:"decidedAt,omitempty"`
+	ReceivedAt *time.Time `json:"receivedAt,omitempty"`
 }
 
 // DocumentResponse is an answer carrying one document.

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -70,22 +71,80 @@ type rowQuerier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
+// inboundColumns are an inbound document's columns; inboundListColumns
+// leaves out its XML and acuse, which only a lookup of one document reads.
+const (
+	inboundColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
+		issue_date, total, xml, acuse, approval, received_at, updated_at`
+	inboundListColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
+		issue_date, total, ''::bytea, ''::bytea, approval, received_at, updated_at`
+)
+
 // findInbound returns the tenant's inbound document in env that where
 // ($3 onwards, over args) selects, or pgx.ErrNoRows.
 func findInbound(ctx context.Context, q rowQuerier, where string, tenantID string, env sello.Environment, args ...any) (*sello.InboundDocument, error) {
-	var d sello.InboundDocument
-	var issued time.Time
-	err := q.QueryRow(ctx, `
-		SELECT id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-			issue_date, total, xml, acuse, approval, received_at, updated_at
-		FROM inbound_documents
+	d, err := scanInbound(q.QueryRow(ctx, `
+		SELECT `+inboundColumns+` FROM inbound_documents
 		WHERE tenant_id = $1 AND environment = $2 AND `+where,
-		append([]any{tenantID, env}, args...)...).Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.IssuerRNC, &d.IssuerName, &d.BuyerRNC,
-		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &d.ReceivedAt, &d.UpdatedAt)
+		append([]any{tenantID, env}, args...)...))
 	if isNoRows(err) {
 		return nil, err
-	} else if err != nil {
-		return nil, dbError(err, "find inbound document")
+	}
+	return d, dbError(err, "find inbound document")
+}
+
+// ListInboundDocuments implements sello.InboundStore: newest received
+// first, keyset pagination on (received_at, id). Returns INVALID_REQUEST
+// for a malformed cursor.
+func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sello.Environment, f sello.InboundFilter) ([]*sello.InboundDocument, string, error) {
+	limit := f.PageSize()
+	q := `SELECT ` + inboundListColumns + ` FROM inbound_documents WHERE tenant_id = $1 AND environment = $2`
+	args := []any{tenantID, env}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if f.IssuerRNC != "" {
+		q += ` AND issuer_rnc = ` + arg(f.IssuerRNC)
+	}
+	if f.Type != "" {
+		q += ` AND type = ` + arg(f.Type)
+	}
+	if f.Approval != "" {
+		q += ` AND approval = ` + arg(f.Approval)
+	}
+	if f.ReceivedFrom != nil {
+		q += ` AND received_at >= ` + arg(f.ReceivedFrom.UTC().Truncate(time.Microsecond))
+	}
+	if f.ReceivedTo != nil {
+		q += ` AND received_at < ` + arg(f.ReceivedTo.UTC().Truncate(time.Microsecond))
+	}
+	if f.Cursor != "" {
+		at, id, err := sello.ParseCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		q += ` AND (received_at, id) < (` + arg(at) + `, ` + arg(id) + `)`
+	}
+	q += ` ORDER BY received_at DESC, id DESC LIMIT ` + arg(limit+1)
+	rows, err := db.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, "", dbError(err, "list inbound documents")
+	}
+	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*sello.InboundDocument, error) { return scanInbound(r) })
+	if err != nil {
+		return nil, "", dbError(err, "list inbound documents")
+	}
+	docs, next := sello.NextInboundPage(docs, limit)
+	return docs, next, nil
+}
+
+func scanInbound(r pgx.Row) (*sello.InboundDocument, error) {
+	var d sello.InboundDocument
+	var issued time.Time
+	if err := r.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.IssuerRNC, &d.IssuerName, &d.BuyerRNC,
+		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &d.ReceivedAt, &d.UpdatedAt); err != nil {
+		return nil, err
 	}
 	d.IssueDate = sello.DateOf(issued)
 	d.ReceivedAt, d.UpdatedAt = utc(d.ReceivedAt), utc(d.UpdatedAt)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/sello-do/sello"
 )
@@ -67,23 +68,93 @@ func (db *DB) FindInboundDocumentByENCF(ctx context.Context, tenantID string, en
 	return d, err
 }
 
+// inboundColumns are an inbound document's columns; listColumns leaves
+// out its XML and acuse, which only a lookup of one document reads.
+const (
+	inboundColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
+		issue_date, total, xml, acuse, approval, received_at, updated_at`
+	inboundListColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
+		issue_date, total, x'', x'', approval, received_at, updated_at`
+)
+
 // findInbound returns the tenant's inbound document in env that where
 // (over args) selects, or sql.ErrNoRows.
 func findInbound(ctx context.Context, q querier, where string, tenantID string, env sello.Environment, args ...any) (*sello.InboundDocument, error) {
-	var d sello.InboundDocument
-	var issued, received, updated string
-	err := q.queryRow(ctx, `
-		SELECT id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-			issue_date, total, xml, acuse, approval, received_at, updated_at
-		FROM inbound_documents
+	d, err := scanInbound(q.queryRow(ctx, `
+		SELECT `+inboundColumns+` FROM inbound_documents
 		WHERE tenant_id = ? AND environment = ? AND `+where,
-		append([]any{tenantID, env}, args...)...).Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.IssuerRNC, &d.IssuerName, &d.BuyerRNC,
-		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &received, &updated)
+		append([]any{tenantID, env}, args...)...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, err
-	} else if err != nil {
-		return nil, dbError(err, "find inbound document")
 	}
+	return d, dbError(err, "find inbound document")
+}
+
+// ListInboundDocuments implements sello.InboundStore: newest received
+// first, keyset pagination on (received_at, id). Returns INVALID_REQUEST
+// for a malformed cursor.
+func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sello.Environment, f sello.InboundFilter) ([]*sello.InboundDocument, string, error) {
+	limit := f.PageSize()
+	q := `SELECT ` + inboundListColumns + ` FROM inbound_documents WHERE tenant_id = ? AND environment = ?`
+	args := []any{tenantID, env}
+	if f.IssuerRNC != "" {
+		q += ` AND issuer_rnc = ?`
+		args = append(args, f.IssuerRNC)
+	}
+	if f.Type != "" {
+		q += ` AND type = ?`
+		args = append(args, f.Type)
+	}
+	if f.Approval != "" {
+		q += ` AND approval = ?`
+		args = append(args, f.Approval)
+	}
+	if f.ReceivedFrom != nil {
+		q += ` AND received_at >= ?`
+		args = append(args, formatTime(f.ReceivedFrom.Truncate(time.Microsecond)))
+	}
+	if f.ReceivedTo != nil {
+		q += ` AND received_at < ?`
+		args = append(args, formatTime(f.ReceivedTo.Truncate(time.Microsecond)))
+	}
+	if f.Cursor != "" {
+		at, id, err := sello.ParseCursor(f.Cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		q += ` AND (received_at, id) < (?, ?)`
+		args = append(args, formatTime(at), id)
+	}
+	q += ` ORDER BY received_at DESC, id DESC LIMIT ?`
+	args = append(args, limit+1)
+	rows, err := db.q().query(ctx, q, args...)
+	if err != nil {
+		return nil, "", dbError(err, "list inbound documents")
+	}
+	defer rows.Close()
+	var docs []*sello.InboundDocument
+	for rows.Next() {
+		d, err := scanInbound(rows)
+		if err != nil {
+			return nil, "", dbError(err, "list inbound documents")
+		}
+		docs = append(docs, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, "", dbError(err, "list inbound documents")
+	}
+	docs, next := sello.NextInboundPage(docs, limit)
+	return docs, next, nil
+}
+
+func scanInbound(s scanner) (*sello.InboundDocument, error) {
+	var d sello.InboundDocument
+	var issued, received, updated string
+	if err := s.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.IssuerRNC, &d.IssuerName, &d.BuyerRNC,
+		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &received, &updated); err != nil {
+		return nil, err
+	}
+	var err error
 	if d.IssueDate, err = parseDate(issued); err != nil {
 		return nil, err
 	} else if d.ReceivedAt, err = parseTime(received); err != nil {

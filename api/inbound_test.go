@@ -1,0 +1,97 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/sello-do/sello"
+)
+
+// inboundFixture is a receiver fixture with documents received from the
+// supplier and an API key of the tenant with every scope.
+func inboundFixture(tb testing.TB, n int) (*fixture, *receiverFixture, [][]byte) {
+	tb.Helper()
+	rf := mustReceiverFixture(tb, true)
+	var xmls [][]byte
+	for i := range n {
+		doc := rf.signedECF(tb, testRNC, int64(i+1))
+		rf.wantAcuse(tb, rf.post(tb, recepcion, "", doc), 0, 0)
+		xmls = append(xmls, doc)
+	}
+	k, plaintext := sello.NewAPIKey(rf.tenant.ID, sello.EnvTest, "test", sello.Scopes, nil)
+	if err := rf.store.CreateAPIKey(tb.Context(), k); err != nil {
+		tb.Fatal(err)
+	}
+	return &fixture{handler: rf.handler, key: plaintext, tenant: rf.tenant}, rf, xmls
+}
+
+func TestInboundDocuments(t *testing.T) {
+	f, _, xmls := inboundFixture(t, 3)
+	type list struct {
+		Documents  []sello.InboundDocumentResource
+		NextCursor *string
+	}
+	t.Run("List", func(t *testing.T) {
+		var got []sello.InboundDocumentResource
+		path := "/TesteCF/documentos-recibidos?limit=2&issuer=" + supplierRNC + "&type=E31&approval=pending"
+		for range 3 {
+			resp, body := call(t, f, f.key, "GET", path, nil)
+			var l list
+			if err := json.Unmarshal(body, &l); resp.StatusCode != 200 || err != nil {
+				t.Fatalf("got %d %s", resp.StatusCode, body)
+			}
+			got = append(got, l.Documents...)
+			if l.NextCursor == nil {
+				break
+			}
+			path = "/TesteCF/documentos-recibidos?limit=2&cursor=" + *l.NextCursor
+		}
+		if len(got) != 3 || got[0].ENCF != "E310000000003" || got[2].ENCF != "E310000000001" ||
+			got[0].Issuer.RNC != supplierRNC || got[0].Approval != "pending" || got[0].BuyerRNC != testRNC {
+			t.Fatalf("listed %+v", got)
+		}
+	})
+	t.Run("ListFiltered", func(t *testing.T) {
+		_, body := call(t, f, f.key, "GET", "/TesteCF/documentos-recibidos?approval=approved", nil)
+		var l list
+		if err := json.Unmarshal(body, &l); err != nil || len(l.Documents) != 0 {
+			t.Fatalf("approved: got %s", body)
+		}
+	})
+	t.Run("GetAndXML", func(t *testing.T) {
+		_, body := call(t, f, f.key, "GET", "/TesteCF/documentos-recibidos", nil)
+		var l list
+		if err := json.Unmarshal(body, &l); err != nil || len(l.Documents) != 3 {
+			t.Fatalf("list: %s", body)
+		}
+		want := l.Documents[2]
+		resp, body := call(t, f, f.key, "GET", "/TesteCF/documentos-recibidos/"+want.ID, nil)
+		var one struct{ Document sello.InboundDocumentResource }
+		if err := json.Unmarshal(body, &one); resp.StatusCode != 200 || err != nil || one.Document != want {
+			t.Fatalf("get: got %d %s, want %+v", resp.StatusCode, body, want)
+		}
+		resp, body = call(t, f, f.key, "GET", "/TesteCF/documentos-recibidos/"+want.ID+"/xml", nil)
+		if resp.StatusCode != 200 || !bytes.Equal(body, xmls[0]) || resp.Header.Get("Content-Type") != "application/xml" {
+			t.Fatalf("xml: got %d %s, want the e-CF as posted", resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		for _, p := range []string{"/TesteCF/documentos-recibidos/nope", "/TesteCF/documentos-recibidos/nope/xml"} {
+			if resp, body := call(t, f, f.key, "GET", p, nil); resp.StatusCode != 404 {
+				t.Errorf("%s: got %d %s, want 404", p, resp.StatusCode, body)
+			}
+		}
+	})
+	t.Run("ErrQuery", func(t *testing.T) {
+		resp, body := call(t, f, f.key, "GET", "/TesteCF/documentos-recibidos?issuer=12&approval=maybe&type=E99&from=ayer&limit=0&x=1", nil)
+		if resp.StatusCode != 400 {
+			t.Fatalf("got %d %s, want 400", resp.StatusCode, body)
+		}
+		for _, p := range []string{`"issuer"`, `"approval"`, `"type"`, `"from"`, `"limit"`, `"x"`} {
+			if !bytes.Contains(body, []byte(p)) {
+				t.Errorf("%s: want a detail at %s", body, p)
+			}
+		}
+	})
+}
