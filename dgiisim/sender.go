@@ -137,3 +137,17 @@ func sampleECF(encf, buyerRNC, buyerName string, now time.Time) string {
 		"{ISSUER}", RNCDGIITest,
 	).Replace(`<?xml version="1.0" encoding="utf-8"?><ECF><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>31</TipoeCF><eNCF>{ENCF}</eNCF><FechaVencimientoSecuencia>{EXPIRES}</FechaVencimientoSecuencia><IndicadorMontoGravado>0</IndicadorMontoGravado><TipoIngresos>01</TipoIngresos><TipoPago>1</TipoPago></IdDoc><Emisor><RNCEmisor>{ISSUER}</RNCEmisor><RazonSocialEmisor>DIRECCION GENERAL DE IMPUESTOS INTERNOS</RazonSocialEmisor><DireccionEmisor>Av. Mexico 48, Santo Domingo</DireccionEmisor><FechaEmision>{ISSUED}</FechaEmision></Emisor><Comprador><RNCComprador>{BUYER}</RNCComprador><RazonSocialComprador>{BUYERNAME}</RazonSocialComprador></Comprador><Totales><MontoGravadoTotal>1000.00</MontoGravadoTotal><MontoGravadoI1>1000.00</MontoGravadoI1><ITBIS1>18</ITBIS1><TotalITBIS>180.00</TotalITBIS><TotalITBIS1>180.00</TotalITBIS1><MontoTotal>1180.00</MontoTotal></Totales></Encabezado><DetallesItems><Item><NumeroLinea>1</NumeroLinea><IndicadorFacturacion>1</IndicadorFacturacion><NombreItem>Servicio de prueba</NombreItem><IndicadorBienoServicio>2</IndicadorBienoServicio><CantidadItem>1.00</CantidadItem><PrecioUnitarioItem>1000.00</PrecioUnitarioItem><MontoItem>1000.00</MontoItem></Item></DetallesItems><FechaHoraFirma>{SIGNED}</FechaHoraFirma></ECF>`)
 }
+
+// enviarECF is SendECF on request (POST /{env}/simulador/enviarecf?rnc=):
+// the simulator's own control, not a DGII service. It answers the sample's
+// e-NCF and the receiver's status and answer as JSON, or 400 when the RNC
+// is not a receiver the simulator knows.
+func (s *Simulator) enviarECF(w http.ResponseWriter, r *http.Request, env sello.Environment) {
+	hc := &http.Client{Timeout: 30 * time.Second}
+	sent, err := s.SendECF(r.Context(), hc, env, query(r, "rnc"))
+	if err != nil {
+		respond(w, r, http.StatusBadRequest, obj{{"mensajes", []string{err.Error()}}}, "Error", "")
+		return
+	}
+	respond(w, r, http.StatusOK, obj{{"encf", sent.ENCF}, {"status", sent.Status}, {"respuesta", string(sent.Body)}}, "Envio", "")
+}

@@ -203,6 +203,10 @@ func (s *Simulator) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
+	if r.Method == http.MethodPost && strings.Join(parts[1:], "/") == "simulador/enviarecf" {
+		s.enviarECF(w, r, env)
+		return
+	}
 	if parts[1] == "emisorreceptor" {
 		s.emisorReceptor(w, r, env, r.Method+" "+strings.Join(parts[2:], "/"))
 		return

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"database/sql"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -550,5 +551,54 @@ func TestTradeBetweenTenants(t *testing.T) {
 	}
 	if !bytes.Equal(in.XML, signed.Body) || in.BuyerRNC != demoBuyerRNC || len(in.Acuse) == 0 {
 		t.Errorf("inbound document: buyer %s, %d bytes of XML (the issuer signed %d), %d of acuse", in.BuyerRNC, len(in.XML), len(signed.Body), len(in.Acuse))
+	}
+}
+
+// TestSimulatorSendsToTenant plays DGII's TesteCF in certification: the
+// simulator, as an issuer, authenticates at the demo buyer's receiver and
+// sends it a signed sample e-CF; the buyer answers a signed ARECF Estado 0
+// and lists the document among its received ones.
+func TestSimulatorSendsToTenant(t *testing.T) {
+	s := MustRunServer(t)
+	sign, err := simulatorSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: sign, Receivers: func(env sello.Environment, rnc string) (string, string, bool) {
+		return demoBuyerName, s.URL + "/" + string(env) + "/receptor/" + rnc, rnc == demoBuyerRNC
+	}})
+	sent, err := sim.SendECF(t.Context(), &http.Client{Timeout: 10 * time.Second}, sello.EnvTest, demoBuyerRNC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent.Status != http.StatusOK || !bytes.Contains(sent.Body, []byte("<Estado>0</Estado>")) {
+		t.Fatalf("reception: %d %s", sent.Status, sent.Body)
+	}
+	if _, err := xmldsig.Verify(sent.Body); err != nil {
+		t.Errorf("the ARECF's signature: %v", err)
+	}
+	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: s.BuyerKeys[sello.EnvTest]})
+	if list.Status != http.StatusOK || !bytes.Contains(list.Body, []byte(sent.ENCF)) {
+		t.Fatalf("the buyer's received documents: %d %s; want %s", list.Status, list.Body, sent.ENCF)
+	}
+	if _, err := sim.SendECF(t.Context(), http.DefaultClient, sello.EnvTest, "101010101"); err == nil {
+		t.Error("SendECF to an RNC that is not a receiver: no error")
+	}
+	// The same on request, over the simulator's HTTP.
+	ts := httptest.NewServer(sim)
+	defer ts.Close()
+	resp, err := http.Post(ts.URL+"/testecf/simulador/enviarecf?rnc="+demoBuyerRNC, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		ENCF      string
+		Status    int
+		Respuesta string
+	}
+	err = json.NewDecoder(resp.Body).Decode(&got)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || got.Status != http.StatusOK || !strings.Contains(got.Respuesta, "<Estado>0</Estado>") || got.ENCF == sent.ENCF {
+		t.Fatalf("enviarecf: %d %+v (%v)", resp.StatusCode, got, err)
 	}
 }
