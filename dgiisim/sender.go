@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,8 +31,13 @@ type SentECF struct {
 	Body   []byte // its body: the ARECF when Status is 200
 }
 
-// sampleNumber numbers the samples, so that each is a new document.
-var sampleNumber atomic.Int64
+// sampleNumber numbers the samples, so that each is a new document: from
+// the first send's time in tenths of a second (so that a restarted
+// simulator does not repeat an earlier one's numbers), one up each send.
+var (
+	sampleStart  sync.Once
+	sampleNumber atomic.Int64
+)
 
 // SendECF sends a sample e-CF of DGII's test counterpart to buyerRNC's
 // receiver in env: it authenticates there when the receiver asks (semilla,
@@ -48,7 +54,8 @@ func (s *Simulator) SendECF(ctx context.Context, hc *http.Client, env sello.Envi
 		return nil, fmt.Errorf("dgiisim: %s is not an electronic receiver in %s", buyerRNC, env)
 	}
 	now := s.now()
-	encf := fmt.Sprintf("E31%010d", now.Unix()%1_000_000_000*10+sampleNumber.Add(1)%10)
+	sampleStart.Do(func() { sampleNumber.Store(now.UnixMilli() / 100 % 9_000_000_000) })
+	encf := fmt.Sprintf("E31%010d", sampleNumber.Add(1))
 	doc, err := s.cfg.Sign([]byte(sampleECF(encf, buyerRNC, name, now)))
 	if err != nil {
 		return nil, fmt.Errorf("dgiisim: sign the sample: %w", err)

@@ -164,9 +164,10 @@ func mustBuild(tb testing.TB) string {
 
 // process is a sello serve run as a child process.
 type process struct {
-	cmd  *exec.Cmd
-	keys map[sello.Environment]string
-	done chan error
+	cmd       *exec.Cmd
+	keys      map[sello.Environment]string
+	buyerKeys map[sello.Environment]string // the demo buyer's
+	done      chan error
 	// stderr holds what the process wrote to stderr (its log).
 	stderr syncBuffer
 }
@@ -194,7 +195,7 @@ func startProcess(tb testing.TB, bin string, args []string) *process {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(os.Environ(), "SELLO_MASTER_KEY=")
 	stdout, _ := cmd.StdoutPipe()
-	p := &process{cmd: cmd, keys: map[sello.Environment]string{}, done: make(chan error, 1)}
+	p := &process{cmd: cmd, keys: map[sello.Environment]string{}, buyerKeys: map[sello.Environment]string{}, done: make(chan error, 1)}
 	cmd.Stderr = &p.stderr
 	if err := cmd.Start(); err != nil {
 		tb.Fatal(err)
@@ -206,6 +207,8 @@ func startProcess(tb testing.TB, bin string, args []string) *process {
 			var env, key string
 			if _, err := fmt.Sscanf(sc.Text(), "demo key %s %s", &env, &key); err == nil {
 				p.keys[sello.Environment(env)] = key
+			} else if _, err := fmt.Sscanf(sc.Text(), "demo buyer key %s %s", &env, &key); err == nil {
+				p.buyerKeys[sello.Environment(env)] = key
 			} else if strings.HasPrefix(sc.Text(), "listening on ") {
 				close(ready)
 			}
