@@ -20,6 +20,7 @@ type Store interface {
 	WebhookStore
 	InboundStore
 	ReceiverStore
+	ApprovalStore
 	// Close releases the store's connections.
 	Close() error
 }

@@ -38,6 +38,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Jobs", func(t *testing.T) { testJobs(t, open) })
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
 	t.Run("Inbound", func(t *testing.T) { testInbound(t, open) })
+	t.Run("Approvals", func(t *testing.T) { testApprovals(t, open) })
 	t.Run("ReceiverAuth", func(t *testing.T) { testReceiverAuth(t, open) })
 	t.Run("TenantIsolation", func(t *testing.T) { testTenantIsolation(t, open) })
 	t.Run("EnvironmentIsolation", func(t *testing.T) { testEnvironmentIsolation(t, open) })
