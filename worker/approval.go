@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -46,8 +45,7 @@ type approvalWorker struct {
 // NextRetry implements river.Worker: DeliveryDelay after the failed run,
 // ±20%.
 func (aw *approvalWorker) NextRetry(job *river.Job[sello.ApprovalJob]) time.Time {
-	d := aw.w.cfg.DeliveryDelay(job.Attempt)
-	return time.Now().Add(time.Duration(float64(d) * (0.8 + 0.4*rand.Float64())))
+	return aw.w.deliveryRetryAt(job.Attempt)
 }
 
 // Work implements river.Worker.

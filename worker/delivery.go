@@ -47,7 +47,13 @@ type deliveryWorker struct {
 // NextRetry implements river.Worker: DeliveryDelay after the failed run,
 // ±20%.
 func (dw *deliveryWorker) NextRetry(job *river.Job[sello.DeliveryJob]) time.Time {
-	d := dw.w.cfg.DeliveryDelay(job.Attempt)
+	return dw.w.deliveryRetryAt(job.Attempt)
+}
+
+// deliveryRetryAt is when to run again a delivery (or an approval) whose
+// run n failed: DeliveryDelay after now, ±20%.
+func (w *Worker) deliveryRetryAt(n int) time.Time {
+	d := w.cfg.DeliveryDelay(n)
 	return time.Now().Add(time.Duration(float64(d) * (0.8 + 0.4*rand.Float64())))
 }
 
