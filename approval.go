@@ -3,124 +3,312 @@ package sello
 import (
 	"context"
 	"fmt"
-	"math/big"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
-// ReceivedApproval is a commercial approval (ACECF, FACTS §1.8) a buyer
-// posted to the receiver of the tenant who issued the document: the
-// buyer's verdict and the fields that must match the document.
-type ReceivedApproval struct {
-	TenantID    string
-	Environment Environment
-	IssuerRNC   string // RNCEmisor: the tenant
-	ENCF        string
-	IssueDate   Date   // FechaEmision
-	Total       string // MontoTotal, two decimals
-	BuyerRNC    string // RNCComprador: who approves
-	// Status is ApprovalApproved or ApprovalRejected.
-	Status string
-	// Reason is DetalleMotivoRechazo, "" when approved.
-	Reason string
-	// DecidedAt is FechaHoraAprobacionComercial.
-	DecidedAt time.Time
+// The tenant's commercial approval of a supplier's document (DESIGN §4,
+// FACTS §1.8; docs/receptor.md). POST /{env}/aprobaciones-comerciales asks
+// for it; the store records it on the inbound document (Approval becomes
+// approved or rejected) and queues its ApprovalJob in one transaction. The
+// job builds and signs the ACECF and sends it on two legs, to the issuer's
+// receiver (the urlAceptacion of DGII's directory) and a copy to DGII,
+// recording each leg's outcome (ApprovalOutcome). When both legs are done
+// the approval is sent (inbound.approval.sent) or failed
+// (inbound.approval.failed).
+
+// The verdicts an approval request names (ApprovalRequest.Estado).
+const (
+	EstadoAprobado  = "aprobado"
+	EstadoRechazado = "rechazado"
+)
+
+// MaxApprovalReason is the longest motivo, in characters (ACECF's
+// DetalleMotivoRechazo).
+const MaxApprovalReason = 250
+
+// ApprovalRequest is the body of POST /{env}/aprobaciones-comerciales.
+type ApprovalRequest struct {
+	InboundDocumentID string `json:"inboundDocumentId"`
+	Estado            string `json:"estado"`
+	Motivo            string `json:"motivo,omitempty"`
 }
 
-// CheckIssuer refuses an approval of a document the tenant of RNC
-// tenantRNC did not issue. Returns INVALID_REQUEST.
-func (a *ReceivedApproval) CheckIssuer(tenantRNC string) error {
-	if a.IssuerRNC != tenantRNC {
-		return Errorf(CodeInvalidRequest, "The approval's RNCEmisor %s is not this receiver's RNC %s: send it to the issuer's receiver.", a.IssuerRNC, tenantRNC)
+// Check refuses a malformed request: no inbound document id, an estado
+// other than aprobado or rechazado, a rejection without a motivo, a motivo
+// over MaxApprovalReason characters or given with an approval. Returns
+// INVALID_REQUEST with a detail per problem.
+func (r ApprovalRequest) Check() error {
+	var details []ErrorDetail
+	add := func(path, msg string) { details = append(details, ErrorDetail{Path: path, Message: msg}) }
+	if r.InboundDocumentID == "" {
+		add("inboundDocumentId", "Required: the id of the inbound document (tax.public.receiver.ecf.received's data.payload.inboundDocumentId).")
 	}
-	return nil
-}
-
-// Match refuses an approval whose fields differ from doc's (e-NCF,
-// FechaEmision, MontoTotal and RNCComprador must be the document's; the
-// issuer is the tenant's RNC, CheckIssuer), of a type that takes no
-// approval, or of a document DGII has not accepted. Returns INVALID_REQUEST
-// naming every difference.
-func (a *ReceivedApproval) Match(doc *Document) error {
-	if !doc.Type.B2B() {
-		return Errorf(CodeInvalidRequest, "Document %s is of type %s, which takes no commercial approval.", doc.ENCF, doc.Type.Code())
-	}
-	var diffs []string
-	if a.ENCF != doc.ENCF {
-		diffs = append(diffs, fmt.Sprintf("eNCF %s, not %s", a.ENCF, doc.ENCF))
-	}
-	if a.IssueDate != doc.IssueDate {
-		diffs = append(diffs, fmt.Sprintf("FechaEmision %s, not %s", a.IssueDate.DGII(), doc.IssueDate.DGII()))
-	}
-	if !sameAmount(a.Total, doc.Total) {
-		diffs = append(diffs, fmt.Sprintf("MontoTotal %s, not %s", a.Total, doc.Total))
-	}
-	if a.BuyerRNC != doc.BuyerRNC {
-		diffs = append(diffs, fmt.Sprintf("RNCComprador %s, not %s", a.BuyerRNC, doc.BuyerRNC))
-	}
-	if len(diffs) > 0 {
-		return Errorf(CodeInvalidRequest, "The approval does not match document %s: the document has %s.", doc.ENCF, strings.Join(diffs, "; "))
-	}
-	if doc.Status != StatusAccepted && doc.Status != StatusAcceptedConditional {
-		return Errorf(CodeInvalidRequest, "Document %s is %s: only a document DGII accepted takes a commercial approval.", doc.ENCF, doc.Status)
-	}
-	return nil
-}
-
-// sameAmount reports whether two decimal amounts are equal as numbers.
-func sameAmount(a, b string) bool {
-	x, okx := new(big.Rat).SetString(a)
-	y, oky := new(big.Rat).SetString(b)
-	return okx && oky && x.Cmp(y) == 0
-}
-
-// Apply records a on doc as of now, after Match. A second approval with the
-// same verdict and reason changes nothing (changed = false: a buyer's
-// retry); one that changes a recorded verdict is refused, since a buyer's
-// verdict is final (a rejected document is voided with a credit note, FACTS
-// §1.8). Returns Match's errors and CONFLICT.
-func (a *ReceivedApproval) Apply(doc *Document, now time.Time) (changed bool, err error) {
-	if err := a.Match(doc); err != nil {
-		return false, err
-	}
-	if old := doc.CommercialApproval; old != nil && (old.Status == ApprovalApproved || old.Status == ApprovalRejected) {
-		if old.Status == a.Status && old.Reason == a.Reason {
-			return false, nil
+	switch r.Estado {
+	case EstadoAprobado:
+		if r.Motivo != "" {
+			add("motivo", "Only a rejection carries a motivo.")
 		}
-		return false, Errorf(CodeConflict, "Document %s already has the buyer's commercial verdict %s (received %s); a verdict cannot be changed.",
-			doc.ENCF, old.Status, FormatTime(*old.ReceivedAt))
+	case EstadoRechazado:
+		if strings.TrimSpace(r.Motivo) == "" {
+			add("motivo", "Required when estado is rechazado: say why.")
+		}
+	default:
+		add("estado", `Must be "aprobado" or "rechazado".`)
 	}
-	decided, received := a.DecidedAt.UTC().Truncate(time.Second), now.UTC().Truncate(time.Microsecond)
-	doc.CommercialApproval = &CommercialApproval{
-		Status: a.Status, Reason: a.Reason, BuyerRNC: a.BuyerRNC,
-		DecidedAt: &decided, ReceivedAt: &received,
+	if n := utf8.RuneCountInString(r.Motivo); n > MaxApprovalReason {
+		add("motivo", fmt.Sprintf("At most %d characters (got %d).", MaxApprovalReason, n))
+	} else if !utf8.ValidString(r.Motivo) {
+		add("motivo", "Must be valid UTF-8.")
 	}
-	doc.UpdatedAt = now
-	return true, nil
+	if len(details) > 0 {
+		return &Error{Code: CodeInvalidRequest, Message: "The approval request is not valid.", Details: details}
+	}
+	return nil
 }
 
-// Event is the ecf.commercial_approval.received event of doc, after Apply:
-// data.payload has the verdict ("approved" or "rejected"), the reason and
-// the buyer's RNC. A rejection is a warning: the issuer voids the document
-// with a credit note.
-func (a *ReceivedApproval) Event(doc *Document, now time.Time) *Event {
-	severity, msg := "info", fmt.Sprintf("The buyer %s approved document %s.", a.BuyerRNC, doc.ENCF)
-	if a.Status == ApprovalRejected {
-		severity, msg = "warning", fmt.Sprintf("The buyer %s rejected document %s: %s", a.BuyerRNC, doc.ENCF, a.Reason)
+// ApprovalApplies reports whether documents of type t take a commercial
+// approval: all but 32, 41, 43, 46 and 47 (FACTS §1.8).
+func (t DocumentType) ApprovalApplies() bool {
+	switch t {
+	case TypeConsumo, TypeCompras, TypeGastosMenores, TypeExportaciones, TypePagosExterior:
+		return false
 	}
-	ev := NewDocumentEvent(EventECFCommercialApproval, doc, severity, msg, now)
-	ev.Data.Payload = map[string]any{"status": a.Status, "reason": a.Reason, "buyerRnc": a.BuyerRNC}
-	return ev
+	return true
 }
 
-// ApprovalStore records the commercial approvals buyers send.
+// The sending statuses of an approval and of each of its legs.
+const (
+	ApprovalSendPending = "pending"
+	ApprovalSendSent    = "sent"
+	ApprovalSendFailed  = "failed"
+)
+
+// ApprovalLeg is how sending the ACECF to one party went.
+type ApprovalLeg struct {
+	Status string `json:"status"` // ApprovalSendPending, ApprovalSendSent or ApprovalSendFailed
+	// Error says why a failed leg failed.
+	Error string `json:"error,omitempty"`
+}
+
+// InboundApproval is the tenant's commercial approval of an inbound
+// document, recorded on it.
+type InboundApproval struct {
+	ID                string
+	TenantID          string
+	Environment       Environment
+	InboundDocumentID string
+	// Type, ENCF and IssuerRNC are the inbound document's.
+	Type      DocumentType
+	ENCF      string
+	IssuerRNC string
+	// State is ApprovalApproved or ApprovalRejected; Reason the motivo of
+	// a rejection.
+	State  string
+	Reason string
+	// Status is ApprovalSendPending until both legs are done, then
+	// ApprovalSendSent (both sent) or ApprovalSendFailed.
+	Status string
+	Issuer ApprovalLeg // the issuer's receiver
+	DGII   ApprovalLeg // DGII's aprobación comercial service
+	// ACECF is the signed ACECF once the job built it, nil before.
+	ACECF       []byte
+	RequestedAt time.Time
+	UpdatedAt   time.Time
+}
+
+// NewInboundApproval is the approval r asks for of d. Returns
+// VALIDATION_FAILED when d's type takes no approval and CONFLICT when d
+// was approved or rejected already; r must have passed Check.
+func NewInboundApproval(d *InboundDocument, r ApprovalRequest, now time.Time) (*InboundApproval, error) {
+	if !d.Type.ApprovalApplies() {
+		return nil, ValidationError([]ErrorDetail{{Path: "inboundDocumentId",
+			Message: fmt.Sprintf("Commercial approval does not apply to type %s (not to 32, 41, 43, 46, 47).", d.Type.Code())}})
+	}
+	if d.Approval != ApprovalPending && d.Approval != "" {
+		return nil, Errorf(CodeConflict, "Inbound document %s was %s already.", d.ID, d.Approval)
+	}
+	a := &InboundApproval{
+		ID: NewID(), TenantID: d.TenantID, Environment: d.Environment, InboundDocumentID: d.ID,
+		Type: d.Type, ENCF: d.ENCF, IssuerRNC: d.IssuerRNC,
+		State: ApprovalApproved, Status: ApprovalSendPending,
+		Issuer: ApprovalLeg{Status: ApprovalSendPending}, DGII: ApprovalLeg{Status: ApprovalSendPending},
+		RequestedAt: now, UpdatedAt: now,
+	}
+	if r.Estado == EstadoRechazado {
+		a.State, a.Reason = ApprovalRejected, r.Motivo
+	}
+	return a, nil
+}
+
+// Job is the approval's ApprovalJob.
+func (a *InboundApproval) Job() ApprovalJob {
+	return ApprovalJob{TenantID: a.TenantID, Environment: a.Environment, InboundDocumentID: a.InboundDocumentID}
+}
+
+// ApprovalOutcome is what a run of the approval's job learnt: the signed
+// ACECF once built, and the outcome of the legs it finished (nil: no news).
+type ApprovalOutcome struct {
+	ACECF  []byte
+	Issuer *ApprovalLeg
+	DGII   *ApprovalLeg
+}
+
+// Apply records out on a at now and returns the event it calls for:
+// inbound.approval.sent when both legs are sent, inbound.approval.failed
+// when both are done and one failed, nil while a leg is pending. Returns
+// CONFLICT when a's status is no longer pending (an outcome recorded is
+// never replaced) or out would change a leg already done.
+func (a *InboundApproval) Apply(out ApprovalOutcome, now time.Time) (*Event, error) {
+	if a.Status != ApprovalSendPending {
+		return nil, Errorf(CodeConflict, "The approval of inbound document %s is %s already.", a.InboundDocumentID, a.Status)
+	}
+	for _, l := range []struct {
+		leg *ApprovalLeg
+		out *ApprovalLeg
+	}{{&a.Issuer, out.Issuer}, {&a.DGII, out.DGII}} {
+		if l.out == nil {
+			continue
+		}
+		if l.leg.Status != ApprovalSendPending && *l.leg != *l.out {
+			return nil, Errorf(CodeConflict, "A leg of the approval of inbound document %s is %s already.", a.InboundDocumentID, l.leg.Status)
+		}
+		*l.leg = *l.out
+	}
+	if out.ACECF != nil {
+		a.ACECF = out.ACECF
+	}
+	a.UpdatedAt = now
+	switch {
+	case a.Issuer.Status == ApprovalSendSent && a.DGII.Status == ApprovalSendSent:
+		a.Status = ApprovalSendSent
+		return a.event(EventInboundApprovalSent, "info", fmt.Sprintf("The %s of %s was sent to the issuer %s and to DGII.", a.verdict(), a.ENCF, a.IssuerRNC), now), nil
+	case a.Issuer.Status != ApprovalSendPending && a.DGII.Status != ApprovalSendPending:
+		a.Status = ApprovalSendFailed
+		var why []string
+		for _, l := range []struct {
+			who string
+			leg ApprovalLeg
+		}{{"the issuer", a.Issuer}, {"DGII", a.DGII}} {
+			if l.leg.Status == ApprovalSendFailed {
+				why = append(why, l.who+": "+l.leg.Error)
+			}
+		}
+		return a.event(EventInboundApprovalFailed, "error", fmt.Sprintf("The %s of %s could not be sent (%s).", a.verdict(), a.ENCF, strings.Join(why, "; ")), now), nil
+	}
+	return nil, nil
+}
+
+// verdict names a's state in a message.
+func (a *InboundApproval) verdict() string {
+	if a.State == ApprovalRejected {
+		return "commercial rejection"
+	}
+	return "commercial approval"
+}
+
+// event is a's event of type t.
+func (a *InboundApproval) event(t EventType, severity, msg string, now time.Time) *Event {
+	r := a.Resource()
+	return &Event{
+		ID:          NewID(),
+		Type:        t,
+		CreatedAt:   now,
+		TenantID:    a.TenantID,
+		Environment: a.Environment,
+		Document: &EventDocument{
+			ID:     a.InboundDocumentID,
+			Type:   a.Type.Code(),
+			ENCF:   a.ENCF,
+			Status: InboundStatusReceived,
+		},
+		Data: EventData{
+			Severity: severity,
+			Message:  msg,
+			Payload: map[string]any{
+				"inboundDocumentId": a.InboundDocumentID,
+				"approvalId":        a.ID,
+				"estado":            r.Estado,
+				"motivo":            r.Motivo,
+				"issuer":            map[string]any{"rnc": a.IssuerRNC, "status": a.Issuer.Status, "error": a.Issuer.Error},
+				"dgii":              map[string]any{"status": a.DGII.Status, "error": a.DGII.Error},
+			},
+		},
+	}
+}
+
+// ApprovalResource is the public form of an approval (the API's
+// aprobaciones-comerciales).
+type ApprovalResource struct {
+	ID                string      `json:"id"`
+	InboundDocumentID string      `json:"inboundDocumentId"`
+	Type              string      `json:"type"`
+	ENCF              string      `json:"encf"`
+	IssuerRNC         string      `json:"issuerRnc"`
+	Estado            string      `json:"estado"`
+	Motivo            *string     `json:"motivo"`
+	Status            string      `json:"status"`
+	Issuer            ApprovalLeg `json:"issuer"`
+	DGII              ApprovalLeg `json:"dgii"`
+	CreatedAt         string      `json:"createdAt"`
+	UpdatedAt         string      `json:"updatedAt"`
+}
+
+// Resource returns the public form of a.
+func (a *InboundApproval) Resource() ApprovalResource {
+	estado := EstadoAprobado
+	if a.State == ApprovalRejected {
+		estado = EstadoRechazado
+	}
+	return ApprovalResource{
+		ID: a.ID, InboundDocumentID: a.InboundDocumentID, Type: a.Type.Code(), ENCF: a.ENCF, IssuerRNC: a.IssuerRNC,
+		Estado: estado, Motivo: nullable(a.Reason), Status: a.Status, Issuer: a.Issuer, DGII: a.DGII,
+		CreatedAt: FormatTime(a.RequestedAt), UpdatedAt: FormatTime(a.UpdatedAt),
+	}
+}
+
+// ApprovalJob sends the tenant's approval of an inbound document (the
+// worker package works it). ApproveInboundDocument inserts it with the
+// approval.
+type ApprovalJob struct {
+	TenantID          string      `json:"tenantId"`
+	Environment       Environment `json:"environment"`
+	InboundDocumentID string      `json:"inboundDocumentId"`
+}
+
+// Kind implements Job (River's JobArgs).
+func (ApprovalJob) Kind() string { return "sello.approval" }
+
+// ApprovalJobMaxAttempts bounds an approval's failed runs, with the same
+// retry delays as a delivery (DeliveryRetryDelay): about a day. The last
+// run's failure records the legs still pending as failed.
+const ApprovalJobMaxAttempts = DeliveryJobMaxAttempts
+
+// MaxAttempts implements JobMaxAttempts.
+func (ApprovalJob) MaxAttempts() int { return ApprovalJobMaxAttempts }
+
+// InboundApprovalNotFound is the NOT_FOUND of an inbound document that has
+// no approval.
+func InboundApprovalNotFound(id string) error {
+	return Errorf(CodeNotFound, "Inbound document %q has no commercial approval.", id)
+}
+
+// ApprovalStore keeps the tenant's commercial approvals of inbound
+// documents.
 type ApprovalStore interface {
-	// ReceiveCommercialApproval applies a (ReceivedApproval.Apply; the
-	// caller checked its issuer with CheckIssuer) to the tenant's document
-	// a.ENCF in a.Environment and,
-	// when it changes it, writes the document and the
-	// ecf.commercial_approval.received event in one transaction. It
-	// returns the document as it is after. Returns NOT_FOUND when the
-	// tenant has no such document, and Apply's errors.
-	ReceiveCommercialApproval(ctx context.Context, a *ReceivedApproval) (doc *Document, changed bool, err error)
+	// ApproveInboundDocument records the approval r asks for on its inbound
+	// document (NewInboundApproval, under the document's lock) and inserts
+	// its ApprovalJob, in one transaction. Returns INVALID_REQUEST
+	// (r.Check), NOT_FOUND (no such inbound document of the tenant in env),
+	// VALIDATION_FAILED and CONFLICT (NewInboundApproval).
+	ApproveInboundDocument(ctx context.Context, tenantID string, env Environment, r ApprovalRequest) (*InboundApproval, error)
+	// FindInboundApproval returns the approval of the tenant's inbound
+	// document id in env. Returns NOT_FOUND (no such document, or it has
+	// no approval).
+	FindInboundApproval(ctx context.Context, tenantID string, env Environment, inboundID string) (*InboundApproval, error)
+	// RecordApprovalOutcome applies out to the approval (Apply, under the
+	// document's lock) and writes it with the event Apply returns, in one
+	// transaction. Returns NOT_FOUND and CONFLICT.
+	RecordApprovalOutcome(ctx context.Context, tenantID string, env Environment, inboundID string, out ApprovalOutcome) (*InboundApproval, error)
 }

@@ -262,7 +262,7 @@ func NewWebhookEndpointDisabledEvent(tenantID string, env Environment, id, url, 
 var WebhookEventTypes = []EventType{
 	EventECFQueued, EventECFSigned, EventECFSubmitted, EventECFAccepted, EventECFAcceptedConditional,
 	EventECFRejected, EventECFFailed, EventECFDelivered, EventECFDeliveryFailed, EventECFCommercialApproval,
-	EventInboundReceived, EventSequenceLow, EventSequenceExpiring, EventCertificateExpiring,
+	EventInboundReceived, EventInboundApprovalSent, EventInboundApprovalFailed, EventSequenceLow, EventSequenceExpiring, EventCertificateExpiring,
 	EventWebhookEndpointDisabled,
 }
 

@@ -141,8 +141,9 @@ func TestWebhookEndpointSubscribes(t *testing.T) {
 }
 
 func TestWebhookEventTypes(t *testing.T) {
-	if len(sello.WebhookEventTypes) != 15 {
-		t.Errorf("WebhookEventTypes: got %d, want the 15 of DESIGN §5", len(sello.WebhookEventTypes))
+	// DESIGN §5's 15 and issue 12's inbound.approval.sent and .failed.
+	if len(sello.WebhookEventTypes) != 17 {
+		t.Errorf("WebhookEventTypes: got %d, want the 15 of DESIGN §5 and the 2 of issue 12", len(sello.WebhookEventTypes))
 	}
 	if slices.Contains(sello.WebhookEventTypes, sello.EventWebhookEndpointTest) {
 		t.Error("the test event type must not be subscribable")

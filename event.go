@@ -20,6 +20,8 @@ const (
 	EventECFDeliveryFailed       EventType = "ecf.delivery_failed"
 	EventECFCommercialApproval   EventType = "ecf.commercial_approval.received"
 	EventInboundReceived         EventType = "tax.public.receiver.ecf.received"
+	EventInboundApprovalSent     EventType = "inbound.approval.sent"
+	EventInboundApprovalFailed   EventType = "inbound.approval.failed"
 	EventSequenceLow             EventType = "sequence.low"
 	EventSequenceExpiring        EventType = "sequence.expiring"
 	EventCertificateExpiring     EventType = "certificate.expiring"

@@ -19,8 +19,9 @@ type Store interface {
 	CertificateStore
 	WebhookStore
 	InboundStore
-	ApprovalStore
+	ReceivedApprovalStore
 	ReceiverStore
+	ApprovalStore
 	// Close releases the store's connections.
 	Close() error
 }

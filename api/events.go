@@ -12,25 +12,10 @@ import (
 	"github.com/sello-do/sello"
 )
 
-// eventTypes are the types the events API filters on: every sello.EventType.
-var eventTypes = []sello.EventType{
-	sello.EventECFQueued,
-	sello.EventECFSigned,
-	sello.EventECFSubmitted,
-	sello.EventECFAccepted,
-	sello.EventECFAcceptedConditional,
-	sello.EventECFRejected,
-	sello.EventECFFailed,
-	sello.EventECFDelivered,
-	sello.EventECFDeliveryFailed,
-	sello.EventECFCommercialApproval,
-	sello.EventInboundReceived,
-	sello.EventSequenceLow,
-	sello.EventSequenceExpiring,
-	sello.EventCertificateExpiring,
-	sello.EventWebhookEndpointDisabled,
-	sello.EventWebhookEndpointTest, // never in the feed; filtering on it finds none
-}
+// eventTypes are the types the events API filters on: every sello.EventType
+// (WebhookEventTypes lists them all) and the test event, which is never in
+// the feed, so filtering on it finds none.
+var eventTypes = append(slices.Clip(sello.WebhookEventTypes), sello.EventWebhookEndpointTest)
 
 // eventCursorPrefix tells an events cursor from a document list cursor.
 const eventCursorPrefix = "ev."

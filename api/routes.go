@@ -23,6 +23,10 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /{env}/documentos-ecf/{encf}/xml", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetDocumentXML))
 	mux.Handle("GET /{env}/documentos-ecf/{encf}/pdf", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetDocumentPDF))
 
+	// Commercial approvals of inbound documents (DESIGN §4;
+	// docs/receptor.md): the ACECF is signed and sent by a job.
+	mux.Handle("POST /{env}/aprobaciones-comerciales", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleCreateApproval))
+
 	// The tenants' receiver services (DESIGN §6, FACTS §2; docs/receptor.md):
 	// public, called by DGII and suppliers, case-insensitive below the RNC
 	// (withReceiverCase). Reception requires a token unless the tenant

@@ -27,7 +27,7 @@ func NewReceptor(hc *http.Client) *Receptor { return &Receptor{http: hc} }
 
 // ReceptorError is a receiver's answer other than 2xx.
 type ReceptorError struct {
-	Op     string // "semilla", "validacioncertificado", "recepcion"
+	Op     string // "semilla", "validacioncertificado", "recepcion", "aprobacioncomercial"
 	Status int
 	// Body is the start of the answer, for the record.
 	Body string
@@ -53,18 +53,48 @@ const receptorBodyLimit = 1 << 20
 // the buyer's ARECF, as received. Errors: a *ReceptorError for an answer
 // other than 2xx, the HTTP client's error when there was none.
 func (p *Receptor) SendECF(ctx context.Context, entry DirectoryEntry, fileName string, signed []byte, sign Signer) ([]byte, error) {
-	token := ""
-	if base := strings.TrimRight(entry.URLOpcional, "/"); base != "" {
-		var err error
-		if token, err = p.authenticate(ctx, base, sign); err != nil {
-			return nil, err
-		}
-	}
-	body, ct, err := multipartBody(&filePart{name: fileName, content: signed})
+	token, err := p.token(ctx, entry, sign)
 	if err != nil {
-		return nil, fmt.Errorf("receiver: recepcion: build body: %w", err)
+		return nil, err
 	}
-	return p.do(ctx, "recepcion", http.MethodPost, strings.TrimRight(entry.URLRecepcion, "/")+"/fe/recepcion/api/ecf", body, ct, token)
+	return p.post(ctx, "recepcion", strings.TrimRight(entry.URLRecepcion, "/")+"/fe/recepcion/api/ecf", fileName, signed, token)
+}
+
+// SendApproval posts the signed ACECF (file name {RNCComprador}{eNCF}.xml)
+// to entry's commercial approval service,
+// {URLAceptacion}/fe/aprobacioncomercial/api/ecf, authenticating as SendECF
+// does, and returns nil when it answers 2xx ("satisfactorio"). Errors: a
+// *ReceptorError (Op "aprobacioncomercial") for another answer, 400 being
+// the receiver's "insatisfactorio"; the HTTP client's error when there was
+// none.
+func (p *Receptor) SendApproval(ctx context.Context, entry DirectoryEntry, fileName string, signed []byte, sign Signer) error {
+	if entry.URLAceptacion == "" {
+		return errors.New("receiver: aprobacioncomercial: the directory entry declares no urlAceptacion")
+	}
+	token, err := p.token(ctx, entry, sign)
+	if err != nil {
+		return err
+	}
+	_, err = p.post(ctx, "aprobacioncomercial", strings.TrimRight(entry.URLAceptacion, "/")+"/fe/aprobacioncomercial/api/ecf", fileName, signed, token)
+	return err
+}
+
+// token is a Bearer token from entry's authentication host, "" when it
+// declares none.
+func (p *Receptor) token(ctx context.Context, entry DirectoryEntry, sign Signer) (string, error) {
+	if base := strings.TrimRight(entry.URLOpcional, "/"); base != "" {
+		return p.authenticate(ctx, base, sign)
+	}
+	return "", nil
+}
+
+// post sends one file as the multipart part xml to url.
+func (p *Receptor) post(ctx context.Context, op, url, fileName string, content []byte, token string) ([]byte, error) {
+	body, ct, err := multipartBody(&filePart{name: fileName, content: content})
+	if err != nil {
+		return nil, fmt.Errorf("receiver: %s: build body: %w", op, err)
+	}
+	return p.do(ctx, op, http.MethodPost, url, body, ct, token)
 }
 
 // authenticate trades a signed seed of the receiver for its token.

@@ -17,7 +17,9 @@ var approvalEstados = map[int]string{approvalOK: "Aprobación comercial aprobada
 
 // aprobacionComercial receives a buyer's ACECF: 400 for an invalid file or
 // signature, else 200 with codigo 1 (taken) or 2 (refused: invoice not
-// found, not applicable, not valid).
+// found, not applicable, not valid). Approvals of e-CFs of the taxpayers
+// of the simulator's directory are taken without a matching send: the
+// simulator plays those issuers, whose sends it never saw.
 func (s *Simulator) aprobacionComercial(w http.ResponseWriter, r *http.Request, env sello.Environment) {
 	answer := func(status, codigo int, msgs ...string) {
 		respond(w, r, status, obj{{"mensaje", append([]string{}, msgs...)}, {"estado", approvalEstados[codigo]}, {"codigo", strconv.Itoa(codigo)}}, "RespuestaAprobacionComercial", "")
@@ -82,7 +84,7 @@ func (s *Simulator) aprobacionComercial(w http.ResponseWriter, r *http.Request, 
 	}
 	s.mu.Unlock()
 	switch {
-	case valid || (len(sends) == 0 && rncEmisor == RNCDGIITest):
+	case valid || (len(sends) == 0 && findDirectoryEntry(rncEmisor) != nil):
 		answer(http.StatusOK, approvalOK)
 	case len(sends) == 0:
 		answer(http.StatusOK, approvalRefused, "Factura no encontrada para esta Aprobación comercial.")

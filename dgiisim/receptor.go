@@ -26,6 +26,14 @@ import (
 //	999000021…999000024   ARECF Estado 1 (no recibido) with
 //	                      CodigoMotivoNoRecibido 1…4
 //
+// The same receivers take commercial approvals (ACECF) of the documents
+// their taxpayer issued, at fe/aprobacioncomercial/api/ecf: the receiving
+// taxpayer is the ACECF's RNCEmisor, authentication as above, and 200 for
+// a signed ACECF (file {RNCComprador}{eNCF}.xml), 400 for anything else
+// (not an ACECF, a bad file name, a signature that does not verify).
+// 999000012 answers 503 to the first ReceiverDownPosts posts of each
+// approval; 999000013 (RNCAcceptanceDown) always answers 503.
+//
 // Any other buyer is not in the directory (not electronic); its e-CF posted
 // here anyway gets Estado 1, code 4. An e-CF that does not parse or whose
 // signature does not verify gets Estado 1, code 1 or 2. Posting an e-CF
@@ -35,6 +43,8 @@ import (
 // Test RNCs of the receivers; see above.
 const (
 	RNCReceiverDown = "999000012"
+	// RNCAcceptanceDown's commercial approval service always answers 503.
+	RNCAcceptanceDown = "999000013"
 	// RNCNotReceived is the first of four: RNCNotReceived+n-1 answers
 	// CodigoMotivoNoRecibido n.
 	RNCNotReceived = "999000021"
@@ -56,6 +66,7 @@ var directory = []directoryEntry{
 	{nombre: "COMPRADOR SIMULADO OBJETO SRL", rnc: RNCDirectoryObject, auth: true, object: true},
 	{nombre: "COMPRADOR SIMULADO SIN AUTENTICACION SRL", rnc: RNCDirectoryNoAuth},
 	{nombre: "COMPRADOR SIMULADO RECEPTOR CAIDO SRL", rnc: RNCReceiverDown},
+	{nombre: "EMISOR SIMULADO ACEPTACION CAIDA SRL", rnc: RNCAcceptanceDown},
 	{nombre: "COMPRADOR SIMULADO NO RECIBIDO 1 SRL", rnc: "999000021"},
 	{nombre: "COMPRADOR SIMULADO NO RECIBIDO 2 SRL", rnc: "999000022"},
 	{nombre: "COMPRADOR SIMULADO NO RECIBIDO 3 SRL", rnc: "999000023"},
@@ -126,6 +137,8 @@ func (s *Simulator) emisorReceptor(w http.ResponseWriter, r *http.Request, env s
 		s.validarSemilla(w, r, env)
 	case "POST fe/recepcion/api/ecf":
 		s.recepcionReceptor(w, r, env)
+	case "POST fe/aprobacioncomercial/api/ecf":
+		s.aprobacionReceptor(w, r, env)
 	default:
 		http.NotFound(w, r)
 	}
@@ -220,4 +233,95 @@ func (s *Simulator) signARECF(k receiptKey, buyer string, estado, code int) ([]b
 		return []byte(b.String()), nil
 	}
 	return s.cfg.Sign([]byte(b.String()))
+}
+
+// approvalReceipt is what a simulated issuer did with the approvals of one
+// of its e-CFs.
+type approvalReceipt struct {
+	rncComprador string
+	estado       string
+	acecf        []byte // the last ACECF taken
+	posts        int    // posts answered 200
+	refused      int    // posts answered 503
+}
+
+// ApprovalReceipt is the commercial approval of one e-CF a simulated
+// issuer took, for tests to inspect.
+type ApprovalReceipt struct {
+	Environment  sello.Environment
+	RNCEmisor    string
+	RNCComprador string
+	ENCF         string
+	// Estado is the ACECF's Estado: "1" approved, "2" rejected.
+	Estado string
+	// Posts counts the posts answered 200, Refused those answered 503.
+	Posts, Refused int
+	ACECF          []byte
+}
+
+// ApprovalReceipts returns every commercial approval the simulated issuers
+// got, in no order.
+func (s *Simulator) ApprovalReceipts() []ApprovalReceipt {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]ApprovalReceipt, 0, len(s.approvals))
+	for k, a := range s.approvals {
+		out = append(out, ApprovalReceipt{
+			Environment: k.env, RNCEmisor: k.rncEmisor, RNCComprador: a.rncComprador, ENCF: k.encf,
+			Estado: a.estado, Posts: a.posts, Refused: a.refused, ACECF: a.acecf,
+		})
+	}
+	return out
+}
+
+// aprobacionReceptor takes a commercial approval (ACECF) as the receiver
+// of the e-CF's issuer: 200 ("satisfactorio") or 400 ("insatisfactorio").
+func (s *Simulator) aprobacionReceptor(w http.ResponseWriter, r *http.Request, env sello.Environment) {
+	up, fail := readUpload(w, r)
+	if fail != "" {
+		http.Error(w, fail, http.StatusBadRequest)
+		return
+	}
+	m := fileNameRE.FindStringSubmatch(up.fileName)
+	doc, err := parseXML(up.content)
+	if err != nil || doc.name != "ACECF" || m == nil {
+		http.Error(w, "El archivo no es una aprobación comercial (ACECF) válida.", http.StatusBadRequest)
+		return
+	}
+	d := doc.child("DetalleAprobacionComercial")
+	k := receiptKey{env: env, rncEmisor: d.get("RNCEmisor"), encf: d.get("eNCF")}
+	buyer, estado := d.get("RNCComprador"), d.get("Estado")
+	if entry := findDirectoryEntry(k.rncEmisor); entry != nil && entry.auth && !s.authorized(r, env) {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		w.WriteHeader(http.StatusUnauthorized)
+		return
+	}
+	switch {
+	case m[1] != buyer || m[2] != k.encf:
+		http.Error(w, "El nombre del archivo no corresponde a RNCComprador y eNCF.", http.StatusBadRequest)
+		return
+	case estado != "1" && estado != "2":
+		http.Error(w, "El Estado debe ser 1 o 2.", http.StatusBadRequest)
+		return
+	case s.cfg.Verify != nil && !verified(s.cfg.Verify, up.content):
+		http.Error(w, "La firma del XML no es válida.", http.StatusBadRequest)
+		return
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.approvals[k]
+	if a == nil {
+		a = &approvalReceipt{rncComprador: buyer}
+		s.approvals[k] = a
+	}
+	if k.rncEmisor == RNCAcceptanceDown || (k.rncEmisor == RNCReceiverDown && a.posts == 0 && a.refused < ReceiverDownPosts) {
+		a.refused++
+		unavailable(w)
+		return
+	}
+	a.estado, a.acecf = estado, up.content
+	a.posts++
+	s.log.Info("dgiisim emisorreceptor aprobacioncomercial", "env", env.Slug(), "rnc", k.rncEmisor, "encf", k.encf, "buyer", buyer, "estado", estado, "posts", a.posts)
+	w.WriteHeader(http.StatusOK)
 }

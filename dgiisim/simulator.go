@@ -101,7 +101,8 @@ type Simulator struct {
 	byDoc      map[docKey][]*submission
 	order      []*submission // every send, oldest first, for eviction
 	voids      map[voidKey][][2]int64
-	receipts   map[receiptKey]*receipt // what the simulated receivers got
+	receipts   map[receiptKey]*receipt         // what the simulated receivers got
+	approvals  map[receiptKey]*approvalReceipt // the approvals the simulated issuers took
 }
 
 // New returns a simulator with cfg's defaults filled in.
@@ -135,6 +136,7 @@ func New(cfg Config) *Simulator {
 		byDoc:     map[docKey][]*submission{},
 		voids:     map[voidKey][][2]int64{},
 		receipts:  map[receiptKey]*receipt{},
+		approvals: map[receiptKey]*approvalReceipt{},
 	}
 	s.SetDown(cfg.Down)
 	s.SetErrorRate(cfg.ErrorRate)

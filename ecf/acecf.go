@@ -133,3 +133,24 @@ func (v *validation) text(path, s string, max int) {
 		v.add(path, msg)
 	}
 }
+
+// NewACECF is the ACECF of the tenant's approval a of the inbound document
+// d: the e-CF's issuer, e-NCF, FechaEmision and MontoTotal (with exactly
+// two decimals), the tenant as RNCComprador, a's verdict and reason, dated
+// when it was asked for (so every run of the job builds the same ACECF).
+// Returns VALIDATION_FAILED (XML's checks) when d's fields do not fit.
+func NewACECF(d *sello.InboundDocument, a *sello.InboundApproval) (*ACECF, error) {
+	total, err := ParseDecimal(d.Total)
+	if err != nil {
+		return nil, sello.ValidationError([]sello.ErrorDetail{{Path: "ACECF.MontoTotal", Message: "The e-CF's MontoTotal " + d.Total + " is not a number."}})
+	}
+	x := &ACECF{
+		RNCEmisor: d.IssuerRNC, ENCF: d.ENCF, FechaEmision: d.IssueDate,
+		MontoTotal: total.Value().StringFixed(2), RNCComprador: d.BuyerRNC,
+		Estado: ApprovalAccepted, At: a.RequestedAt,
+	}
+	if a.State == sello.ApprovalRejected {
+		x.Estado, x.DetalleMotivoRechazo = ApprovalRejected, a.Reason
+	}
+	return x, nil
+}

@@ -2,44 +2,108 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sello-do/sello"
-	"github.com/sello-do/sello/internal/sqlval"
 )
 
-// ReceiveCommercialApproval implements sello.ApprovalStore: lock the
-// document, apply the approval (sello.ReceivedApproval.Apply), write it and
-// its event, in one transaction.
-func (db *DB) ReceiveCommercialApproval(ctx context.Context, a *sello.ReceivedApproval) (*sello.Document, bool, error) {
-	var doc *sello.Document
-	changed := false
+// ApproveInboundDocument implements sello.ApprovalStore: the approval on
+// its inbound document, under the row lock, and its job, in one
+// transaction.
+func (db *DB) ApproveInboundDocument(ctx context.Context, tenantID string, env sello.Environment, r sello.ApprovalRequest) (*sello.InboundApproval, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	var a *sello.InboundApproval
 	err := db.inTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		doc, err = scanDocument(tx.QueryRow(ctx, `
-			SELECT `+summaryColumns+` FROM documents
-			WHERE tenant_id = $1 AND environment = $2 AND encf = $3 FOR UPDATE`, a.TenantID, a.Environment, a.ENCF))
+		d, err := findInbound(ctx, tx, `id = $3 FOR UPDATE`, tenantID, env, r.InboundDocumentID)
 		if isNoRows(err) {
-			return sello.DocumentNotFound(a.ENCF, a.Environment)
+			return sello.InboundDocumentNotFound(r.InboundDocumentID)
 		} else if err != nil {
-			return dbError(err, "find document")
-		}
-		now := db.now()
-		if changed, err = a.Apply(doc, now); err != nil || !changed {
 			return err
 		}
-		approval, err := sqlval.JSONOrNull(doc.CommercialApproval)
+		if a, err = sello.NewInboundApproval(d, r, db.now()); err != nil {
+			return err
+		}
+		if err := writeApproval(ctx, tx, a); err != nil {
+			return err
+		}
+		return db.insertJobs(ctx, tx, []sello.Job{a.Job()})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// FindInboundApproval implements sello.ApprovalStore. Returns NOT_FOUND.
+func (db *DB) FindInboundApproval(ctx context.Context, tenantID string, env sello.Environment, inboundID string) (*sello.InboundApproval, error) {
+	return findApproval(ctx, db.pool, tenantID, env, inboundID, "")
+}
+
+// RecordApprovalOutcome implements sello.ApprovalStore: the outcome, under
+// the row lock, and its event in one transaction.
+func (db *DB) RecordApprovalOutcome(ctx context.Context, tenantID string, env sello.Environment, inboundID string, out sello.ApprovalOutcome) (*sello.InboundApproval, error) {
+	var a *sello.InboundApproval
+	err := db.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if a, err = findApproval(ctx, tx, tenantID, env, inboundID, " FOR UPDATE"); err != nil {
+			return err
+		}
+		ev, err := a.Apply(out, db.now())
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `UPDATE documents SET commercial_approval = $1, updated_at = $2 WHERE tenant_id = $3 AND id = $4`,
-			approval, doc.UpdatedAt, doc.TenantID, doc.ID); err != nil {
-			return dbError(err, "record commercial approval")
+		if err := writeApproval(ctx, tx, a); err != nil {
+			return err
 		}
-		return db.insertEvent(ctx, tx, a.Event(doc, now))
+		if ev != nil {
+			return db.insertEvent(ctx, tx, ev)
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	return doc, changed, nil
+	return a, nil
+}
+
+// writeApproval writes a on its inbound document.
+func writeApproval(ctx context.Context, tx pgx.Tx, a *sello.InboundApproval) error {
+	_, err := tx.Exec(ctx, `
+		UPDATE inbound_documents SET approval = $4, approval_id = $5, approval_reason = $6, approval_status = $7,
+			approval_issuer_status = $8, approval_issuer_error = $9, approval_dgii_status = $10, approval_dgii_error = $11,
+			approval_acecf = $12, approval_requested_at = $13, approval_updated_at = $14, updated_at = $14
+		WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
+		a.TenantID, a.Environment, a.InboundDocumentID,
+		a.State, a.ID, a.Reason, a.Status, a.Issuer.Status, a.Issuer.Error, a.DGII.Status, a.DGII.Error,
+		a.ACECF, a.RequestedAt, a.UpdatedAt)
+	return dbError(err, "write approval")
+}
+
+// findApproval returns the approval of the tenant's inbound document
+// inboundID in env; lock is "" or a locking clause. Returns NOT_FOUND.
+func findApproval(ctx context.Context, q rowQuerier, tenantID string, env sello.Environment, inboundID, lock string) (*sello.InboundApproval, error) {
+	a := sello.InboundApproval{TenantID: tenantID, Environment: env, InboundDocumentID: inboundID}
+	var id *string
+	var requested, updated *time.Time
+	err := q.QueryRow(ctx, `
+		SELECT type, encf, issuer_rnc, approval, approval_id, approval_reason, approval_status,
+			approval_issuer_status, approval_issuer_error, approval_dgii_status, approval_dgii_error,
+			approval_acecf, approval_requested_at, approval_updated_at
+		FROM inbound_documents
+		WHERE tenant_id = $1 AND environment = $2 AND id = $3`+lock,
+		tenantID, env, inboundID).Scan(&a.Type, &a.ENCF, &a.IssuerRNC, &a.State, &id, &a.Reason, &a.Status,
+		&a.Issuer.Status, &a.Issuer.Error, &a.DGII.Status, &a.DGII.Error, &a.ACECF, &requested, &updated)
+	if isNoRows(err) {
+		return nil, sello.InboundDocumentNotFound(inboundID)
+	} else if err != nil {
+		return nil, dbError(err, "find approval")
+	}
+	if id == nil || requested == nil || updated == nil {
+		return nil, sello.InboundApprovalNotFound(inboundID)
+	}
+	a.ID, a.RequestedAt, a.UpdatedAt = *id, utc(*requested), utc(*updated)
+	return &a, nil
 }

@@ -6,41 +6,107 @@ import (
 	"errors"
 
 	"github.com/sello-do/sello"
-	"github.com/sello-do/sello/internal/sqlval"
 )
 
-// ReceiveCommercialApproval implements sello.ApprovalStore: read the
-// document, apply the approval (sello.ReceivedApproval.Apply), write it and
-// its event, in one IMMEDIATE transaction.
-func (db *DB) ReceiveCommercialApproval(ctx context.Context, a *sello.ReceivedApproval) (*sello.Document, bool, error) {
-	var doc *sello.Document
-	changed := false
+// ApproveInboundDocument implements sello.ApprovalStore: the approval on
+// its inbound document and its job, in one transaction.
+func (db *DB) ApproveInboundDocument(ctx context.Context, tenantID string, env sello.Environment, r sello.ApprovalRequest) (*sello.InboundApproval, error) {
+	if err := r.Check(); err != nil {
+		return nil, err
+	}
+	var a *sello.InboundApproval
 	err := db.inTx(ctx, func(tx querier) error {
-		var err error
-		doc, err = scanDocument(tx.queryRow(ctx, `
-			SELECT `+summaryColumns+` FROM documents
-			WHERE tenant_id = ? AND environment = ? AND encf = ?`, a.TenantID, a.Environment, a.ENCF))
+		d, err := findInbound(ctx, tx, `id = ?`, tenantID, env, r.InboundDocumentID)
 		if errors.Is(err, sql.ErrNoRows) {
-			return sello.DocumentNotFound(a.ENCF, a.Environment)
+			return sello.InboundDocumentNotFound(r.InboundDocumentID)
 		} else if err != nil {
-			return dbError(err, "find document")
-		}
-		now := db.now()
-		if changed, err = a.Apply(doc, now); err != nil || !changed {
 			return err
 		}
-		approval, err := sqlval.JSONOrNull(doc.CommercialApproval)
+		if a, err = sello.NewInboundApproval(d, r, db.now()); err != nil {
+			return err
+		}
+		if err := writeApproval(ctx, tx, a); err != nil {
+			return err
+		}
+		return db.insertJobs(ctx, tx, []sello.Job{a.Job()})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// FindInboundApproval implements sello.ApprovalStore. Returns NOT_FOUND.
+func (db *DB) FindInboundApproval(ctx context.Context, tenantID string, env sello.Environment, inboundID string) (*sello.InboundApproval, error) {
+	return findApproval(ctx, db.q(), tenantID, env, inboundID)
+}
+
+// RecordApprovalOutcome implements sello.ApprovalStore: the outcome and
+// its event in one transaction (the single writer is the lock).
+func (db *DB) RecordApprovalOutcome(ctx context.Context, tenantID string, env sello.Environment, inboundID string, out sello.ApprovalOutcome) (*sello.InboundApproval, error) {
+	var a *sello.InboundApproval
+	err := db.inTx(ctx, func(tx querier) error {
+		var err error
+		if a, err = findApproval(ctx, tx, tenantID, env, inboundID); err != nil {
+			return err
+		}
+		ev, err := a.Apply(out, db.now())
 		if err != nil {
 			return err
 		}
-		if _, err := tx.exec(ctx, `UPDATE documents SET commercial_approval = ?, updated_at = ? WHERE tenant_id = ? AND id = ?`,
-			approval, formatTime(doc.UpdatedAt), doc.TenantID, doc.ID); err != nil {
-			return dbError(err, "record commercial approval")
+		if err := writeApproval(ctx, tx, a); err != nil {
+			return err
 		}
-		return db.insertEvent(ctx, tx, a.Event(doc, now))
+		if ev != nil {
+			return db.insertEvent(ctx, tx, ev)
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
-	return doc, changed, nil
+	return a, nil
+}
+
+// writeApproval writes a on its inbound document.
+func writeApproval(ctx context.Context, tx querier, a *sello.InboundApproval) error {
+	_, err := tx.exec(ctx, `
+		UPDATE inbound_documents SET approval = ?, approval_id = ?, approval_reason = ?, approval_status = ?,
+			approval_issuer_status = ?, approval_issuer_error = ?, approval_dgii_status = ?, approval_dgii_error = ?,
+			approval_acecf = ?, approval_requested_at = ?, approval_updated_at = ?, updated_at = ?
+		WHERE tenant_id = ? AND environment = ? AND id = ?`,
+		a.State, a.ID, a.Reason, a.Status, a.Issuer.Status, a.Issuer.Error, a.DGII.Status, a.DGII.Error,
+		a.ACECF, formatTime(a.RequestedAt), formatTime(a.UpdatedAt), formatTime(a.UpdatedAt),
+		a.TenantID, a.Environment, a.InboundDocumentID)
+	return dbError(err, "write approval")
+}
+
+// findApproval returns the approval of the tenant's inbound document
+// inboundID in env. Returns NOT_FOUND.
+func findApproval(ctx context.Context, q querier, tenantID string, env sello.Environment, inboundID string) (*sello.InboundApproval, error) {
+	a := sello.InboundApproval{TenantID: tenantID, Environment: env, InboundDocumentID: inboundID}
+	var id, requested, updated sql.NullString
+	err := q.queryRow(ctx, `
+		SELECT type, encf, issuer_rnc, approval, approval_id, approval_reason, approval_status,
+			approval_issuer_status, approval_issuer_error, approval_dgii_status, approval_dgii_error,
+			approval_acecf, approval_requested_at, approval_updated_at
+		FROM inbound_documents
+		WHERE tenant_id = ? AND environment = ? AND id = ?`,
+		tenantID, env, inboundID).Scan(&a.Type, &a.ENCF, &a.IssuerRNC, &a.State, &id, &a.Reason, &a.Status,
+		&a.Issuer.Status, &a.Issuer.Error, &a.DGII.Status, &a.DGII.Error, &a.ACECF, &requested, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, sello.InboundDocumentNotFound(inboundID)
+	} else if err != nil {
+		return nil, dbError(err, "find approval")
+	}
+	if !id.Valid {
+		return nil, sello.InboundApprovalNotFound(inboundID)
+	}
+	a.ID = id.String
+	if a.RequestedAt, err = parseTime(requested.String); err != nil {
+		return nil, err
+	} else if a.UpdatedAt, err = parseTime(updated.String); err != nil {
+		return nil, err
+	}
+	return &a, nil
 }

@@ -1,130 +1,146 @@
 package storetest
 
 import (
+	"strings"
 	"testing"
-	"time"
 
 	"github.com/sello-do/sello"
 )
 
-// mustAcceptedDocument creates a type-31 document of tenantID in e and
-// moves it to accepted.
-func mustAcceptedDocument(tb testing.TB, s sello.Store, tenantID string, e sello.Environment) *sello.Document {
+// mustApprove records the approval r asks for.
+func mustApprove(tb testing.TB, s sello.Store, tenantID string, r sello.ApprovalRequest) *sello.InboundApproval {
 	tb.Helper()
-	MustAddSequence(tb, s, tenantID, e, sello.TypeCreditoFiscal, 1, 100)
-	doc := MustCreateDocument(tb, s, newDoc(tenantID, e, sello.TypeCreditoFiscal))
-	doc, err := s.UpdateDocument(tb.Context(), tenantID, e, doc.ID, sello.DocumentChange{Status: sello.StatusAccepted})
+	a, err := s.ApproveInboundDocument(tb.Context(), tenantID, sello.EnvTest, r)
 	if err != nil {
-		tb.Fatalf("UpdateDocument to accepted: %v", err)
+		tb.Fatalf("ApproveInboundDocument: %v", err)
 	}
-	return doc
+	return a
 }
 
-// approvalOf is the buyer's approval (status, reason) of doc, matching it.
-func approvalOf(tn *sello.Tenant, doc *sello.Document, status, reason string) *sello.ReceivedApproval {
-	return &sello.ReceivedApproval{
-		TenantID: tn.ID, Environment: doc.Environment, IssuerRNC: tn.RNC, ENCF: doc.ENCF,
-		IssueDate: doc.IssueDate, Total: doc.Total, BuyerRNC: doc.BuyerRNC,
-		Status: status, Reason: reason, DecidedAt: time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC),
-	}
-}
-
-func testApproval(t *testing.T, open Open) {
+func testApprovals(t *testing.T, open Open) {
 	t.Run("OK", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
-		doc := mustAcceptedDocument(t, e.s, tn.ID, sello.EnvTest)
-		got, changed, err := e.s.ReceiveCommercialApproval(t.Context(), approvalOf(tn, doc, sello.ApprovalRejected, "Precio incorrecto"))
-		if err != nil || !changed {
-			t.Fatalf("ReceiveCommercialApproval: changed %v, %v", changed, err)
+		d := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
+		a := mustApprove(t, e.s, tn.ID, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoRechazado, Motivo: "Precio incorrecto"})
+		if a.ID == "" || a.State != sello.ApprovalRejected || a.Reason != "Precio incorrecto" || a.Status != sello.ApprovalSendPending ||
+			a.Issuer.Status != sello.ApprovalSendPending || a.DGII.Status != sello.ApprovalSendPending || a.ENCF != d.ENCF || a.IssuerRNC != d.IssuerRNC {
+			t.Fatalf("approval: got %+v", a)
 		}
-		a := got.CommercialApproval
-		if a == nil || a.Status != sello.ApprovalRejected || a.Reason != "Precio incorrecto" || a.BuyerRNC != doc.BuyerRNC ||
-			a.ReceivedAt == nil || a.DecidedAt == nil || !a.DecidedAt.Equal(time.Date(2026, 3, 10, 14, 0, 0, 0, time.UTC)) {
-			t.Fatalf("commercial approval: got %+v", a)
-		}
-		found, err := e.s.FindDocument(t.Context(), tn.ID, sello.EnvTest, doc.ENCF)
+		got, err := e.s.FindInboundApproval(t.Context(), tn.ID, sello.EnvTest, d.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		deepEqual(t, "stored approval", found.CommercialApproval, a)
-		if !found.UpdatedAt.Equal(got.UpdatedAt) || !found.UpdatedAt.After(doc.UpdatedAt) {
-			t.Errorf("updatedAt: stored %v, returned %v, before %v", found.UpdatedAt, got.UpdatedAt, doc.UpdatedAt)
-		}
-		events, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventECFCommercialApproval, Limit: 10})
+		deepEqual(t, "FindInboundApproval", got, a)
+		doc, err := e.s.FindInboundDocument(t.Context(), tn.ID, sello.EnvTest, d.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(events) != 1 || events[0].Document.ID != doc.ID || events[0].Data.Payload["status"] != sello.ApprovalRejected ||
-			events[0].Data.Payload["reason"] != "Precio incorrecto" || events[0].Data.Severity != "warning" {
-			t.Fatalf("events: got %+v, want one %s of %s", events, sello.EventECFCommercialApproval, doc.ID)
+		if doc.Approval != sello.ApprovalRejected {
+			t.Errorf("inbound document's approval: got %q, want rejected", doc.Approval)
+		}
+		jobs := mustJobsOf(t, newRunner(t, e.s, nil), sello.ApprovalJob{}.Kind())
+		if len(jobs) != 1 || jobs[0].Args.TenantID != tn.ID || jobs[0].MaxAttempts != sello.ApprovalJobMaxAttempts {
+			t.Fatalf("approval jobs: got %+v, want one of tenant %s with %d attempts", jobs, tn.ID, sello.ApprovalJobMaxAttempts)
 		}
 	})
-	t.Run("Repeated", func(t *testing.T) {
+
+	t.Run("Outcome", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
-		doc := mustAcceptedDocument(t, e.s, tn.ID, sello.EnvTest)
-		first, _, err := e.s.ReceiveCommercialApproval(t.Context(), approvalOf(tn, doc, sello.ApprovalApproved, ""))
+		d := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
+		mustApprove(t, e.s, tn.ID, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoAprobado})
+		sent := &sello.ApprovalLeg{Status: sello.ApprovalSendSent}
+		a, err := e.s.RecordApprovalOutcome(t.Context(), tn.ID, sello.EnvTest, d.ID, sello.ApprovalOutcome{ACECF: []byte("<ACECF/>"), DGII: sent})
+		if err != nil || a.Status != sello.ApprovalSendPending {
+			t.Fatalf("one leg: got %+v, %v", a, err)
+		}
+		failed := &sello.ApprovalLeg{Status: sello.ApprovalSendFailed, Error: "HTTP 400"}
+		if a, err = e.s.RecordApprovalOutcome(t.Context(), tn.ID, sello.EnvTest, d.ID, sello.ApprovalOutcome{Issuer: failed}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := e.s.FindInboundApproval(t.Context(), tn.ID, sello.EnvTest, d.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, changed, err := e.s.ReceiveCommercialApproval(t.Context(), approvalOf(tn, doc, sello.ApprovalApproved, ""))
-		if err != nil || changed {
-			t.Fatalf("the same verdict again: changed %v, %v; want unchanged", changed, err)
+		deepEqual(t, "after both legs", got, a)
+		if got.Status != sello.ApprovalSendFailed || string(got.ACECF) != "<ACECF/>" || got.Issuer != *failed || got.DGII != *sent {
+			t.Fatalf("after both legs: got %+v", got)
 		}
-		deepEqual(t, "approval after the repeat", again.CommercialApproval, first.CommercialApproval)
-		events, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventECFCommercialApproval, Limit: 10})
-		if err != nil || len(events) != 1 {
-			t.Fatalf("events: got %d, %v; want 1", len(events), err)
-		}
-	})
-	t.Run("ErrConflict", func(t *testing.T) {
-		e := newEnv(t, open)
-		tn := MustCreateTenant(t, e.s)
-		doc := mustAcceptedDocument(t, e.s, tn.ID, sello.EnvTest)
-		if _, _, err := e.s.ReceiveCommercialApproval(t.Context(), approvalOf(tn, doc, sello.ApprovalApproved, "")); err != nil {
+		events, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundApprovalFailed, Limit: 10})
+		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err := e.s.ReceiveCommercialApproval(t.Context(), approvalOf(tn, doc, sello.ApprovalRejected, "Mercancía dañada"))
-		wantError(t, err, sello.CodeConflict, doc.ENCF, "approved", "cannot be changed")
-		found, err := e.s.FindDocument(t.Context(), tn.ID, sello.EnvTest, doc.ENCF)
-		if err != nil || found.CommercialApproval.Status != sello.ApprovalApproved {
-			t.Fatalf("after the refused change: %+v, %v", found.CommercialApproval, err)
+		if len(events) != 1 || events[0].Data.Payload["inboundDocumentId"] != d.ID || events[0].Document.ENCF != d.ENCF {
+			t.Fatalf("events: got %+v, want one %s", events, sello.EventInboundApprovalFailed)
+		}
+		_, err = e.s.RecordApprovalOutcome(t.Context(), tn.ID, sello.EnvTest, d.ID, sello.ApprovalOutcome{Issuer: sent})
+		if sello.ErrorCodeOf(err) != sello.CodeConflict {
+			t.Fatalf("outcome after the end: got %v, want CONFLICT", err)
 		}
 	})
-	t.Run("ErrMismatch", func(t *testing.T) {
+
+	t.Run("ErrTwice", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
-		doc := mustAcceptedDocument(t, e.s, tn.ID, sello.EnvTest)
-		a := approvalOf(tn, doc, sello.ApprovalApproved, "")
-		a.Total, a.BuyerRNC = "1180.01", "101010101"
-		_, _, err := e.s.ReceiveCommercialApproval(t.Context(), a)
-		wantError(t, err, sello.CodeInvalidRequest, "MontoTotal 1180.01, not 1180.00", "RNCComprador 101010101")
-		found, err := e.s.FindDocument(t.Context(), tn.ID, sello.EnvTest, doc.ENCF)
-		if err != nil || found.CommercialApproval != nil {
-			t.Fatalf("after the refused approval: %+v, %v", found.CommercialApproval, err)
+		d := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
+		first := mustApprove(t, e.s, tn.ID, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoAprobado})
+		_, err := e.s.ApproveInboundDocument(t.Context(), tn.ID, sello.EnvTest, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoRechazado, Motivo: "no"})
+		if sello.ErrorCodeOf(err) != sello.CodeConflict || !strings.Contains(err.Error(), "approved already") {
+			t.Fatalf("second approval: got %v, want CONFLICT", err)
+		}
+		got, err := e.s.FindInboundApproval(t.Context(), tn.ID, sello.EnvTest, d.ID)
+		if err != nil || got.ID != first.ID || got.State != sello.ApprovalApproved {
+			t.Fatalf("after the refused second: got %+v, %v; want the first", got, err)
+		}
+		if jobs := mustJobsOf(t, newRunner(t, e.s, nil), sello.ApprovalJob{}.Kind()); len(jobs) != 1 {
+			t.Fatalf("approval jobs: got %d, want 1", len(jobs))
 		}
 	})
-	t.Run("ErrNotAccepted", func(t *testing.T) {
+
+	t.Run("ErrNotApplicable", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
-		MustAddSequence(t, e.s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 10)
-		doc := MustCreateDocument(t, e.s, newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal))
-		_, _, err := e.s.ReceiveCommercialApproval(t.Context(), approvalOf(tn, doc, sello.ApprovalApproved, ""))
-		wantError(t, err, sello.CodeInvalidRequest, "queued_for_signing", "accepted")
+		in := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
+		in.Type, in.ENCF = sello.TypeConsumo, "E320000000001"
+		d := MustCreateInbound(t, e.s, in)
+		_, err := e.s.ApproveInboundDocument(t.Context(), tn.ID, sello.EnvTest, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoAprobado})
+		if sello.ErrorCodeOf(err) != sello.CodeValidationFailed {
+			t.Fatalf("got %v, want VALIDATION_FAILED", err)
+		}
+		if _, err := e.s.FindInboundApproval(t.Context(), tn.ID, sello.EnvTest, d.ID); sello.ErrorCodeOf(err) != sello.CodeNotFound {
+			t.Fatalf("FindInboundApproval: got %v, want NOT_FOUND", err)
+		}
 	})
-	t.Run("ErrNotFound", func(t *testing.T) {
-		// Another tenant's document, or the same in another environment,
-		// is not found.
+
+	t.Run("ErrInvalid", func(t *testing.T) {
 		e := newEnv(t, open)
-		tn, other := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
-		doc := mustAcceptedDocument(t, e.s, tn.ID, sello.EnvTest)
-		a := approvalOf(other, doc, sello.ApprovalApproved, "")
-		_, _, err := e.s.ReceiveCommercialApproval(t.Context(), a)
-		wantError(t, err, sello.CodeNotFound, doc.ENCF)
-		a = approvalOf(tn, doc, sello.ApprovalApproved, "")
-		a.Environment = sello.EnvCert
-		_, _, err = e.s.ReceiveCommercialApproval(t.Context(), a)
-		wantError(t, err, sello.CodeNotFound, doc.ENCF)
+		tn := MustCreateTenant(t, e.s)
+		d := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
+		_, err := e.s.ApproveInboundDocument(t.Context(), tn.ID, sello.EnvTest, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoRechazado})
+		if sello.ErrorCodeOf(err) != sello.CodeInvalidRequest {
+			t.Fatalf("got %v, want INVALID_REQUEST", err)
+		}
+	})
+
+	t.Run("TenantIsolation", func(t *testing.T) {
+		e := newEnv(t, open)
+		a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
+		d := MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvTest, "131000001", 1))
+		r := sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoAprobado}
+		if _, err := e.s.ApproveInboundDocument(t.Context(), b.ID, sello.EnvTest, r); sello.ErrorCodeOf(err) != sello.CodeNotFound {
+			t.Fatalf("other tenant: got %v, want NOT_FOUND", err)
+		}
+		if _, err := e.s.ApproveInboundDocument(t.Context(), a.ID, sello.EnvCert, r); sello.ErrorCodeOf(err) != sello.CodeNotFound {
+			t.Fatalf("other environment: got %v, want NOT_FOUND", err)
+		}
+		mustApprove(t, e.s, a.ID, r)
+		if _, err := e.s.FindInboundApproval(t.Context(), b.ID, sello.EnvTest, d.ID); sello.ErrorCodeOf(err) != sello.CodeNotFound {
+			t.Fatalf("FindInboundApproval of another tenant: got %v, want NOT_FOUND", err)
+		}
+		out := sello.ApprovalOutcome{DGII: &sello.ApprovalLeg{Status: sello.ApprovalSendSent}}
+		if _, err := e.s.RecordApprovalOutcome(t.Context(), b.ID, sello.EnvTest, d.ID, out); sello.ErrorCodeOf(err) != sello.CodeNotFound {
+			t.Fatalf("RecordApprovalOutcome of another tenant: got %v, want NOT_FOUND", err)
+		}
 	})
 }

@@ -47,7 +47,13 @@ type deliveryWorker struct {
 // NextRetry implements river.Worker: DeliveryDelay after the failed run,
 // ±20%.
 func (dw *deliveryWorker) NextRetry(job *river.Job[sello.DeliveryJob]) time.Time {
-	d := dw.w.cfg.DeliveryDelay(job.Attempt)
+	return dw.w.deliveryRetryAt(job.Attempt)
+}
+
+// deliveryRetryAt is when to run again a delivery (or an approval) whose
+// run n failed: DeliveryDelay after now, ±20%.
+func (w *Worker) deliveryRetryAt(n int) time.Time {
+	d := w.cfg.DeliveryDelay(n)
 	return time.Now().Add(time.Duration(float64(d) * (0.8 + 0.4*rand.Float64())))
 }
 
@@ -87,10 +93,10 @@ func (w *Worker) deliver(ctx context.Context, doc *sello.Document) (sello.Delive
 	if doc.BuyerRNC == "" {
 		return sello.Delivery{Status: sello.DeliveryNotElectronic}, nil, nil
 	}
-	entry, err := w.directoryEntry(ctx, doc)
+	entry, err := w.directoryEntry(ctx, doc.TenantID, doc.Environment, doc.BuyerRNC)
 	if err != nil {
 		return sello.Delivery{}, nil, err
-	} else if entry == nil {
+	} else if entry == nil || entry.URLRecepcion == "" {
 		return sello.Delivery{Status: sello.DeliveryNotElectronic}, nil, nil
 	}
 	signed, err := w.cfg.Store.FindDocumentXML(ctx, doc.TenantID, doc.Environment, doc.ENCF)
@@ -105,9 +111,7 @@ func (w *Worker) deliver(ctx context.Context, doc *sello.Document) (sello.Delive
 	if err != nil {
 		return sello.Delivery{}, nil, err
 	}
-	sign := func(_ context.Context, xml []byte) ([]byte, error) { return signer.Sign(xml) }
-	receptor := dgii.NewReceptor(w.webhookClient(doc.Environment).HTTPClient())
-	arecf, err := receptor.SendECF(ctx, *entry, tenant.RNC+doc.ENCF+".xml", signed, sign)
+	arecf, err := w.receptor(doc.Environment).SendECF(ctx, *entry, tenant.RNC+doc.ENCF+".xml", signed, signFunc(signer))
 	if err != nil {
 		return sello.Delivery{}, nil, err
 	}
@@ -152,27 +156,39 @@ type dirEntry struct {
 	until time.Time
 }
 
-// directoryEntry returns the buyer's entry in DGII's directory (nil when
-// absent), kept DirectoryTTL.
-func (w *Worker) directoryEntry(ctx context.Context, doc *sello.Document) (*dgii.DirectoryEntry, error) {
-	k, now := dirKey{doc.Environment, doc.BuyerRNC}, w.cfg.Now()
+// receptor speaks to other taxpayers' receivers of env through the webhook
+// client's SSRF guard.
+func (w *Worker) receptor(env sello.Environment) *dgii.Receptor {
+	return dgii.NewReceptor(w.webhookClient(env).HTTPClient())
+}
+
+// signFunc signs with signer, as the receivers' authentication asks.
+func signFunc(signer *xmldsig.Signer) dgii.Signer {
+	return func(_ context.Context, xml []byte) ([]byte, error) { return signer.Sign(xml) }
+}
+
+// directoryEntry returns the entry of the taxpayer rnc in DGII's directory
+// of env (nil when absent), asked with the tenant's session and kept
+// DirectoryTTL.
+func (w *Worker) directoryEntry(ctx context.Context, tenantID string, env sello.Environment, rnc string) (*dgii.DirectoryEntry, error) {
+	k, now := dirKey{env, rnc}, w.cfg.Now()
 	w.mu.Lock()
 	e, ok := w.directory[k]
 	w.mu.Unlock()
 	if ok && now.Before(e.until) {
 		return e.entry, nil
 	}
-	sess, err := w.session(ctx, doc.TenantID, doc.Environment)
+	sess, err := w.session(ctx, tenantID, env)
 	if err != nil {
 		return nil, err
 	}
-	entries, err := sess.Directory(ctx, doc.BuyerRNC)
+	entries, err := sess.Directory(ctx, rnc)
 	if err != nil {
 		return nil, err
 	}
 	e = dirEntry{until: now.Add(w.cfg.DirectoryTTL)}
 	for i := range entries {
-		if entries[i].RNC == doc.BuyerRNC && entries[i].URLRecepcion != "" {
+		if entries[i].RNC == rnc {
 			e.entry = &entries[i]
 			break
 		}

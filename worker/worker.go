@@ -123,6 +123,7 @@ func (w *Worker) Workers() *river.Workers {
 	river.AddWorker(ws, &certificateCheckWorker{w: w})
 	river.AddWorker(ws, &webhookWorker{w: w})
 	river.AddWorker(ws, &deliveryWorker{w: w})
+	river.AddWorker(ws, &approvalWorker{w: w})
 	river.AddWorker(ws, &eventRetentionWorker{w: w})
 	return ws
 }
