@@ -66,6 +66,7 @@ var operations = []struct {
 	{"GET", "/{env}/documentos-recibidos", false, []int{200, 400, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/documentos-recibidos/{id}", false, []int{200, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/documentos-recibidos/{id}/xml", false, []int{200, 401, 403, 404, 429, 500}},
+	{"GET", "/{env}/documentos-recibidos/{id}/pdf", false, []int{200, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/eventos", false, []int{200, 400, 401, 403, 404, 429, 500}},
 	{"GET", "/healthz", true, []int{200}},
 	{"GET", "/readyz", true, []int{200, 503}},
@@ -74,7 +75,7 @@ var operations = []struct {
 
 func TestOpenAPIOperations(t *testing.T) {
 	doc := apitest.NewContract(t).Document()
-	if got, want := doc.Paths.Len(), 12; got != want {
+	if got, want := doc.Paths.Len(), 13; got != want {
 		t.Errorf("%d paths, want %d", got, want)
 	}
 	for _, o := range operations {
