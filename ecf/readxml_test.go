@@ -2,7 +2,6 @@ package ecf_test
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,11 +15,7 @@ import (
 // mustGolden reads testdata/golden/name.
 func mustGolden(tb testing.TB, name string) []byte {
 	tb.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "golden", name))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
+	return MustRead(tb, filepath.Join("testdata", "golden", name))
 }
 
 // TestReadXML_Golden reads every golden e-CF (each valid per xmllint,
