@@ -35,6 +35,7 @@ FUZZ_TARGETS = \
 		./ecf/:FuzzDecode \
 		./internal/jsonstrict/:FuzzCheck \
 		./ecf/:FuzzParseECFHeader \
+		./ecf/:FuzzReadXML \
 		./ecf/:FuzzParseACECF \
 		./ecf/:FuzzParseARECF \
 		./api/:FuzzRecepcion \

@@ -5,6 +5,8 @@ import (
 	"net/url"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/ecf"
+	"github.com/sello-do/sello/pdf"
 )
 
 // The inbound documents (DESIGN §4, §6): the e-CFs the tenant's suppliers
@@ -87,5 +89,39 @@ func (s *Server) handleGetInboundXML(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	writeArtifact(w, "application/xml", d.IssuerRNC+d.ENCF+".xml", d.XML)
+	return nil
+}
+
+// handleGetInboundPDF returns the printed representation of a received
+// e-CF, rendered as the tenant's own are (pdf.Render) from the XML the
+// supplier signed (ecf.ReadXML), with the supplier's security code,
+// signature time and timbre QR. Returns NOT_FOUND, or VALIDATION_FAILED
+// for a document stored before the receiver read e-CFs whole and that does
+// not read.
+func (s *Server) handleGetInboundPDF(w http.ResponseWriter, r *http.Request) error {
+	d, err := s.findInbound(r)
+	if err != nil {
+		return err
+	}
+	doc, err := ecf.ReadXML(d.XML)
+	if err != nil {
+		return err
+	}
+	h, err := ecf.ParseECFHeader(d.XML)
+	if err != nil {
+		return err
+	}
+	env := principalFrom(r.Context()).Env
+	out, err := pdf.Render(doc, pdf.Meta{
+		Environment:  env,
+		ENCF:         d.ENCF,
+		SecurityCode: h.SecurityCode,
+		SignedAt:     h.FechaHoraFirma,
+		QRURL:        ecf.TimbreURL(env, doc, h.SecurityCode, h.FechaHoraFirma),
+	})
+	if err != nil {
+		return err
+	}
+	writeArtifact(w, "application/pdf", d.IssuerRNC+d.ENCF+".pdf", out)
 	return nil
 }

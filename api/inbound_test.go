@@ -3,9 +3,15 @@ package api_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/ecf"
+	"github.com/sello-do/sello/oracle"
 )
 
 // inboundFixture is a receiver fixture with documents received from the
@@ -76,8 +82,41 @@ func TestInboundDocuments(t *testing.T) {
 			t.Fatalf("xml: got %d %s, want the e-CF as posted", resp.StatusCode, resp.Header.Get("Content-Type"))
 		}
 	})
+	t.Run("PDF", func(t *testing.T) {
+		_, body := call(t, f, f.key, "GET", "/TesteCF/documentos-recibidos", nil)
+		var l list
+		if err := json.Unmarshal(body, &l); err != nil || len(l.Documents) != 3 {
+			t.Fatalf("list: %s", body)
+		}
+		d := l.Documents[2]
+		resp, body := call(t, f, f.key, "GET", "/TesteCF/documentos-recibidos/"+d.ID+"/pdf", nil)
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/pdf" {
+			t.Fatalf("pdf: got %d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+		if got, want := resp.Header.Get("Content-Disposition"), `attachment; filename="`+supplierRNC+d.ENCF+`.pdf"`; got != want {
+			t.Errorf("Content-Disposition = %s, want %s", got, want)
+		}
+		h, err := ecf.ParseECFHeader(xmls[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		file := filepath.Join(t.TempDir(), "doc.pdf")
+		if err := os.WriteFile(file, body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out, err := exec.Command(oracle.Require(t, "pdftotext"), "-layout", "-enc", "UTF-8", file, "-").Output()
+		if err != nil {
+			t.Fatalf("pdftotext: %v", err)
+		}
+		text := string(out)
+		for _, want := range []string{"Factura de Crédito Fiscal Electrónica", d.ENCF, supplierRNC, h.RazonSocialEmisor, "Código de seguridad: " + h.SecurityCode} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the PDF lacks %q:\n%s", want, text)
+			}
+		}
+	})
 	t.Run("ErrNotFound", func(t *testing.T) {
-		for _, p := range []string{"/TesteCF/documentos-recibidos/nope", "/TesteCF/documentos-recibidos/nope/xml"} {
+		for _, p := range []string{"/TesteCF/documentos-recibidos/nope", "/TesteCF/documentos-recibidos/nope/xml", "/TesteCF/documentos-recibidos/nope/pdf"} {
 			if resp, body := call(t, f, f.key, "GET", p, nil); resp.StatusCode != 404 {
 				t.Errorf("%s: got %d %s, want 404", p, resp.StatusCode, body)
 			}

@@ -230,6 +230,9 @@ func (s *Server) receive(r *http.Request, t *sello.Tenant, env sello.Environment
 	switch {
 	case filename != "" && !strings.EqualFold(filename, h.RNCEmisor+h.ENCF+".xml"):
 		return s.signAcuse(ctx, t, env, a, ecf.ReasonSpecification)
+	case !readable(data):
+		// The ARECF has no room for the problem: code 1 says it all.
+		return s.signAcuse(ctx, t, env, a, ecf.ReasonSpecification)
 	case !verifies(data):
 		return s.signAcuse(ctx, t, env, a, ecf.ReasonSignature)
 	case !h.TipoeCF.B2B():
@@ -256,6 +259,13 @@ func (s *Server) receive(r *http.Request, t *sello.Tenant, env sello.Environment
 		return s.signAcuse(ctx, t, env, a, ecf.ReasonDuplicate)
 	}
 	return stored.Acuse, nil
+}
+
+// readable reports whether data reads into Sello's model of its type,
+// held to the structural rules of its XSD (ecf.ReadXML).
+func readable(data []byte) bool {
+	_, err := ecf.ReadXML(data)
+	return err == nil
 }
 
 // verifies reports whether data's signature holds (xmldsig.Verify, which

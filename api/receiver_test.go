@@ -265,7 +265,9 @@ func TestRecepcion(t *testing.T) {
 		forged := bytes.Replace(signed[:i], []byte("1180.00"), []byte("9.00"), -1)
 		doc := append(append(append([]byte{}, forged...), []byte("<Extra>")...), signed[i:]...)
 		doc = bytes.Replace(doc, []byte("</ECF>"), []byte("</Extra></ECF>"), 1)
-		f.wantAcuse(t, f.post(t, recepcion, "", doc), ecf.ReceiptNotReceived, ecf.ReasonSignature)
+		// <Extra> is no element of the XSD: refused as a specification
+		// error (ecf.ReadXML) before the signature is looked at.
+		f.wantAcuse(t, f.post(t, recepcion, "", doc), ecf.ReceiptNotReceived, ecf.ReasonSpecification)
 		unsignedCopy := append(append([]byte{}, signed[:i]...), []byte("</ECF>")...)
 		f.wantAcuse(t, f.post(t, recepcion, "", unsignedCopy), ecf.ReceiptNotReceived, ecf.ReasonSignature)
 	})
@@ -283,6 +285,17 @@ func TestRecepcion(t *testing.T) {
 		// A file name that is not {RNCEmisor}{eNCF}.xml.
 		body, ct := upload(t, "factura.xml", f.signedECF(t, testRNC, 8))
 		f.wantAcuse(t, f.raw(recepcion, "", ct, body), ecf.ReceiptNotReceived, ecf.ReasonSpecification)
+		// Every field ParseECFHeader reads is there, but TipoPago comes
+		// before TipoIngresos, against the XSD's sequence (ecf.ReadXML).
+		doc = unsignedECF(t, testRNC, 10)
+		reordered := bytes.Replace(doc, []byte("<TipoIngresos>01</TipoIngresos><TipoPago>1</TipoPago>"), []byte("<TipoPago>1</TipoPago><TipoIngresos>01</TipoIngresos>"), 1)
+		if bytes.Equal(reordered, doc) {
+			t.Fatal("the sample has no TipoIngresos, TipoPago")
+		}
+		if signed, err = f.supplier.Sign(reordered); err != nil {
+			t.Fatal(err)
+		}
+		f.wantAcuse(t, f.post(t, recepcion, "", signed), ecf.ReceiptNotReceived, ecf.ReasonSpecification)
 	})
 	t.Run("NotExchanged", func(t *testing.T) {
 		f := mustReceiverFixture(t, true)

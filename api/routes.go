@@ -41,6 +41,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /{env}/documentos-recibidos", s.authenticated(fixedScope(sello.ScopeRead), s.handleListInbound))
 	mux.Handle("GET /{env}/documentos-recibidos/{id}", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetInbound))
 	mux.Handle("GET /{env}/documentos-recibidos/{id}/xml", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetInboundXML))
+	mux.Handle("GET /{env}/documentos-recibidos/{id}/pdf", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetInboundPDF))
 
 	// Events (DESIGN §3, §5): the outbox, oldest first, kept 30 days.
 	mux.Handle("GET /{env}/eventos", s.authenticated(fixedScope(sello.ScopeRead), s.handleListEvents))

@@ -50,6 +50,9 @@ type checker struct {
 	col      int // typ's column in the obligation table, -1 when unknown
 	problems *sello.Problems
 	skip     []sello.ErrorDetail
+	// received is set when reading another taxpayer's e-CF (ReadXML):
+	// the elements Sello fills in for its own documents are required.
+	received bool
 	// tooManyItems is set when the document has more items than its type
 	// allows: the structure check reports it and walks no item.
 	tooManyItems bool

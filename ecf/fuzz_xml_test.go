@@ -1,6 +1,7 @@
 package ecf_test
 
 import (
+	"bytes"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -115,5 +116,35 @@ func FuzzParseARECF(f *testing.F) {
 			t.Fatalf("written ARECF does not read: %v %+v\n%s", err, detailsOf(err), out)
 		}
 		assertSameARECF(t, b, a)
+	})
+}
+
+// FuzzReadXML checks that ReadXML never panics, fails only as documented,
+// and that what it accepts can be written and reads back the same.
+func FuzzReadXML(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "E*.xml"))
+	for _, name := range files {
+		f.Add(MustRead(f, name))
+		f.Add(withPlaceholderSignature(MustRead(f, name)))
+	}
+	f.Add([]byte(`<?xml version="1.0"?><!DOCTYPE ECF [<!ENTITY x "y">]><ECF>&x;</ECF>`))
+	f.Add([]byte(`<ECF><Encabezado><IdDoc><TipoeCF>31</TipoeCF></IdDoc></Encabezado></ECF>`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		d, err := ecf.ReadXML(doc)
+		if err != nil {
+			assertParseFailure(t, err)
+			return
+		}
+		written, err := d.XML(signedAt)
+		if err != nil {
+			t.Fatalf("accepted a document the writer refuses: %v", err)
+		}
+		again, err := ecf.ReadXML(withPlaceholderSignature(written))
+		if err != nil {
+			t.Fatalf("the written document does not read: %v\n%s", err, written)
+		}
+		if rewritten, _ := again.XML(signedAt); !bytes.Equal(rewritten, written) {
+			t.Fatalf("written twice differs:\n%s\n%s", written, rewritten)
+		}
 	})
 }

@@ -72,7 +72,7 @@ func (c *checker) walkStruct(v reflect.Value, path, generic string) {
 					continue
 				}
 			case '1':
-				if !present && !setBySello[fg] {
+				if !present && (c.received || !setBySello[fg]) {
 					c.add(fp, fmt.Sprintf("Required for type %s.", c.typ))
 					continue
 				}

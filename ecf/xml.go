@@ -203,7 +203,10 @@ type xmlField struct {
 	plan  *xmlPlan // xGroup, xGroupList
 }
 
-type xmlPlan struct{ fields []xmlField }
+type xmlPlan struct {
+	fields []xmlField
+	byName map[string]int // a field's index in fields by element name
+}
 
 var (
 	decimalPtrType = reflect.TypeFor[*Decimal]()
@@ -214,7 +217,7 @@ var (
 // writer does not know how to write, so a model change that needs the
 // writer's attention fails every test at once.
 func planOf(t reflect.Type) *xmlPlan {
-	p := &xmlPlan{}
+	p := &xmlPlan{byName: map[string]int{}}
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		tag, _, _ := strings.Cut(sf.Tag.Get("xml"), ",")
@@ -236,6 +239,9 @@ func planOf(t reflect.Type) *xmlPlan {
 			f.kind = xTextList
 		default:
 			panic(fmt.Sprintf("ecf: the XML writer does not handle %s.%s of type %s", t.Name(), sf.Name, ft))
+		}
+		if f.kind != xIgnored {
+			p.byName[f.name] = len(p.fields)
 		}
 		p.fields = append(p.fields, f)
 	}

@@ -269,14 +269,8 @@ func scanXML(data []byte, max int, root string, paths []string, f map[string]str
 	if len(data) > max {
 		return sello.Errorf(sello.CodePayloadTooLarge, "The %s XML has %d bytes; at most %d are accepted.", root, len(data), max)
 	}
-	bad := func(format string, args ...any) error {
-		return sello.Errorf(sello.CodeInvalidRequest, "The %s XML is not valid: %s.", root, fmt.Sprintf(format, args...))
-	}
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	dec.Strict = true
-	dec.CharsetReader = func(label string, _ io.Reader) (io.Reader, error) {
-		return nil, fmt.Errorf("the encoding must be UTF-8, not %q", label)
-	}
+	bad := invalidXML(root)
+	next := strictTokens(data, bad)
 	var (
 		stack   []string
 		current string // the wanted path being read, or ""
@@ -284,19 +278,13 @@ func scanXML(data []byte, max int, root string, paths []string, f map[string]str
 		done    bool
 	)
 	for {
-		tok, err := dec.Token()
+		tok, err := next()
 		if err == io.EOF {
 			break
 		} else if err != nil {
-			var se *xml.SyntaxError
-			if errors.As(err, &se) {
-				return bad("line %d: %s", se.Line, se.Msg)
-			}
-			return bad("%v", err)
+			return err
 		}
 		switch t := tok.(type) {
-		case xml.Directive:
-			return bad("DOCTYPE and other declarations are not accepted")
 		case xml.StartElement:
 			if done {
 				return bad("content after the root element")
@@ -337,6 +325,41 @@ func scanXML(data []byte, max int, root string, paths []string, f map[string]str
 		return bad("no <%s> element", root)
 	}
 	return nil
+}
+
+// invalidXML returns the INVALID_REQUEST maker of a root's reader.
+func invalidXML(root string) func(format string, args ...any) error {
+	return func(format string, args ...any) error {
+		return sello.Errorf(sello.CodeInvalidRequest, "The %s XML is not valid: %s.", root, fmt.Sprintf(format, args...))
+	}
+}
+
+// strictTokens returns the token reader of data every XML reader of the
+// package uses: strict, UTF-8 only, and refusing DOCTYPEs and other
+// directives (so no entity is ever defined). Its errors are bad's, or
+// io.EOF at the end.
+func strictTokens(data []byte, bad func(format string, args ...any) error) func() (xml.Token, error) {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.Strict = true
+	dec.CharsetReader = func(label string, _ io.Reader) (io.Reader, error) {
+		return nil, fmt.Errorf("the encoding must be UTF-8, not %q", label)
+	}
+	return func() (xml.Token, error) {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil, err
+		} else if err != nil {
+			var se *xml.SyntaxError
+			if errors.As(err, &se) {
+				return nil, bad("line %d: %s", se.Line, se.Msg)
+			}
+			return nil, bad("%v", err)
+		}
+		if _, ok := tok.(xml.Directive); ok {
+			return nil, bad("DOCTYPE and other declarations are not accepted")
+		}
+		return tok, nil
+	}
 }
 
 func qualified(n xml.Name) string {
