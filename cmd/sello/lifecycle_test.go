@@ -602,3 +602,39 @@ func TestSimulatorSendsToTenant(t *testing.T) {
 		t.Fatalf("enviarecf: %d %+v (%v)", resp.StatusCode, got, err)
 	}
 }
+
+// TestApprovalBetweenTenants closes the loop of TestTradeBetweenTenants:
+// the buyer approves the received e-CF through the API; Sello signs the
+// ACECF and sends it to the issuer's receiver (this server) and a copy to
+// DGII; the issuer's document then carries the buyer's approval.
+func TestApprovalBetweenTenants(t *testing.T) {
+	s := MustRunServer(t)
+	key, buyerKey := s.Keys[sello.EnvTest], s.BuyerKeys[sello.EnvTest]
+	encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer(demoBuyerRNC))}))["encf"].(string)
+	s.waitFor(t, key, encf, func(d map[string]any) bool {
+		return d["delivery"].(map[string]any)["status"] == sello.DeliveryDelivered
+	})
+	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: buyerKey}).JSON(t)
+	docs := list["documents"].([]any)
+	if len(docs) != 1 || docs[0].(map[string]any)["encf"] != encf {
+		t.Fatalf("the buyer's received documents: %v", docs)
+	}
+	id := docs[0].(map[string]any)["id"].(string)
+	r := s.Do(t, request{Method: "POST", Path: "/TesteCF/aprobaciones-comerciales", Key: buyerKey,
+		Body: []byte(`{"inboundDocumentId":"` + id + `","estado":"aprobado"}`)})
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("approve: %d %s", r.Status, r.Body)
+	}
+	d := s.waitFor(t, key, encf, func(d map[string]any) bool { return d["commercialApproval"] != nil })
+	if a := d["commercialApproval"].(map[string]any); a["status"] != "approved" || a["buyerRnc"] != demoBuyerRNC {
+		t.Fatalf("the issuer's commercialApproval: %v", a)
+	}
+	// The buyer is told both legs (the issuer's receiver, DGII) went out.
+	var events []byte
+	if !testwait.Within(30*time.Second, 20*time.Millisecond, func() bool {
+		events = s.Do(t, request{Method: "GET", Path: "/TesteCF/eventos", Key: buyerKey}).Body
+		return bytes.Contains(events, []byte(`"inbound.approval.`))
+	}) || !bytes.Contains(events, []byte(`"inbound.approval.sent"`)) {
+		t.Fatalf("the buyer's events: %s", events)
+	}
+}
