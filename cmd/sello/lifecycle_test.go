@@ -22,6 +22,7 @@ import (
 	"github.com/sello-do/sello/dgiisim"
 	"github.com/sello-do/sello/internal/testwait"
 	"github.com/sello-do/sello/oracle"
+	"github.com/sello-do/sello/postgres/pgtest"
 	"github.com/sello-do/sello/xmldsig"
 )
 
@@ -603,12 +604,26 @@ func TestSimulatorSendsToTenant(t *testing.T) {
 	}
 }
 
-// TestApprovalBetweenTenants closes the loop of TestTradeBetweenTenants:
-// the buyer approves the received e-CF through the API; Sello signs the
-// ACECF and sends it to the issuer's receiver (this server) and a copy to
-// DGII; the issuer's document then carries the buyer's approval.
+// TestApprovalBetweenTenants closes the loop of TestTradeBetweenTenants,
+// on SQLite and on PostgreSQL: the buyer approves (or rejects, with its
+// reason) the received e-CF through the API; Sello signs the ACECF and sends
+// it to the issuer's receiver (this server) and a copy to DGII; the issuer's
+// document then carries the buyer's verdict, and the buyer is told its
+// approval went out.
 func TestApprovalBetweenTenants(t *testing.T) {
-	s := MustRunServer(t)
+	t.Run("SQLite", func(t *testing.T) {
+		t.Run("Approved", func(t *testing.T) { testTrade(t, MustRunServer(t), "aprobado", "") })
+		t.Run("Rejected", func(t *testing.T) { testTrade(t, MustRunServer(t), "rechazado", "Precio distinto al pactado") })
+	})
+	t.Run("PostgreSQL", func(t *testing.T) {
+		s := MustRunServer(t, "--database-url", pgtest.MustSchema(t))
+		testTrade(t, s, "rechazado", "Mercancía no recibida")
+	})
+}
+
+// testTrade sends an e-CF from the demo issuer to the demo buyer on s, and
+// the buyer's verdict (estado, motivo) back.
+func testTrade(t *testing.T, s *testServer, estado, motivo string) {
 	key, buyerKey := s.Keys[sello.EnvTest], s.BuyerKeys[sello.EnvTest]
 	encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer(demoBuyerRNC))}))["encf"].(string)
 	s.waitFor(t, key, encf, func(d map[string]any) bool {
@@ -620,16 +635,19 @@ func TestApprovalBetweenTenants(t *testing.T) {
 		t.Fatalf("the buyer's received documents: %v", docs)
 	}
 	id := docs[0].(map[string]any)["id"].(string)
-	r := s.Do(t, request{Method: "POST", Path: "/TesteCF/aprobaciones-comerciales", Key: buyerKey,
-		Body: []byte(`{"inboundDocumentId":"` + id + `","estado":"aprobado"}`)})
-	if r.Status != http.StatusAccepted {
-		t.Fatalf("approve: %d %s", r.Status, r.Body)
+	body, _ := json.Marshal(map[string]string{"inboundDocumentId": id, "estado": estado})
+	if motivo != "" {
+		body, _ = json.Marshal(map[string]string{"inboundDocumentId": id, "estado": estado, "motivo": motivo})
 	}
+	if r := s.Do(t, request{Method: "POST", Path: "/TesteCF/aprobaciones-comerciales", Key: buyerKey, Body: body}); r.Status != http.StatusAccepted {
+		t.Fatalf("%s: %d %s", estado, r.Status, r.Body)
+	}
+	want := map[string]string{"aprobado": "approved", "rechazado": "rejected"}[estado]
 	d := s.waitFor(t, key, encf, func(d map[string]any) bool { return d["commercialApproval"] != nil })
-	if a := d["commercialApproval"].(map[string]any); a["status"] != "approved" || a["buyerRnc"] != demoBuyerRNC {
-		t.Fatalf("the issuer's commercialApproval: %v", a)
+	a := d["commercialApproval"].(map[string]any)
+	if a["status"] != want || a["buyerRnc"] != demoBuyerRNC || (motivo != "" && a["reason"] != motivo) {
+		t.Fatalf("the issuer's commercialApproval: %v; want %s (%q) from %s", a, want, motivo, demoBuyerRNC)
 	}
-	// The buyer is told both legs (the issuer's receiver, DGII) went out.
 	var events []byte
 	if !testwait.Within(30*time.Second, 20*time.Millisecond, func() bool {
 		events = s.Do(t, request{Method: "GET", Path: "/TesteCF/eventos", Key: buyerKey}).Body
