@@ -64,7 +64,7 @@ func required(flags map[string]string) error {
 }
 
 func runTenants(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
-	var rnc, name, planName string
+	var rnc, name, planName, receiverAuth string
 	var rate float64
 	var burst int
 	planFlags := func(fs *flag.FlagSet) {
@@ -125,6 +125,35 @@ func runTenants(ctx context.Context, args []string, getenv func(string) string, 
 					return err
 				}
 				fmt.Fprintln(stdout, plan)
+				return nil
+			},
+		},
+		{
+			name: "set-receiver-auth",
+			flags: func(fs *flag.FlagSet) {
+				fs.StringVar(&rnc, "tenant", "", "the tenant's RNC")
+				fs.StringVar(&receiverAuth, "required", "", "on: the tenant's receiver services (reception, commercial approval) require a token from its authentication service, as by default; off: they take documents without one (docs/receptor.md)")
+			},
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				if err := required(map[string]string{"required": receiverAuth}); err != nil {
+					return err
+				}
+				var on bool
+				switch receiverAuth {
+				case "on":
+					on = true
+				case "off":
+				default:
+					return usageError{fmt.Sprintf("--required must be on or off, not %q", receiverAuth)}
+				}
+				t, err := findTenant(ctx, st, rnc)
+				if err != nil {
+					return err
+				}
+				if err := st.SetReceiverAuth(ctx, t.ID, on); err != nil {
+					return err
+				}
+				fmt.Fprintf(stdout, "receiver authentication %s for %s\n", receiverAuth, t.RNC)
 				return nil
 			},
 		},

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sello-do/sello/sqlite"
 )
 
 func TestCLI(t *testing.T) {
@@ -112,4 +115,44 @@ func TestSequencesAddChecks(t *testing.T) {
 			t.Fatalf("got %q %q, %v", out, errOut, err)
 		}
 	})
+}
+
+func TestReceiverAuthCLI(t *testing.T) {
+	dir := t.TempDir()
+	sh := func(args ...string) (string, string, error) { return runCLI(append(args, "--data", dir)...) }
+	if _, _, err := sh("tenants", "create", "--rnc", "130000002", "--name", "Prueba SRL"); err != nil {
+		t.Fatal(err)
+	}
+	authOff := func() bool {
+		t.Helper()
+		db, err := sqlite.Open(t.Context(), filepath.Join(dir, "sello.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		tn, err := db.FindTenantByRNC(t.Context(), "130000002")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tn.ReceiverAuthOff
+	}
+	if authOff() {
+		t.Fatal("a new tenant's receiver takes documents without a token")
+	}
+	out, _, err := sh("tenants", "set-receiver-auth", "--tenant", "130000002", "--required", "off")
+	if err != nil || out != "receiver authentication off for 130000002\n" || !authOff() {
+		t.Fatalf("--required off: %q, %v, off %v", out, err, authOff())
+	}
+	if out, _, err := sh("tenants", "set-receiver-auth", "--tenant", "130000002", "--required", "on"); err != nil || authOff() {
+		t.Fatalf("--required on: %q, %v, off %v", out, err, authOff())
+	}
+	for _, args := range [][]string{
+		{"--tenant", "130000002", "--required", "maybe"},
+		{"--tenant", "130000002"},
+		{"--tenant", "999999999", "--required", "off"},
+	} {
+		if out, _, err := sh(append([]string{"tenants", "set-receiver-auth"}, args...)...); err == nil || out != "" {
+			t.Errorf("set-receiver-auth %v: %q, %v; want an error", args, out, err)
+		}
+	}
 }
