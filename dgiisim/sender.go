@@ -158,3 +158,80 @@ func (s *Simulator) enviarECF(w http.ResponseWriter, r *http.Request, env sello.
 	}
 	respond(w, r, http.StatusOK, obj{{"encf", sent.ENCF}, {"status", sent.Status}, {"respuesta", string(sent.Body)}}, "Envio", "")
 }
+
+// SendACECF plays the buyer of a tenant's e-CF that DGII received (one the
+// tenant sent to recepción): it approves it (approve true) or rejects it with
+// reason, in a signed ACECF posted to the tenant's commercial approval
+// service, found through Config.Receivers, authenticating there first; the
+// ACECF's fields are those of the e-CF as DGII received it, and its buyer
+// that e-CF's RNCComprador. It fails when DGII has no such e-CF of issuerRNC
+// in env, or the issuer is not a receiver Config.Receivers knows.
+func (s *Simulator) SendACECF(ctx context.Context, hc *http.Client, env sello.Environment, issuerRNC, encf string, approve bool, reason string) (*SentECF, error) {
+	if s.cfg.Receivers == nil || s.cfg.Sign == nil {
+		return nil, errors.New("dgiisim: SendACECF needs Config.Receivers and Config.Sign")
+	}
+	s.mu.Lock()
+	var sub *submission
+	for _, prev := range s.byDoc[docKey{env, issuerRNC, encf}] {
+		sub = prev
+	}
+	s.mu.Unlock()
+	if sub == nil || sub.rncComprador == "" {
+		return nil, fmt.Errorf("dgiisim: DGII has no e-CF %s of %s with a buyer in %s", encf, issuerRNC, env)
+	}
+	_, base, ok := s.cfg.Receivers(env, issuerRNC)
+	if !ok {
+		return nil, fmt.Errorf("dgiisim: %s is not an electronic receiver in %s", issuerRNC, env)
+	}
+	estado, detail := "1", ""
+	if !approve {
+		estado, detail = "2", "<DetalleMotivoRechazo>"+xmlEscape(reason)+"</DetalleMotivoRechazo>"
+	}
+	total, err := twoDecimals(sub.montoTotal)
+	if err != nil {
+		return nil, err
+	}
+	acecf := `<?xml version="1.0" encoding="utf-8"?><ACECF><DetalleAprobacionComercial><Version>1.0</Version><RNCEmisor>` + issuerRNC +
+		`</RNCEmisor><eNCF>` + encf + `</eNCF><FechaEmision>` + sub.fechaEmision + `</FechaEmision><MontoTotal>` + total +
+		`</MontoTotal><RNCComprador>` + sub.rncComprador + `</RNCComprador><Estado>` + estado + `</Estado>` + detail +
+		`<FechaHoraAprobacionComercial>` + s.now().In(sello.DRZone).Format("02-01-2006 15:04:05") +
+		`</FechaHoraAprobacionComercial></DetalleAprobacionComercial></ACECF>`
+	doc, err := s.cfg.Sign([]byte(acecf))
+	if err != nil {
+		return nil, fmt.Errorf("dgiisim: sign the ACECF: %w", err)
+	}
+	token, err := s.receiverToken(ctx, hc, base)
+	if err != nil {
+		return nil, err
+	}
+	status, body, err := postXML(ctx, hc, base+"/fe/aprobacioncomercial/api/ecf", token, sub.rncComprador+encf+".xml", doc)
+	if err != nil {
+		return nil, err
+	}
+	return &SentECF{ENCF: encf, Status: status, Body: body}, nil
+}
+
+// twoDecimals writes an amount with exactly two decimals, as the ACECF's
+// MontoTotal is (FACTS §1.8).
+func twoDecimals(amount string) (string, error) {
+	whole, frac, _ := strings.Cut(amount, ".")
+	if whole == "" || len(frac) > 2 && strings.TrimRight(frac[2:], "0") != "" {
+		return "", fmt.Errorf("dgiisim: MontoTotal %q has no two-decimal form", amount)
+	}
+	frac = (frac + "00")[:2]
+	return whole + "." + frac, nil
+}
+
+// enviarACECF is SendACECF on request (POST
+// /{env}/simulador/enviaracecf?rnc=&encf=&estado=aprobado|rechazado&motivo=):
+// the simulator's own control, not a DGII service.
+func (s *Simulator) enviarACECF(w http.ResponseWriter, r *http.Request, env sello.Environment) {
+	hc := &http.Client{Timeout: 30 * time.Second}
+	approve := query(r, "estado") != "rechazado"
+	sent, err := s.SendACECF(r.Context(), hc, env, query(r, "rnc"), strings.ToUpper(query(r, "encf")), approve, query(r, "motivo"))
+	if err != nil {
+		respond(w, r, http.StatusBadRequest, obj{{"mensajes", []string{err.Error()}}}, "Error", "")
+		return
+	}
+	respond(w, r, http.StatusOK, obj{{"encf", sent.ENCF}, {"status", sent.Status}, {"respuesta", string(sent.Body)}}, "Envio", "")
+}

@@ -205,9 +205,15 @@ func (s *Simulator) serve(w http.ResponseWriter, r *http.Request) {
 		http.NotFound(w, r)
 		return
 	}
-	if r.Method == http.MethodPost && strings.Join(parts[1:], "/") == "simulador/enviarecf" {
-		s.enviarECF(w, r, env)
-		return
+	if r.Method == http.MethodPost && len(parts) == 3 && parts[1] == "simulador" {
+		switch parts[2] {
+		case "enviarecf":
+			s.enviarECF(w, r, env)
+			return
+		case "enviaracecf":
+			s.enviarACECF(w, r, env)
+			return
+		}
 	}
 	if parts[1] == "emisorreceptor" {
 		s.emisorReceptor(w, r, env, r.Method+" "+strings.Join(parts[2:], "/"))

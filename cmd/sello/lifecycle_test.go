@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -654,5 +655,61 @@ func testTrade(t *testing.T, s *testServer, estado, motivo string) {
 		return bytes.Contains(events, []byte(`"inbound.approval.`))
 	}) || !bytes.Contains(events, []byte(`"inbound.approval.sent"`)) {
 		t.Fatalf("the buyer's events: %s", events)
+	}
+}
+
+// TestSimulatorApprovesTenantDocument plays the buyer of a tenant's e-CF as
+// DGII's TesteCF does in certification: once DGII (the simulator) accepted
+// the document, the simulator rejects it (and, over its HTTP control,
+// approves another) with a signed ACECF posted to the tenant's commercial
+// approval service; the tenant's document carries the verdict.
+func TestSimulatorApprovesTenantDocument(t *testing.T) {
+	sign, err := simulatorSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var self atomic.Pointer[string]
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: sign, ProcessingDelay: 100 * time.Millisecond,
+		Receivers: func(env sello.Environment, rnc string) (string, string, bool) {
+			return demoName, *self.Load() + "/" + string(env) + "/receptor/" + rnc, rnc == demoRNC
+		}})
+	ts := httptest.NewServer(sim)
+	defer ts.Close()
+	s := MustRunServer(t, "--dgii-url", ts.URL, "--dgii-timeout", "2s")
+	self.Store(&s.URL)
+	key := s.Keys[sello.EnvTest]
+	accepted := func() string {
+		encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer("101010101"))}))["encf"].(string)
+		if d := s.final(t, key, encf); d["status"] != string(sello.StatusAccepted) {
+			t.Fatalf("%s: %v", encf, d["status"])
+		}
+		return encf
+	}
+
+	rejected := accepted()
+	sent, err := sim.SendACECF(t.Context(), &http.Client{Timeout: 10 * time.Second}, sello.EnvTest, demoRNC, rejected, false, "Mercancía dañada")
+	if err != nil || sent.Status != http.StatusOK {
+		t.Fatalf("SendACECF: %+v, %v", sent, err)
+	}
+	d := s.waitFor(t, key, rejected, func(d map[string]any) bool { return d["commercialApproval"] != nil })
+	if a := d["commercialApproval"].(map[string]any); a["status"] != "rejected" || a["reason"] != "Mercancía dañada" || a["buyerRnc"] != "101010101" {
+		t.Fatalf("commercialApproval %v", a)
+	}
+
+	approved := accepted()
+	resp, err := http.Post(ts.URL+"/testecf/simulador/enviaracecf?rnc="+demoRNC+"&encf="+approved+"&estado=aprobado", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("enviaracecf: %d", resp.StatusCode)
+	}
+	d = s.waitFor(t, key, approved, func(d map[string]any) bool { return d["commercialApproval"] != nil })
+	if a := d["commercialApproval"].(map[string]any); a["status"] != "approved" {
+		t.Fatalf("commercialApproval %v", a)
+	}
+	if _, err := sim.SendACECF(t.Context(), http.DefaultClient, sello.EnvTest, demoRNC, "E310000009999", true, ""); err == nil {
+		t.Error("SendACECF of an e-CF DGII never received: no error")
 	}
 }
