@@ -230,11 +230,13 @@ func (s *Server) receive(r *http.Request, t *sello.Tenant, env sello.Environment
 	switch {
 	case filename != "" && !strings.EqualFold(filename, h.RNCEmisor+h.ENCF+".xml"):
 		return s.signAcuse(ctx, t, env, a, ecf.ReasonSpecification)
+	case !verifies(data):
+		// Before the structure: a wrapped or tampered document is a
+		// signature problem (code 2), whatever else it carries.
+		return s.signAcuse(ctx, t, env, a, ecf.ReasonSignature)
 	case !readable(data):
 		// The ARECF has no room for the problem: code 1 says it all.
 		return s.signAcuse(ctx, t, env, a, ecf.ReasonSpecification)
-	case !verifies(data):
-		return s.signAcuse(ctx, t, env, a, ecf.ReasonSignature)
 	case !h.TipoeCF.B2B():
 		return s.signAcuse(ctx, t, env, a, ecf.ReasonSpecification)
 	case h.RNCComprador != t.RNC:

@@ -265,9 +265,10 @@ func TestRecepcion(t *testing.T) {
 		forged := bytes.Replace(signed[:i], []byte("1180.00"), []byte("9.00"), -1)
 		doc := append(append(append([]byte{}, forged...), []byte("<Extra>")...), signed[i:]...)
 		doc = bytes.Replace(doc, []byte("</ECF>"), []byte("</Extra></ECF>"), 1)
-		// <Extra> is no element of the XSD: refused as a specification
-		// error (ecf.ReadXML) before the signature is looked at.
-		f.wantAcuse(t, f.post(t, recepcion, "", doc), ecf.ReceiptNotReceived, ecf.ReasonSpecification)
+		// The signature is checked before the structure (where <Extra>,
+		// no element of the XSD, would fail too): a wrapped document is a
+		// signature error, as the issue asks.
+		f.wantAcuse(t, f.post(t, recepcion, "", doc), ecf.ReceiptNotReceived, ecf.ReasonSignature)
 		unsignedCopy := append(append([]byte{}, signed[:i]...), []byte("</ECF>")...)
 		f.wantAcuse(t, f.post(t, recepcion, "", unsignedCopy), ecf.ReceiptNotReceived, ecf.ReasonSignature)
 	})
