@@ -127,7 +127,8 @@ func (w *Worker) deliver(ctx context.Context, doc *sello.Document) (sello.Delive
 }
 
 // checkARECF verifies the buyer's acuse: signed (the wrapping-resistant
-// verifier), well formed, and about this e-CF of this issuer and buyer.
+// verifier), well formed, and about this e-CF of this issuer and buyer (or
+// from a receiver saying it is not the buyer, code 4).
 func checkARECF(arecf []byte, issuerRNC string, doc *sello.Document) (*ecf.ARECF, error) {
 	if _, err := xmldsig.Verify(arecf); err != nil {
 		return nil, fmt.Errorf("the buyer's ARECF: %w", err)
@@ -136,7 +137,10 @@ func checkARECF(arecf []byte, issuerRNC string, doc *sello.Document) (*ecf.ARECF
 	if err != nil {
 		return nil, fmt.Errorf("the buyer's ARECF: %w", err)
 	}
-	if a.RNCEmisor != issuerRNC || a.ENCF != doc.ENCF || a.RNCComprador != doc.BuyerRNC {
+	// A receiver that is not the buyer (code 4) names itself, not the
+	// buyer: that acuse is about this e-CF all the same.
+	wrongReceiver := a.Estado == ecf.ReceiptNotReceived && a.CodigoMotivoNoRecibido == ecf.ReasonWrongBuyer
+	if a.RNCEmisor != issuerRNC || a.ENCF != doc.ENCF || (a.RNCComprador != doc.BuyerRNC && !wrongReceiver) {
 		return nil, fmt.Errorf("the buyer's ARECF is about %s %s for %s, not %s %s for %s",
 			a.RNCEmisor, a.ENCF, a.RNCComprador, issuerRNC, doc.ENCF, doc.BuyerRNC)
 	}

@@ -713,3 +713,36 @@ func TestSimulatorApprovesTenantDocument(t *testing.T) {
 		t.Error("SendACECF of an e-CF DGII never received: no error")
 	}
 }
+
+// TestDeliveryToWrongReceiver: DGII's directory (the simulator) sends the
+// buyer 131999999's e-CFs to the demo buyer's receiver, whose tenant is not
+// that buyer. The receiver answers a signed ARECF code 4 and stores
+// nothing; the issuer's delivery fails with that reason.
+func TestDeliveryToWrongReceiver(t *testing.T) {
+	sign, err := simulatorSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var self atomic.Pointer[string]
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: sign, ProcessingDelay: 100 * time.Millisecond,
+		Receivers: func(env sello.Environment, rnc string) (string, string, bool) {
+			return "Otro SRL", *self.Load() + "/" + string(env) + "/receptor/" + demoBuyerRNC, rnc == "131999999"
+		}})
+	ts := httptest.NewServer(sim)
+	defer ts.Close()
+	s := MustRunServer(t, "--dgii-url", ts.URL, "--dgii-timeout", "2s")
+	self.Store(&s.URL)
+	key := s.Keys[sello.EnvTest]
+	encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer("131999999"))}))["encf"].(string)
+	d := s.waitFor(t, key, encf, func(d map[string]any) bool {
+		st := d["delivery"].(map[string]any)["status"]
+		return sello.Status(d["status"].(string)).Final() && st != sello.DeliveryPending && st != sello.DeliveryNotSent
+	})
+	if got := d["delivery"].(map[string]any); got["status"] != sello.DeliveryFailed || got["code"] != "4" {
+		t.Fatalf("delivery %v; want failed with code 4", got)
+	}
+	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: s.BuyerKeys[sello.EnvTest]}).JSON(t)
+	if n := len(list["documents"].([]any)); n != 0 {
+		t.Fatalf("the demo buyer stored %d documents of another buyer", n)
+	}
+}
