@@ -719,6 +719,11 @@ func TestSimulatorApprovesTenantDocument(t *testing.T) {
 // that buyer. The receiver answers a signed ARECF code 4 and stores
 // nothing; the issuer's delivery fails with that reason.
 func TestDeliveryToWrongReceiver(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testDeliveryToWrongReceiver(t) })
+	t.Run("PostgreSQL", func(t *testing.T) { testDeliveryToWrongReceiver(t, "--database-url", pgtest.MustSchema(t)) })
+}
+
+func testDeliveryToWrongReceiver(t *testing.T, storage ...string) {
 	sign, err := simulatorSigner()
 	if err != nil {
 		t.Fatal(err)
@@ -730,7 +735,7 @@ func TestDeliveryToWrongReceiver(t *testing.T) {
 		}})
 	ts := httptest.NewServer(sim)
 	defer ts.Close()
-	s := MustRunServer(t, "--dgii-url", ts.URL, "--dgii-timeout", "2s")
+	s := MustRunServer(t, append([]string{"--dgii-url", ts.URL, "--dgii-timeout", "2s"}, storage...)...)
 	self.Store(&s.URL)
 	key := s.Keys[sello.EnvTest]
 	encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer("131999999"))}))["encf"].(string)
