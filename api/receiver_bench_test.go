@@ -57,23 +57,17 @@ func BenchmarkRecepcionVsRSA(b *testing.B) {
 	}
 }
 
-// unsignedECFItems is unsignedECF with items items.
+// unsignedECFItems is a valid type-31 e-CF numbered n from the supplier to
+// buyer, with items items (1: the sample invoice's own), before its
+// signature.
 func unsignedECFItems(tb testing.TB, buyer string, n int64, items int) []byte {
 	tb.Helper()
-	if items == 1 {
-		return unsignedECF(tb, buyer, n)
-	}
 	now := time.Now()
 	m := ecf.SampleInvoice(supplierRNC, sello.TodayInDR(now))
 	m["ECF"].(map[string]any)["Encabezado"].(map[string]any)["Comprador"].(map[string]any)["RNCComprador"] = buyer
-	list := make([]any, items)
-	for i := range list {
-		list[i] = map[string]any{
-			"NumeroLinea": i + 1, "IndicadorFacturacion": 1, "NombreItem": fmt.Sprintf("Artículo %d", i+1),
-			"IndicadorBienoServicio": 1, "CantidadItem": 2, "PrecioUnitarioItem": "12.50",
-		}
+	if items > 1 {
+		setItems(m, items)
 	}
-	m["ECF"].(map[string]any)["DetallesItems"].(map[string]any)["Item"] = list
 	body, err := json.Marshal(m)
 	if err != nil {
 		tb.Fatal(err)
@@ -91,4 +85,16 @@ func unsignedECFItems(tb testing.TB, buyer string, n int64, items int) []byte {
 		tb.Fatal(err)
 	}
 	return x
+}
+
+// setItems replaces the invoice's items by items of its own.
+func setItems(m map[string]any, items int) {
+	list := make([]any, items)
+	for i := range list {
+		list[i] = map[string]any{
+			"NumeroLinea": i + 1, "IndicadorFacturacion": 1, "NombreItem": fmt.Sprintf("Artículo %d", i+1),
+			"IndicadorBienoServicio": 1, "CantidadItem": 2, "PrecioUnitarioItem": "12.50",
+		}
+	}
+	m["ECF"].(map[string]any)["DetallesItems"].(map[string]any)["Item"] = list
 }

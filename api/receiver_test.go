@@ -94,26 +94,7 @@ func mustReceiverFixture(tb testing.TB, authOff bool) *receiverFixture {
 // buyer, before its signature.
 func unsignedECF(tb testing.TB, buyer string, n int64) []byte {
 	tb.Helper()
-	now := time.Now()
-	m := ecf.SampleInvoice(supplierRNC, sello.TodayInDR(now))
-	m["ECF"].(map[string]any)["Encabezado"].(map[string]any)["Comprador"].(map[string]any)["RNCComprador"] = buyer
-	body, err := json.Marshal(m)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	d, err := ecf.Parse(body, ecf.Issuance{TenantRNC: supplierRNC, Now: now})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	expires := sello.Date{Year: 2099, Month: 12, Day: 31}
-	if err := d.Number(sello.ENCF{Type: sello.TypeCreditoFiscal, Number: n}, &sello.Sequence{ExpiresOn: &expires}); err != nil {
-		tb.Fatal(err)
-	}
-	x, err := d.XML(now.Truncate(time.Second))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return x
+	return unsignedECFItems(tb, buyer, n, 1)
 }
 
 // signedECF is unsignedECF signed by the supplier.
