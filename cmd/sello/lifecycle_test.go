@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/base64"
 	"encoding/json"
@@ -20,6 +21,7 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/apitest"
+	"github.com/sello-do/sello/dgii"
 	"github.com/sello-do/sello/dgiisim"
 	"github.com/sello-do/sello/internal/testwait"
 	"github.com/sello-do/sello/oracle"
@@ -636,6 +638,7 @@ func testTrade(t *testing.T, s *testServer, estado, motivo string) {
 		t.Fatalf("the buyer's received documents: %v", docs)
 	}
 	id := docs[0].(map[string]any)["id"].(string)
+	testTradeDuplicate(t, s, encf)
 	body, _ := json.Marshal(map[string]string{"inboundDocumentId": id, "estado": estado})
 	if motivo != "" {
 		body, _ = json.Marshal(map[string]string{"inboundDocumentId": id, "estado": estado, "motivo": motivo})
@@ -749,5 +752,43 @@ func testDeliveryToWrongReceiver(t *testing.T, storage ...string) {
 	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: s.BuyerKeys[sello.EnvTest]}).JSON(t)
 	if n := len(list["documents"].([]any)); n != 0 {
 		t.Fatalf("the demo buyer stored %d documents of another buyer", n)
+	}
+}
+
+// testTradeDuplicate posts the issuer's delivered e-CF to the buyer's
+// receiver again, as the issuer would after losing the first answer: the
+// buyer answers the same acuse, byte for byte; a different document under
+// the same issuer and e-NCF gets code 3 (duplicate). Nothing more is stored.
+func testTradeDuplicate(t *testing.T, s *testServer, encf string) {
+	t.Helper()
+	signed := s.Do(t, request{Method: "GET", Path: docsPath + "/" + encf + "/xml", Key: s.Keys[sello.EnvTest]}).Body
+	sign, err := simulatorSigner() // any valid signature authenticates at a receiver
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := s.URL + "/TesteCF/receptor/" + demoBuyerRNC
+	entry := dgii.DirectoryEntry{RNC: demoBuyerRNC, URLRecepcion: base, URLAceptacion: base, URLOpcional: base}
+	rc := dgii.NewReceptor(&http.Client{Timeout: 10 * time.Second})
+	signer := func(_ context.Context, x []byte) ([]byte, error) { return sign(x) }
+	first, err := rc.SendECF(t.Context(), entry, demoRNC+encf+".xml", signed, signer)
+	if err != nil || !bytes.Contains(first, []byte("<Estado>0</Estado>")) {
+		t.Fatalf("the same e-CF again: %s, %v", first, err)
+	}
+	again, err := rc.SendECF(t.Context(), entry, demoRNC+encf+".xml", signed, signer)
+	if err != nil || !bytes.Equal(again, first) {
+		t.Fatalf("the same e-CF a third time: a different acuse (%v)", err)
+	}
+	unsigned := append(bytes.Replace(signed[:bytes.Index(signed, []byte("<Signature"))], []byte("Consultoría"), []byte("Asesoría"), 1), "</ECF>"...)
+	other, err := sign(unsigned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup, err := rc.SendECF(t.Context(), entry, demoRNC+encf+".xml", other, signer)
+	if err != nil || !bytes.Contains(dup, []byte("<CodigoMotivoNoRecibido>3</CodigoMotivoNoRecibido>")) {
+		t.Fatalf("another document under the same e-NCF: %s, %v; want code 3", dup, err)
+	}
+	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: s.BuyerKeys[sello.EnvTest]}).JSON(t)
+	if n := len(list["documents"].([]any)); n != 1 {
+		t.Fatalf("the buyer stored %d documents, want 1", n)
 	}
 }
