@@ -235,6 +235,19 @@ func TestRecepcion(t *testing.T) {
 		doc := bytes.Replace(f.signedECF(t, testRNC, 5), []byte("Cliente Ejemplo"), []byte("Cliente Ejemplx"), 1)
 		f.wantAcuse(t, f.post(t, recepcion, "", doc), ecf.ReceiptNotReceived, ecf.ReasonSignature)
 	})
+	t.Run("ThousandItems", func(t *testing.T) {
+		// DGII's largest documents verify and read: 1,000 items.
+		f := mustReceiverFixture(t, true)
+		doc, err := f.supplier.Sign(unsignedECFItems(t, testRNC, 9, 1000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.wantAcuse(t, f.post(t, recepcion, "", doc), ecf.ReceiptReceived, 0)
+		stored, err := f.store.FindInboundDocumentByENCF(t.Context(), f.tenant.ID, sello.EnvTest, supplierRNC, "E310000000009")
+		if err != nil || !bytes.Equal(stored.XML, doc) {
+			t.Fatalf("stored: %v", err)
+		}
+	})
 	t.Run("Wrapped", func(t *testing.T) {
 		f := mustReceiverFixture(t, true)
 		// A validly signed document moved under a new root element with
