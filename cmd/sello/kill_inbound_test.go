@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgiisim"
+	"github.com/sello-do/sello/internal/testwait"
+	"github.com/sello-do/sello/postgres/pgtest"
 	"github.com/sello-do/sello/xmldsig"
 )
 
@@ -112,4 +115,68 @@ func TestKillInbound(t *testing.T) {
 		}
 	}
 	t.Logf("%d acknowledged before the kill, %d stored", len(acknowledged), len(stored))
+}
+
+// TestDeliveryReceiverDownThenBack runs the buyer on a server of its own:
+// the issuer's server delivers an accepted e-CF while the buyer's is down,
+// fails, retries, and delivers once the buyer's server is back; the buyer
+// stores it once.
+func TestDeliveryReceiverDownThenBack(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testReceiverDownThenBack(t) })
+	t.Run("PostgreSQL", func(t *testing.T) { testReceiverDownThenBack(t, "--database-url", pgtest.MustSchema(t)) })
+}
+
+func testReceiverDownThenBack(t *testing.T, issuerStorage ...string) {
+	bin := mustBuild(t)
+	sign, err := simulatorSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buyerAddr := freeAddr(t)
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: sign, ProcessingDelay: 100 * time.Millisecond,
+		Receivers: func(env sello.Environment, rnc string) (string, string, bool) {
+			return demoBuyerName, "http://" + buyerAddr + "/" + string(env) + "/receptor/" + rnc, rnc == demoBuyerRNC
+		}})
+	ts := httptest.NewServer(sim)
+	defer ts.Close()
+	// The buyer's server, started once to seed its data, then down.
+	buyerArgs := []string{"serve", "--demo", "--data", t.TempDir(), "--addr", buyerAddr, "--dgii-url", ts.URL}
+	buyer := startProcess(t, bin, buyerArgs)
+	buyerKey := buyer.buyerKeys[sello.EnvTest]
+	buyer.terminate(t)
+
+	issuer := MustRunServer(t, append([]string{"--dgii-url", ts.URL, "--dgii-timeout", "2s", "--delivery-first-retry", "300ms"}, issuerStorage...)...)
+	key := issuer.Keys[sello.EnvTest]
+	encf := document(t, issuer.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer(demoBuyerRNC))}))["encf"].(string)
+	if d := issuer.final(t, key, encf); d["status"] != string(sello.StatusAccepted) {
+		t.Fatalf("%s: %v", encf, d["status"])
+	}
+	// The first delivery runs at the acceptance, into the closed port: give
+	// it the time of one run and see it still pending.
+	if testwait.Within(500*time.Millisecond, 20*time.Millisecond, func() bool {
+		d := issuer.Do(t, request{Method: "GET", Path: docsPath + "/" + encf, Key: key}).JSON(t)["document"].(map[string]any)
+		return d["delivery"].(map[string]any)["status"] != sello.DeliveryPending
+	}) {
+		t.Fatal("delivered while the buyer's server was down")
+	}
+
+	back := startProcess(t, bin, buyerArgs)
+	defer back.terminate(t)
+	issuer.waitFor(t, key, encf, func(d map[string]any) bool {
+		return d["delivery"].(map[string]any)["status"] == sello.DeliveryDelivered
+	})
+	req, _ := http.NewRequest(http.MethodGet, "http://"+buyerAddr+"/TesteCF/documentos-recibidos", nil)
+	req.Header.Set("X-API-KEY", buyerKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page struct {
+		Documents []struct{ ENCF string } `json:"documents"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&page)
+	resp.Body.Close()
+	if err != nil || len(page.Documents) != 1 || page.Documents[0].ENCF != encf {
+		t.Fatalf("the buyer's received documents: %+v, %v", page.Documents, err)
+	}
 }

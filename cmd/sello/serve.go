@@ -69,6 +69,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	workers := fs.Int("workers", 4096, "jobs worked at once (signing, DGII calls; most of a job is waiting for DGII, in process while it validates a document)")
 	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off by default")
 	rescueAfter := fs.Duration("job-rescue-after", 2*time.Minute, "how long a job may run before it is deemed interrupted and run again")
+	deliveryRetry := fs.Duration("delivery-first-retry", sello.DeliveryRetryDelay(1), "wait before the first retry of a delivery to a buyer or of a commercial approval; the later waits of the schedule (docs/lifecycle.md) scale with it")
 	allowLoopback := fs.Bool("allow-loopback-webhooks", false, "let webhooks of TesteCF and CerteCF endpoints reach receivers on this machine (127.0.0.0/8, ::1), for tests and demos; never eCF's; --demo turns it on")
 	shutdownTimeout := fs.Duration("shutdown-timeout", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish before their connections are cut, and then running jobs (env SELLO_SHUTDOWN_TIMEOUT)")
 	fs.IntVar(&sf.maxConns, "db-max-conns", 0, "PostgreSQL only: connections of the store's pool, used by the API and the jobs' work (default: the URL's pool_max_conns, else 20) (env SELLO_DB_MAX_CONNS)")
@@ -81,6 +82,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if err := checkServeFlags(fs, &sf, *shutdownTimeout); err != nil {
 		return err
+	}
+	if *deliveryRetry <= 0 {
+		return usageError{"--delivery-first-retry must be positive"}
 	}
 	logger, err := newLogger(*logFormat, stderr)
 	if err != nil {
@@ -140,6 +144,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		Logger:    logger.With("component", "worker"),
 		Webhooks:  webhook.Options{AllowLoopback: *allowLoopback},
 		Version:   version,
+		DeliveryDelay: func(n int) time.Duration {
+			return time.Duration(float64(sello.DeliveryRetryDelay(n)) * float64(*deliveryRetry) / float64(sello.DeliveryRetryDelay(1)))
+		},
 	})
 	defer wk.Close()
 	runner, err := st.newJobRunner(wk.Workers(), jobs.Config{
