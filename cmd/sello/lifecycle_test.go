@@ -619,8 +619,12 @@ func TestApprovalBetweenTenants(t *testing.T) {
 		t.Run("Rejected", func(t *testing.T) { testTrade(t, MustRunServer(t), "rechazado", "Precio distinto al pactado") })
 	})
 	t.Run("PostgreSQL", func(t *testing.T) {
-		s := MustRunServer(t, "--database-url", pgtest.MustSchema(t))
-		testTrade(t, s, "rechazado", "Mercancía no recibida")
+		t.Run("Approved", func(t *testing.T) {
+			testTrade(t, MustRunServer(t, "--database-url", pgtest.MustSchema(t)), "aprobado", "")
+		})
+		t.Run("Rejected", func(t *testing.T) {
+			testTrade(t, MustRunServer(t, "--database-url", pgtest.MustSchema(t)), "rechazado", "Mercancía no recibida")
+		})
 	})
 }
 
