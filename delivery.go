@@ -2,8 +2,6 @@ package sello
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 )
 
@@ -112,18 +110,6 @@ func NotReceivedReason(buyerRNC, code string) string {
 		meaning = "unknown code"
 	}
 	return fmt.Sprintf("The buyer %s did not receive the e-CF: ARECF CodigoMotivoNoRecibido %s (%s).", buyerRNC, code, meaning)
-}
-
-// AllowsDelivery reports whether the change applies to a document whose
-// stored delivery status is status (see DeliveryFrom).
-func (ch DocumentChange) AllowsDelivery(status string) bool {
-	return len(ch.DeliveryFrom) == 0 || slices.Contains(ch.DeliveryFrom, status)
-}
-
-// deliveryRefusal is the CONFLICT of a change to doc whose delivery it does
-// not allow.
-func (ch DocumentChange) deliveryRefusal(doc *Document) error {
-	return Errorf(CodeConflict, "Delivery of document %s is %s, not %s.", doc.ENCF, doc.Delivery.Status, strings.Join(ch.DeliveryFrom, " or "))
 }
 
 // DocumentARECFNotFound is the NOT_FOUND error of a document that has no

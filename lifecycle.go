@@ -121,6 +121,18 @@ func (ch DocumentChange) Refusal(doc *Document) error {
 	return Errorf(CodeConflict, "Document %s is %s, not %s.", doc.ENCF, doc.Status, strings.Join(names, " or "))
 }
 
+// AllowsDelivery reports whether the change applies to a document whose
+// stored delivery status is status (see DeliveryFrom).
+func (ch DocumentChange) AllowsDelivery(status string) bool {
+	return len(ch.DeliveryFrom) == 0 || slices.Contains(ch.DeliveryFrom, status)
+}
+
+// deliveryRefusal is the CONFLICT of a change to doc whose delivery it does
+// not allow.
+func (ch DocumentChange) deliveryRefusal(doc *Document) error {
+	return Errorf(CodeConflict, "Delivery of document %s is %s, not %s.", doc.ENCF, doc.Delivery.Status, strings.Join(ch.DeliveryFrom, " or "))
+}
+
 // FailureReason is the failure reason the change records: its Reason when
 // it fails the document, else "" (the stored one is kept).
 func (ch DocumentChange) FailureReason() string {
