@@ -7,12 +7,20 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/apitest"
+	"github.com/sello-do/sello/postgres/pgtest"
 )
 
 // TestSequencesCLIAndAPI: the operator CLI and the API register ranges
-// through one operation (sello.RegisterSequence) and see each other's.
+// through one operation (sello.RegisterSequence) and see each other's, on
+// SQLite and PostgreSQL.
 func TestSequencesCLIAndAPI(t *testing.T) {
-	s := MustRunServer(t)
+	t.Run("SQLite", func(t *testing.T) { testSequencesCLIAndAPI(t, MustRunServer(t)) })
+	t.Run("PostgreSQL", func(t *testing.T) {
+		testSequencesCLIAndAPI(t, MustRunServer(t, "--database-url", pgtest.MustSchema(t)))
+	})
+}
+
+func testSequencesCLIAndAPI(t *testing.T, s *testServer) {
 	const rnc, path = "101010102", "/TesteCF/secuencias"
 	s.cli(t, "tenants", "create", "--rnc", rnc, "--name", "Rangos SRL")
 	out := s.cli(t, "sequences", "add", "--tenant", rnc, "--env", "TesteCF", "--type", "31", "--from", "1", "--to", "2", "--expires", "31-12-2099")
@@ -40,6 +48,18 @@ func TestSequencesCLIAndAPI(t *testing.T) {
 		if list := s.cli(t, "sequences", "list", "--tenant", rnc, "--env", "TesteCF"); !strings.Contains(list, id) {
 			t.Fatalf("CLI list misses the API's range:\n%s", list)
 		}
+	})
+
+	t.Run("Isolation", func(t *testing.T) {
+		cert := strings.TrimSpace(s.cli(t, "keys", "create", "--tenant", rnc, "--env", "CerteCF", "--scopes", "tenant:admin"))
+		other := strings.TrimSpace(s.cli(t, "keys", "create", "--tenant", demoRNC, "--env", "TesteCF", "--scopes", "tenant:admin"))
+		for name, k := range map[string][2]string{"OtherEnvironment": {cert, "/CerteCF/secuencias"}, "OtherTenant": {other, path}} {
+			r := s.Do(t, request{Method: "GET", Path: k[1], Key: k[0]})
+			if r.Status != http.StatusOK || strings.Contains(string(r.Body), cliID) {
+				t.Errorf("%s: %d %s; want 200 without %s", name, r.Status, r.Body, cliID)
+			}
+		}
+		wantError(t, s.Do(t, request{Method: "GET", Path: "/CerteCF/secuencias", Key: admin}), http.StatusForbidden, sello.CodeEnvironmentMismatch)
 	})
 
 	t.Run("Exhausted", func(t *testing.T) {
