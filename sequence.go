@@ -1,6 +1,7 @@
 package sello
 
 import (
+	"context"
 	"fmt"
 	"time"
 )
@@ -167,3 +168,128 @@ func SequenceOf(seqs []*Sequence, env Environment, encf ENCF, now time.Time) (*S
 
 // ENCFPath is the JSON path of the e-NCF in a document.
 const ENCFPath = "ECF.Encabezado.IdDoc.eNCF"
+
+// SequenceRequest is a range to register, as the API's POST
+// /{env}/secuencias and the operator CLI's sequences add take it.
+type SequenceRequest struct {
+	// Type is the e-CF type, "31" or "E31".
+	Type string `json:"type"`
+	From int64  `json:"from"`
+	To   int64  `json:"to"`
+	// ExpiresOn is the authorization's expiry (FechaVencimientoSecuencia),
+	// yyyy-MM-dd (dd-MM-yyyy is accepted too): required for the types that
+	// carry one, refused for 32 and 34.
+	ExpiresOn *string `json:"expiresOn"`
+}
+
+// RegisterSequence checks and stores a DGII-authorized range of the tenant
+// in env: the API and the operator CLI both register ranges through it. On
+// top of Sequence.Validate it requires an expiry for the types that carry
+// one, and refuses a range already expired at now or overlapping a
+// registered one of the same type (VALIDATION_FAILED naming that range's
+// id, from and to). Returns INVALID_REQUEST, VALIDATION_FAILED, or
+// NOT_FOUND for an unknown tenant.
+func RegisterSequence(ctx context.Context, st SequenceStore, tenantID string, env Environment, req SequenceRequest, now time.Time) (*Sequence, error) {
+	t, err := ParseDocumentType(req.Type)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sequence{TenantID: tenantID, Environment: env, Type: t, From: req.From, To: req.To}
+	if req.ExpiresOn != nil {
+		d, err := ParseDate(*req.ExpiresOn)
+		if err != nil {
+			return nil, err
+		}
+		s.ExpiresOn = &d
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if s.ExpiresOn == nil && t.HasSequenceExpiry() {
+		return nil, Errorf(CodeInvalidRequest, "Type %s needs the expiry DGII gave the range (FechaVencimientoSecuencia, expiresOn): every type but 32 and 34 has one.", t)
+	}
+	if s.Expired(now) {
+		return nil, &Error{Code: CodeValidationFailed,
+			Message: fmt.Sprintf("Range %d–%d of type %s expired on %s: no document can be numbered from it; ask DGII for a new authorization.", s.From, s.To, t, s.ExpiresOn),
+			Details: []ErrorDetail{{Path: "expiresOn", Message: fmt.Sprintf("expired on %s (in the Dominican Republic)", s.ExpiresOn)}}}
+	}
+	overlap := func() error {
+		seqs, err := st.FindSequences(ctx, tenantID, env)
+		if err != nil {
+			return err
+		}
+		for _, o := range seqs {
+			if o.Type == t && o.From <= s.To && o.To >= s.From {
+				return &Error{Code: CodeValidationFailed,
+					Message: fmt.Sprintf("Range %d–%d overlaps the registered range %s (%d–%d) of type %s in %s.", s.From, s.To, o.ID, o.From, o.To, t, env),
+					Details: []ErrorDetail{{Path: "from", Message: fmt.Sprintf("overlaps range %s (%d–%d)", o.ID, o.From, o.To)}}}
+			}
+		}
+		return nil
+	}
+	if err := overlap(); err != nil {
+		return nil, err
+	}
+	if err := st.AddSequence(ctx, s); ErrorCodeOf(err) == CodeConflict {
+		// A range registered since the check: name it as the check would.
+		if oerr := overlap(); oerr != nil {
+			return nil, oerr
+		}
+		return nil, err
+	} else if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// SequenceState is a range's state in resources: active, expired or
+// exhausted.
+type SequenceState string
+
+// The states of a range. Expired wins over exhausted.
+const (
+	SequenceActive    SequenceState = "active"
+	SequenceExpired   SequenceState = "expired"
+	SequenceExhausted SequenceState = "exhausted"
+)
+
+// State returns the range's state at now.
+func (s *Sequence) State(now time.Time) SequenceState {
+	switch {
+	case s.Expired(now):
+		return SequenceExpired
+	case s.Remaining() == 0:
+		return SequenceExhausted
+	}
+	return SequenceActive
+}
+
+// SequenceResource is a range as the API shows it.
+type SequenceResource struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	From int64  `json:"from"`
+	To   int64  `json:"to"`
+	// Next is the next e-NCF Sello assigns from the range; nil once it is
+	// used up.
+	Next      *string       `json:"next"`
+	Used      int64         `json:"used"`
+	Left      int64         `json:"left"`
+	ExpiresOn *Date         `json:"expiresOn"`
+	State     SequenceState `json:"state"`
+	CreatedAt string        `json:"createdAt"`
+}
+
+// Resource returns the range's resource at now.
+func (s *Sequence) Resource(now time.Time) SequenceResource {
+	r := SequenceResource{
+		ID: s.ID, Type: s.Type.Code(), From: s.From, To: s.To,
+		Used: min(s.Next, s.To+1) - s.From, Left: s.Remaining(),
+		ExpiresOn: s.ExpiresOn, State: s.State(now), CreatedAt: FormatTime(s.CreatedAt),
+	}
+	if s.Remaining() > 0 {
+		next := ENCF{Type: s.Type, Number: s.Next}.String()
+		r.Next = &next
+	}
+	return r
+}

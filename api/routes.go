@@ -23,6 +23,11 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /{env}/documentos-ecf/{encf}/xml", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetDocumentXML))
 	mux.Handle("GET /{env}/documentos-ecf/{encf}/pdf", s.authenticated(fixedScope(sello.ScopeRead), s.handleGetDocumentPDF))
 
+	// Sequences (DESIGN §4): the tenant's DGII-authorized e-NCF ranges,
+	// registered as the CLI's sequences add does (sello.RegisterSequence).
+	mux.Handle("POST /{env}/secuencias", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleCreateSequence))
+	mux.Handle("GET /{env}/secuencias", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleListSequences))
+
 	// Commercial approvals of inbound documents (DESIGN §4;
 	// docs/receptor.md): the ACECF is signed and sent by a job.
 	mux.Handle("POST /{env}/aprobaciones-comerciales", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleCreateApproval))

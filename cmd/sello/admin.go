@@ -284,7 +284,7 @@ func runSequences(ctx context.Context, args []string, getenv func(string) string
 				fs.StringVar(&typ, "type", "", "e-CF type: 31, 32, 33, 34, 41, 43, 44, 45, 46 or 47")
 				fs.Int64Var(&from, "from", 0, "first sequential of the authorized range")
 				fs.Int64Var(&to, "to", 0, "last sequential of the authorized range")
-				fs.StringVar(&expires, "expires", "", "the authorization's expiry, dd-MM-yyyy (FechaVencimientoSecuencia); refused for types 32 and 34, which have none")
+				fs.StringVar(&expires, "expires", "", "the authorization's expiry, dd-MM-yyyy or yyyy-MM-dd (FechaVencimientoSecuencia): required for every type but 32 and 34, which have none; an expired range is refused")
 			},
 			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
 				if err := required(map[string]string{"env": envName, "type": typ}); err != nil {
@@ -294,25 +294,15 @@ func runSequences(ctx context.Context, args []string, getenv func(string) string
 				if err != nil {
 					return err
 				}
-				dt, err := sello.ParseDocumentType(typ)
+				req := sello.SequenceRequest{Type: typ, From: from, To: to}
+				if expires != "" {
+					req.ExpiresOn = &expires
+				}
+				seq, err := sello.RegisterSequence(ctx, st, t.ID, env, req, time.Now())
 				if err != nil {
 					return err
 				}
-				seq := &sello.Sequence{TenantID: t.ID, Environment: env, Type: dt, From: from, To: to}
-				if expires != "" {
-					d, err := sello.ParseDate(expires)
-					if err != nil {
-						return err
-					}
-					seq.ExpiresOn = &d
-				}
-				if err := st.AddSequence(ctx, seq); err != nil {
-					return err
-				}
-				fmt.Fprintf(stdout, "%s %s–%s\n", seq.ID, sello.ENCF{Type: dt, Number: from}, sello.ENCF{Type: dt, Number: to})
-				if seq.Expired(time.Now()) {
-					fmt.Fprintf(stderr, "warning: this range expired on %s (in the DR): no document can be numbered from it; ask DGII for a new authorization\n", seq.ExpiresOn.DGII())
-				}
+				fmt.Fprintf(stdout, "%s %s–%s\n", seq.ID, sello.ENCF{Type: seq.Type, Number: from}, sello.ENCF{Type: seq.Type, Number: to})
 				return nil
 			},
 		},
@@ -338,18 +328,11 @@ func runSequences(ctx context.Context, args []string, getenv func(string) string
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tTYPE\tFROM\tTO\tNEXT\tREMAINING\tEXPIRES\tSTATE")
 				for _, s := range seqs {
-					state := "active"
-					switch {
-					case s.Expired(now):
-						state = "expired"
-					case s.Remaining() == 0:
-						state = "exhausted"
-					}
 					exp := "-"
 					if s.ExpiresOn != nil {
 						exp = s.ExpiresOn.DGII()
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.ID, s.Type.Code(), s.From, s.To, s.Next, s.Remaining(), exp, state)
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.ID, s.Type.Code(), s.From, s.To, s.Next, s.Remaining(), exp, s.State(now))
 				}
 				return tw.Flush()
 			},

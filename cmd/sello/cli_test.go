@@ -45,7 +45,7 @@ func TestCLI(t *testing.T) {
 		{"ErrBadScope", []string{"keys", "create", "--tenant", "130000002", "--env", "TesteCF", "--scopes", "ecf:everything"}, "Unknown scope"},
 		{"ErrBadEnv", []string{"keys", "create", "--tenant", "130000002", "--env", "Prod", "--scopes", "ecf:create"}, "Unknown environment"},
 		{"ErrPastExpiry", []string{"keys", "create", "--tenant", "130000002", "--env", "TesteCF", "--scopes", "ecf:create", "--expires", "2001-01-01"}, "in the past"},
-		{"ErrOverlap", []string{"sequences", "add", "--tenant", "130000002", "--env", "TesteCF", "--type", "31", "--from", "500", "--to", "1500"}, ""},
+		{"ErrOverlap", []string{"sequences", "add", "--tenant", "130000002", "--env", "TesteCF", "--type", "31", "--from", "500", "--to", "1500", "--expires", "31-12-2027"}, "overlaps the registered range"},
 		{"ErrBadRange", []string{"sequences", "add", "--tenant", "130000002", "--env", "TesteCF", "--type", "31", "--from", "10", "--to", "5"}, "not valid"},
 		{"ErrRevokeUnknown", []string{"keys", "revoke", "--tenant", "130000002", "--id", "nope"}, ""},
 		{"ErrMissingFlag", []string{"keys", "create", "--tenant", "130000002"}, "--env is required"},
@@ -66,8 +66,9 @@ func TestCLI(t *testing.T) {
 	}
 }
 
-// TestSequencesAddChecks: sequences add refuses an expiry for types 32
-// and 34, which DGII gives none, and warns about a range already expired.
+// TestSequencesAddChecks: sequences add (sello.RegisterSequence, as the
+// API) refuses an expiry for types 32 and 34, which DGII gives none,
+// requires one for the others, and refuses a range already expired.
 func TestSequencesAddChecks(t *testing.T) {
 	dir := t.TempDir()
 	sh := func(args ...string) (string, string, error) {
@@ -83,6 +84,8 @@ func TestSequencesAddChecks(t *testing.T) {
 	}{
 		{"ErrExpiresType32", []string{"--type", "32", "--from", "1", "--to", "100", "--expires", "31-12-2099"}, "Type 32 has no sequence expiry"},
 		{"ErrExpiresTypeE34", []string{"--type", "E34", "--from", "1", "--to", "100", "--expires", "31-12-2099"}, "Type 34 has no sequence expiry"},
+		{"ErrNoExpiry", []string{"--type", "33", "--from", "1", "--to", "100"}, "Type 33 needs the expiry"},
+		{"ErrExpired", []string{"--type", "33", "--from", "1", "--to", "100", "--expires", "31-12-2020"}, "expired on 2020-12-31"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			out, _, err := sh(tt.args...)
@@ -97,19 +100,7 @@ func TestSequencesAddChecks(t *testing.T) {
 			t.Fatalf("got %q %q, %v", out, errOut, err)
 		}
 	})
-	t.Run("WarnExpired", func(t *testing.T) {
-		out, errOut, err := sh("--type", "33", "--from", "1", "--to", "100", "--expires", "31-12-2020")
-		if err != nil || !strings.Contains(out, "E330000000001–E330000000100") {
-			t.Fatalf("got %q, %v; an expired range is added, with a warning", out, err)
-		}
-		if !strings.Contains(errOut, "warning: this range expired on 31-12-2020") {
-			t.Fatalf("stderr %q; want the warning", errOut)
-		}
-		if list, _, _ := runCLI("sequences", "list", "--tenant", "130000002", "--env", "TesteCF", "--data", dir); !strings.Contains(list, "expired") {
-			t.Fatalf("list:\n%s", list)
-		}
-	})
-	t.Run("NoWarningWhenValid", func(t *testing.T) {
+	t.Run("OKWithExpiry", func(t *testing.T) {
 		out, errOut, err := sh("--type", "31", "--from", "1", "--to", "100", "--expires", "31-12-2099")
 		if err != nil || out == "" || errOut != "" {
 			t.Fatalf("got %q %q, %v", out, errOut, err)
