@@ -293,3 +293,97 @@ func (s *Sequence) Resource(now time.Time) SequenceResource {
 	}
 	return r
 }
+
+// SequenceWarning is a threshold of a range that warns its tenant once:
+// sequence.low or sequence.expiring.
+type SequenceWarning string
+
+// The warnings of a range.
+const (
+	SequenceWarningLow      SequenceWarning = "low"
+	SequenceWarningExpiring SequenceWarning = "expiring"
+)
+
+// SequenceThresholds says when a range warns. A range is low when its
+// numbers left fall to LowPercent of its size or to LowCount, whichever
+// comes first (the larger of the two); it is expiring ExpiryWarning before
+// its expiry day. Zero fields take the defaults of
+// DefaultSequenceThresholds.
+type SequenceThresholds struct {
+	LowPercent    int64
+	LowCount      int64
+	ExpiryWarning time.Duration
+}
+
+// DefaultSequenceThresholds warns at 10% or 100 numbers left and 30 days
+// before expiry.
+var DefaultSequenceThresholds = SequenceThresholds{LowPercent: 10, LowCount: 100, ExpiryWarning: 30 * 24 * time.Hour}
+
+// WithDefaults returns th with its zero fields set from
+// DefaultSequenceThresholds.
+func (th SequenceThresholds) WithDefaults() SequenceThresholds {
+	if th.LowPercent == 0 {
+		th.LowPercent = DefaultSequenceThresholds.LowPercent
+	}
+	if th.LowCount == 0 {
+		th.LowCount = DefaultSequenceThresholds.LowCount
+	}
+	if th.ExpiryWarning == 0 {
+		th.ExpiryWarning = DefaultSequenceThresholds.ExpiryWarning
+	}
+	return th
+}
+
+// Warnings returns the warnings s is due at now under th (see
+// SequenceThresholds). An expired or used-up range is due none: its state
+// already says it, and documents are refused from it.
+func (s *Sequence) Warnings(th SequenceThresholds, now time.Time) []SequenceWarning {
+	th = th.WithDefaults()
+	left := s.Remaining()
+	if s.Expired(now) || left == 0 {
+		return nil
+	}
+	var out []SequenceWarning
+	size := s.To - s.From + 1
+	if left*100 <= size*th.LowPercent || left <= th.LowCount {
+		out = append(out, SequenceWarningLow)
+	}
+	if s.ExpiresOn != nil {
+		// Day-wise in the Dominican Republic, as Expired counts.
+		e := time.Date(s.ExpiresOn.Year, s.ExpiresOn.Month, s.ExpiresOn.Day, 0, 0, 0, 0, time.UTC)
+		today := TodayInDR(now)
+		t := time.Date(today.Year, today.Month, today.Day, 0, 0, 0, 0, time.UTC)
+		if e.Sub(t) <= th.ExpiryWarning {
+			out = append(out, SequenceWarningExpiring)
+		}
+	}
+	return out
+}
+
+// NewSequenceEvent is the event of warning w of range s (as stored at now):
+// sequence.low or sequence.expiring, with the range's id, type (E31), from,
+// to, numbers left and expiry in its payload.
+func NewSequenceEvent(s *Sequence, w SequenceWarning, now time.Time) *Event {
+	var expires any
+	if s.ExpiresOn != nil {
+		expires = s.ExpiresOn.String()
+	}
+	ev := &Event{
+		ID:          NewID(),
+		Type:        EventSequenceLow,
+		CreatedAt:   now,
+		TenantID:    s.TenantID,
+		Environment: s.Environment,
+		Data: EventData{
+			Severity: "warning",
+			Message:  fmt.Sprintf("The e-NCF range %d–%d of type %s has %d numbers left.", s.From, s.To, s.Type.Code(), s.Remaining()),
+			Payload: map[string]any{"sequenceId": s.ID, "type": s.Type.Code(), "from": s.From, "to": s.To,
+				"left": s.Remaining(), "expiresOn": expires},
+		},
+	}
+	if w == SequenceWarningExpiring {
+		ev.Type = EventSequenceExpiring
+		ev.Data.Message = fmt.Sprintf("The e-NCF range %d–%d of type %s expires on %s.", s.From, s.To, s.Type.Code(), s.ExpiresOn)
+	}
+	return ev
+}

@@ -83,3 +83,47 @@ func scanSequence(r pgx.Row) (*sello.Sequence, error) {
 	}
 	return &s, nil
 }
+
+// warnedColumn is the column that marks warning w of a range.
+func warnedColumn(w sello.SequenceWarning) (string, error) {
+	switch w {
+	case sello.SequenceWarningLow:
+		return "low_warned_at", nil
+	case sello.SequenceWarningExpiring:
+		return "expiry_warned_at", nil
+	}
+	return "", sello.Errorf(sello.CodeInvalidRequest, "Unknown sequence warning %q.", w)
+}
+
+// WarnSequence implements sello.SequenceStore: in one transaction it marks
+// s warned for w and writes its event from the range as stored, unless it
+// was warned before (false). Returns INVALID_REQUEST or NOT_FOUND.
+func (db *DB) WarnSequence(ctx context.Context, s *sello.Sequence, w sello.SequenceWarning, now time.Time) (bool, error) {
+	col, err := warnedColumn(w)
+	if err != nil {
+		return false, err
+	}
+	now = *sello.StoredTime(&now)
+	warned := false
+	err = db.inTx(ctx, func(tx pgx.Tx) error {
+		cur, err := scanSequence(tx.QueryRow(ctx, `
+			UPDATE sequences SET `+col+` = $1
+			WHERE tenant_id = $2 AND environment = $3 AND id = $4 AND `+col+` IS NULL
+			RETURNING `+sequenceColumns,
+			now, s.TenantID, s.Environment, s.ID))
+		if isNoRows(err) {
+			var one int
+			err := tx.QueryRow(ctx, `SELECT 1 FROM sequences WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
+				s.TenantID, s.Environment, s.ID).Scan(&one)
+			if isNoRows(err) {
+				return sello.Errorf(sello.CodeNotFound, "Sequence %q not found in %s.", s.ID, s.Environment)
+			}
+			return dbError(err, "find sequence")
+		} else if err != nil {
+			return dbError(err, "warn sequence")
+		}
+		warned = true
+		return db.insertEvent(ctx, tx, sello.NewSequenceEvent(cur, w, now))
+	})
+	return warned, err
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/sello-do/sello"
 )
@@ -91,4 +92,48 @@ func scanSequence(s scanner) (*sello.Sequence, error) {
 		seq.ExpiresOn = &d
 	}
 	return &seq, nil
+}
+
+// warnedColumn is the column that marks warning w of a range.
+func warnedColumn(w sello.SequenceWarning) (string, error) {
+	switch w {
+	case sello.SequenceWarningLow:
+		return "low_warned_at", nil
+	case sello.SequenceWarningExpiring:
+		return "expiry_warned_at", nil
+	}
+	return "", sello.Errorf(sello.CodeInvalidRequest, "Unknown sequence warning %q.", w)
+}
+
+// WarnSequence implements sello.SequenceStore: in one transaction it marks
+// s warned for w and writes its event from the range as stored, unless it
+// was warned before (false). Returns INVALID_REQUEST or NOT_FOUND.
+func (db *DB) WarnSequence(ctx context.Context, s *sello.Sequence, w sello.SequenceWarning, now time.Time) (bool, error) {
+	col, err := warnedColumn(w)
+	if err != nil {
+		return false, err
+	}
+	now = *sello.StoredTime(&now)
+	warned := false
+	err = db.inTx(ctx, func(tx querier) error {
+		cur, err := scanSequence(tx.queryRow(ctx, `
+			UPDATE sequences SET `+col+` = ?
+			WHERE tenant_id = ? AND environment = ? AND id = ? AND `+col+` IS NULL
+			RETURNING `+sequenceColumns,
+			formatTime(now), s.TenantID, s.Environment, s.ID))
+		if errors.Is(err, sql.ErrNoRows) {
+			var one int
+			err := tx.queryRow(ctx, `SELECT 1 FROM sequences WHERE tenant_id = ? AND environment = ? AND id = ?`,
+				s.TenantID, s.Environment, s.ID).Scan(&one)
+			if errors.Is(err, sql.ErrNoRows) {
+				return sello.Errorf(sello.CodeNotFound, "Sequence %q not found in %s.", s.ID, s.Environment)
+			}
+			return dbError(err, "find sequence")
+		} else if err != nil {
+			return dbError(err, "warn sequence")
+		}
+		warned = true
+		return db.insertEvent(ctx, tx, sello.NewSequenceEvent(cur, w, now))
+	})
+	return warned, err
 }

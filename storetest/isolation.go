@@ -120,6 +120,10 @@ func testTenantIsolation(t *testing.T, open Open) {
 			t.Errorf("A's plan: got %v, %v; want %v", got.Plan, err, a.Plan)
 		}
 	})
+	t.Run("SequenceWarnings", func(t *testing.T) {
+		s := MustAddSequence(t, e.s, a.ID, en, sello.TypeNotaDebito, 1, 10)
+		testSequenceWarningIsolation(t, e, s, b.ID, en)
+	})
 }
 
 // testEnvironmentIsolation does the same across environments of one tenant.
@@ -174,6 +178,10 @@ func testEnvironmentIsolation(t *testing.T, open Open) {
 		if got := mustSequence(t, e.s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1).Next; got != 2 {
 			t.Errorf("TesteCF Next: got %d, want 2", got)
 		}
+	})
+	t.Run("SequenceWarnings", func(t *testing.T) {
+		s := MustAddSequence(t, e.s, tn.ID, sello.EnvTest, sello.TypeNotaDebito, 1, 10)
+		testSequenceWarningIsolation(t, e, s, tn.ID, sello.EnvProd)
 	})
 }
 

@@ -1,0 +1,9 @@
+-- +goose Up
+-- When each warning of a range was written (issue 13): sequence.low and
+-- sequence.expiring fire once per range.
+ALTER TABLE sequences ADD COLUMN low_warned_at timestamptz;
+ALTER TABLE sequences ADD COLUMN expiry_warned_at timestamptz;
+
+-- +goose Down
+ALTER TABLE sequences DROP COLUMN expiry_warned_at;
+ALTER TABLE sequences DROP COLUMN low_warned_at;
