@@ -15,13 +15,16 @@ type CertificateCheckArgs struct{}
 // Kind implements river.JobArgs.
 func (CertificateCheckArgs) Kind() string { return "sello.certificate_check" }
 
-// Periodic returns the periodic jobs of the lifecycle: the certificate
-// check, hourly and at start, and the events' retention, daily and at start
-// (River runs periodic jobs on one node only).
+// Periodic returns the periodic jobs of the lifecycle: the certificate and
+// sequence checks, hourly and at start, and the events' retention, daily
+// and at start (River runs periodic jobs on one node only).
 func (w *Worker) Periodic() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 			func() (river.JobArgs, *river.InsertOpts) { return CertificateCheckArgs{}, nil },
+			&river.PeriodicJobOpts{RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return SequenceCheckArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		eventRetentionJob(),
 	}

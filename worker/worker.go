@@ -55,6 +55,10 @@ type Config struct {
 	// DirectoryTTL is how long an answer of DGII's directory is kept
 	// (default DefaultDirectoryTTL).
 	DirectoryTTL time.Duration
+	// SequenceThresholds says when an e-NCF range warns with sequence.low
+	// and sequence.expiring; zero fields take
+	// sello.DefaultSequenceThresholds.
+	SequenceThresholds sello.SequenceThresholds
 }
 
 // Worker runs the lifecycle's jobs.
@@ -102,6 +106,7 @@ func New(cfg Config) *Worker {
 	if cfg.DirectoryTTL == 0 {
 		cfg.DirectoryTTL = DefaultDirectoryTTL
 	}
+	cfg.SequenceThresholds = cfg.SequenceThresholds.WithDefaults()
 	// Signing is the lifecycle's one CPU-heavy step. Left to every worker
 	// at once it fills every core, and the goroutine holding the store's
 	// writer (whom every worker waits for) queues behind the signatures for
@@ -121,6 +126,7 @@ func (w *Worker) Workers() *river.Workers {
 	ws := river.NewWorkers()
 	river.AddWorker(ws, &processWorker{w: w})
 	river.AddWorker(ws, &certificateCheckWorker{w: w})
+	river.AddWorker(ws, &sequenceCheckWorker{w: w})
 	river.AddWorker(ws, &webhookWorker{w: w})
 	river.AddWorker(ws, &deliveryWorker{w: w})
 	river.AddWorker(ws, &approvalWorker{w: w})

@@ -1,0 +1,124 @@
+package worker_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/jobs"
+	"github.com/sello-do/sello/sqlite/sqlitetest"
+	"github.com/sello-do/sello/storetest"
+	"github.com/sello-do/sello/webhook"
+	"github.com/sello-do/sello/worker"
+)
+
+func TestCheckSequences(t *testing.T) {
+	ctx := context.Background()
+	db := sqlitetest.MustOpen(t)
+	mk, _ := sello.ParseMasterKey(sello.GenerateMasterKey())
+	tenant := &sello.Tenant{RNC: "131793916", Name: "Prueba SRL", Plan: sello.DefaultRatePlan}
+	if err := db.CreateTenant(ctx, tenant); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 26, 16, 0, 0, 0, time.UTC)
+	date := func(t time.Time) *sello.Date { d := sello.TodayInDR(t); return &d }
+	add := func(env sello.Environment, typ sello.DocumentType, from, to int64, expires *sello.Date) *sello.Sequence {
+		s := &sello.Sequence{TenantID: tenant.ID, Environment: env, Type: typ, From: from, To: to, ExpiresOn: expires}
+		if err := db.AddSequence(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	far := date(now.Add(365 * 24 * time.Hour))
+	low := add(sello.EnvTest, sello.TypeCreditoFiscal, 1, 50, far)                                 // 50 left of 50: low
+	expiring := add(sello.EnvTest, sello.TypeNotaDebito, 1, 10000, date(now.Add(10*24*time.Hour))) // expiring
+	add(sello.EnvTest, sello.TypeCompras, 1, 10000, far)                                           // neither
+	add(sello.EnvTest, sello.TypeGastosMenores, 1, 10, date(now.Add(-48*time.Hour)))               // expired: neither
+	both := add(sello.EnvProd, sello.TypeCreditoFiscal, 1, 100, date(now))                         // both, in eCF
+
+	clock := now
+	w := worker.New(worker.Config{Store: db, MasterKey: mk, Now: func() time.Time { return clock }})
+	if n, err := w.CheckSequences(ctx); err != nil || n != 4 {
+		t.Fatalf("first check warned %d (%v), want 4", n, err)
+	}
+	clock = now.Add(time.Hour)
+	if n, err := w.CheckSequences(ctx); err != nil || n != 0 {
+		t.Fatalf("second check warned %d (%v), want 0: once per range and threshold", n, err)
+	}
+	ids := func(env sello.Environment, typ sello.EventType) []any {
+		t.Helper()
+		evs, err := db.ListEvents(ctx, tenant.ID, env, sello.EventFilter{Type: typ, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []any
+		for _, e := range evs {
+			r := e.Resource()
+			if r.Document != nil || r.Data.Severity != "warning" {
+				t.Errorf("event %+v", r)
+			}
+			out = append(out, r.Data.Payload["sequenceId"])
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		env  sello.Environment
+		typ  sello.EventType
+		want *sello.Sequence
+	}{
+		{sello.EnvTest, sello.EventSequenceLow, low},
+		{sello.EnvTest, sello.EventSequenceExpiring, expiring},
+		{sello.EnvProd, sello.EventSequenceLow, both},
+		{sello.EnvProd, sello.EventSequenceExpiring, both},
+	} {
+		if got := ids(tc.env, tc.typ); len(got) != 1 || got[0] != tc.want.ID {
+			t.Errorf("%s in %s: got ranges %v, want [%s]", tc.typ, tc.env, got, tc.want.ID)
+		}
+	}
+}
+
+func TestCheckSequencesThresholds(t *testing.T) {
+	ctx := context.Background()
+	db := sqlitetest.MustOpen(t)
+	mk, _ := sello.ParseMasterKey(sello.GenerateMasterKey())
+	tenant := &sello.Tenant{RNC: "131793916", Name: "Prueba SRL", Plan: sello.DefaultRatePlan}
+	if err := db.CreateTenant(ctx, tenant); err != nil {
+		t.Fatal(err)
+	}
+	s := &sello.Sequence{TenantID: tenant.ID, Environment: sello.EnvTest, Type: sello.TypeConsumo, From: 1, To: 50}
+	if err := db.AddSequence(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	// 50 left: low by default, not when low means 1% or 10 left.
+	w := worker.New(worker.Config{Store: db, MasterKey: mk, SequenceThresholds: sello.SequenceThresholds{LowPercent: 1, LowCount: 10}})
+	if n, err := w.CheckSequences(ctx); err != nil || n != 0 {
+		t.Fatalf("check warned %d (%v), want 0", n, err)
+	}
+}
+
+// TestSequenceCheckJob: the periodic sequence check runs at start on the
+// job runner, and its sequence.low event fans out to a subscribed
+// webhook endpoint.
+func TestSequenceCheckJob(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
+		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}})
+		rc := mustReceiver(t, false, nil)
+		h.endpoint(t, sello.EnvTest, rc.URL+"/hooks", secretA, sello.EventSequenceLow)
+		s := &sello.Sequence{TenantID: h.tenant.ID, Environment: sello.EnvTest, Type: sello.TypeConsumo, From: 1, To: 20}
+		if err := st.AddSequence(t.Context(), s); err != nil {
+			t.Fatal(err)
+		}
+		runner, err := st.NewJobRunner(h.w.Workers(), jobs.Config{Workers: 4, Periodic: h.w.Periodic()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.runner = runner
+		h.start(t)
+
+		ev := verify(t, rc.waitRequests(t, 1)[0], secretA)
+		if ev.Type != "sequence.low" || ev.Data.Payload["sequenceId"] != s.ID || ev.Data.Payload["type"] != "E32" || ev.Data.Payload["left"] != float64(20) {
+			t.Errorf("event: got %+v, want sequence.low of %s with 20 left", ev, s.ID)
+		}
+	})
+}
