@@ -44,6 +44,10 @@ func TestPoolFlags(t *testing.T) {
 		{"ErrEnvNotNumber", []string{"--database-url", pg}, env("SELLO_DB_MAX_CONNS", "many"), `SELLO_DB_MAX_CONNS="many"`},
 		{"ErrShutdownTimeout", []string{"--shutdown-timeout", "0s"}, noEnv, "--shutdown-timeout must be positive, not 0s"},
 		{"ErrShutdownTimeoutEnv", nil, env("SELLO_SHUTDOWN_TIMEOUT", "soon"), `SELLO_SHUTDOWN_TIMEOUT="soon"`},
+		{"ErrSequenceLowPercent", []string{"--sequence-low-percent", "0"}, noEnv, "--sequence-low-percent must be 1–100, not 0"},
+		{"ErrSequenceLowPercentOver", []string{"--sequence-low-percent", "101"}, noEnv, "--sequence-low-percent must be 1–100, not 101"},
+		{"ErrSequenceLowCount", []string{"--sequence-low-count", "-1"}, noEnv, "--sequence-low-count must be at least 1, not -1"},
+		{"ErrSequenceExpiryWarning", []string{"--sequence-expiry-warning", "0s"}, noEnv, "--sequence-expiry-warning must be positive, not 0s"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			data := t.TempDir()

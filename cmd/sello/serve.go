@@ -74,6 +74,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	shutdownTimeout := fs.Duration("shutdown-timeout", 30*time.Second, "on SIGINT/SIGTERM, how long in-flight requests may take to finish before their connections are cut, and then running jobs (env SELLO_SHUTDOWN_TIMEOUT)")
 	fs.IntVar(&sf.maxConns, "db-max-conns", 0, "PostgreSQL only: connections of the store's pool, used by the API and the jobs' work (default: the URL's pool_max_conns, else 20) (env SELLO_DB_MAX_CONNS)")
 	fs.IntVar(&sf.jobsMaxConns, "jobs-db-max-conns", 0, fmt.Sprintf("PostgreSQL only: connections of the job runner's own pool, at least %d (default %d) (env SELLO_JOBS_DB_MAX_CONNS)", postgres.MinJobsMaxConns, postgres.DefaultJobsMaxConns))
+	lowPercent := fs.Int64("sequence-low-percent", sello.DefaultSequenceThresholds.LowPercent, "sequence.low fires when a range's numbers left fall to this percent of it, or to --sequence-low-count, whichever comes first")
+	lowCount := fs.Int64("sequence-low-count", sello.DefaultSequenceThresholds.LowCount, "sequence.low fires when a range has this many numbers left, or --sequence-low-percent, whichever comes first")
+	expiryWarning := fs.Duration("sequence-expiry-warning", sello.DefaultSequenceThresholds.ExpiryWarning, "how long before a range's expiry sequence.expiring fires (counted in days)")
 	if err := setFromEnv(fs, getenv, "shutdown-timeout", "SELLO_SHUTDOWN_TIMEOUT", "db-max-conns", "SELLO_DB_MAX_CONNS", "jobs-db-max-conns", "SELLO_JOBS_DB_MAX_CONNS"); err != nil {
 		return err
 	}
@@ -85,6 +88,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if *deliveryRetry <= 0 {
 		return usageError{"--delivery-first-retry must be positive"}
+	}
+	if *lowPercent < 1 || *lowPercent > 100 {
+		return usageError{fmt.Sprintf("--sequence-low-percent must be 1–100, not %d", *lowPercent)}
+	} else if *lowCount < 1 {
+		return usageError{fmt.Sprintf("--sequence-low-count must be at least 1, not %d", *lowCount)}
+	} else if *expiryWarning <= 0 {
+		return usageError{fmt.Sprintf("--sequence-expiry-warning must be positive, not %s", *expiryWarning)}
 	}
 	logger, err := newLogger(*logFormat, stderr)
 	if err != nil {
@@ -144,6 +154,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		Logger:    logger.With("component", "worker"),
 		Webhooks:  webhook.Options{AllowLoopback: *allowLoopback},
 		Version:   version,
+		SequenceThresholds: sello.SequenceThresholds{
+			LowPercent: *lowPercent, LowCount: *lowCount, ExpiryWarning: *expiryWarning,
+		},
 		DeliveryDelay: func(n int) time.Duration {
 			return time.Duration(float64(sello.DeliveryRetryDelay(n)) * float64(*deliveryRetry) / float64(sello.DeliveryRetryDelay(1)))
 		},
