@@ -1,13 +1,9 @@
 package dgiisim
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime/multipart"
 	"net/http"
 	"strings"
 	"sync"
@@ -15,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/dgii"
 )
 
 // The simulator as an issuer. In certification DGII's TesteCF sends e-CFs
@@ -22,7 +19,9 @@ import (
 // of the running Sello, found through Config.Receivers, so that a tenant's
 // receiver services can be exercised with no outside party. The e-CF is a
 // fixed type-31 sample of DGII's test counterpart (RNCDGIITest), written
-// here rather than with Sello's ecf package, signed with Config.Sign.
+// here rather than with Sello's ecf package, signed with Config.Sign; the
+// simulator posts it as any issuer does, with the DGII client's
+// dgii.Receptor (authentication, multipart), which needs no copy here.
 
 // SentECF is what a receiver answered to SendECF.
 type SentECF struct {
@@ -60,74 +59,31 @@ func (s *Simulator) SendECF(ctx context.Context, hc *http.Client, env sello.Envi
 	if err != nil {
 		return nil, fmt.Errorf("dgiisim: sign the sample: %w", err)
 	}
-	token, err := s.receiverToken(ctx, hc, base)
-	if err != nil {
-		return nil, err
-	}
-	status, body, err := postXML(ctx, hc, base+"/fe/recepcion/api/ecf", token, RNCDGIITest+encf+".xml", doc)
-	if err != nil {
-		return nil, err
-	}
-	return &SentECF{ENCF: encf, Status: status, Body: body}, nil
+	body, err := dgii.NewReceptor(hc).SendECF(ctx, receiverEntry(base), RNCDGIITest+encf+".xml", doc, s.signer)
+	return sent(encf, body, err)
 }
 
-// receiverToken authenticates at a receiver whose services are at base.
-func (s *Simulator) receiverToken(ctx context.Context, hc *http.Client, base string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/fe/autenticacion/api/semilla", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return "", fmt.Errorf("dgiisim: semilla: %w", err)
-	}
-	seed, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("dgiisim: semilla: %d %.200s (%v)", resp.StatusCode, seed, err)
-	}
-	signed, err := s.cfg.Sign(seed)
-	if err != nil {
-		return "", fmt.Errorf("dgiisim: sign the seed: %w", err)
-	}
-	status, body, err := postXML(ctx, hc, base+"/fe/autenticacion/api/validacioncertificado", "", "semilla.xml", signed)
-	if err != nil {
-		return "", err
-	}
-	var tok struct{ Token string }
-	if status != http.StatusOK || json.Unmarshal(body, &tok) != nil || tok.Token == "" {
-		return "", fmt.Errorf("dgiisim: validacioncertificado: %d %.200s", status, body)
-	}
-	return tok.Token, nil
+// receiverEntry is the directory entry of a receiver whose services are all
+// at base, authentication included (as Config.Receivers gives them).
+func receiverEntry(base string) dgii.DirectoryEntry {
+	return dgii.DirectoryEntry{URLRecepcion: base, URLAceptacion: base, URLOpcional: base}
 }
 
-// postXML posts doc as the multipart part xml named file, with a bearer
-// token when one is given, and returns the answer.
-func postXML(ctx context.Context, hc *http.Client, url, token, file string, doc []byte) (int, []byte, error) {
-	var buf bytes.Buffer
-	mw := multipart.NewWriter(&buf)
-	part, err := mw.CreateFormFile("xml", file)
-	if err != nil {
-		return 0, nil, err
+// signer is Config.Sign as the DGII client's receiver wants it.
+func (s *Simulator) signer(_ context.Context, xml []byte) ([]byte, error) { return s.cfg.Sign(xml) }
+
+// sent is what a receiver answered: its status and body, a 2xx when err
+// is nil, else the answer of a *dgii.ReceptorError; other errors (no
+// answer at all) are returned.
+func sent(encf string, body []byte, err error) (*SentECF, error) {
+	var re *dgii.ReceptorError
+	switch {
+	case err == nil:
+		return &SentECF{ENCF: encf, Status: http.StatusOK, Body: body}, nil
+	case errors.As(err, &re) && re.Op != "semilla" && re.Op != "validacioncertificado":
+		return &SentECF{ENCF: encf, Status: re.Status, Body: []byte(re.Body)}, nil
 	}
-	part.Write(doc)
-	mw.Close()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, &buf)
-	if err != nil {
-		return 0, nil, err
-	}
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Accept", "application/json")
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return 0, nil, fmt.Errorf("dgiisim: post %s: %w", url, err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	return resp.StatusCode, body, err
+	return nil, fmt.Errorf("dgiisim: %w", err)
 }
 
 // sampleECF is a type-31 e-CF of DGII's test counterpart to buyerRNC,
@@ -200,15 +156,8 @@ func (s *Simulator) SendACECF(ctx context.Context, hc *http.Client, env sello.En
 	if err != nil {
 		return nil, fmt.Errorf("dgiisim: sign the ACECF: %w", err)
 	}
-	token, err := s.receiverToken(ctx, hc, base)
-	if err != nil {
-		return nil, err
-	}
-	status, body, err := postXML(ctx, hc, base+"/fe/aprobacioncomercial/api/ecf", token, sub.rncComprador+encf+".xml", doc)
-	if err != nil {
-		return nil, err
-	}
-	return &SentECF{ENCF: encf, Status: status, Body: body}, nil
+	err = dgii.NewReceptor(hc).SendApproval(ctx, receiverEntry(base), sub.rncComprador+encf+".xml", doc, s.signer)
+	return sent(encf, nil, err)
 }
 
 // twoDecimals writes an amount with exactly two decimals, as the ACECF's
