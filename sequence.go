@@ -304,6 +304,16 @@ const (
 	SequenceWarningExpiring SequenceWarning = "expiring"
 )
 
+// Check refuses a warning that is not one of the ranges' warnings. Returns
+// INVALID_REQUEST.
+func (w SequenceWarning) Check() error {
+	switch w {
+	case SequenceWarningLow, SequenceWarningExpiring:
+		return nil
+	}
+	return Errorf(CodeInvalidRequest, "Unknown sequence warning %q.", w)
+}
+
 // SequenceThresholds says when a range warns. A range is low when its
 // numbers left fall to LowPercent of its size or to LowCount, whichever
 // comes first (the larger of the two); it is expiring ExpiryWarning before

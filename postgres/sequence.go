@@ -84,28 +84,23 @@ func scanSequence(r pgx.Row) (*sello.Sequence, error) {
 	return &s, nil
 }
 
-// warnedColumn is the column that marks warning w of a range.
-func warnedColumn(w sello.SequenceWarning) (string, error) {
-	switch w {
-	case sello.SequenceWarningLow:
-		return "low_warned_at", nil
-	case sello.SequenceWarningExpiring:
-		return "expiry_warned_at", nil
-	}
-	return "", sello.Errorf(sello.CodeInvalidRequest, "Unknown sequence warning %q.", w)
+// warnedColumns are the columns that mark each warning of a range.
+var warnedColumns = map[sello.SequenceWarning]string{
+	sello.SequenceWarningLow:      "low_warned_at",
+	sello.SequenceWarningExpiring: "expiry_warned_at",
 }
 
 // WarnSequence implements sello.SequenceStore: in one transaction it marks
 // s warned for w and writes its event from the range as stored, unless it
 // was warned before (false). Returns INVALID_REQUEST or NOT_FOUND.
 func (db *DB) WarnSequence(ctx context.Context, s *sello.Sequence, w sello.SequenceWarning, now time.Time) (bool, error) {
-	col, err := warnedColumn(w)
-	if err != nil {
+	if err := w.Check(); err != nil {
 		return false, err
 	}
+	col := warnedColumns[w]
 	now = *sello.StoredTime(&now)
 	warned := false
-	err = db.inTx(ctx, func(tx pgx.Tx) error {
+	err := db.inTx(ctx, func(tx pgx.Tx) error {
 		cur, err := scanSequence(tx.QueryRow(ctx, `
 			UPDATE sequences SET `+col+` = $1
 			WHERE tenant_id = $2 AND environment = $3 AND id = $4 AND `+col+` IS NULL
