@@ -7,7 +7,6 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/jobs"
-	"github.com/sello-do/sello/sqlite/sqlitetest"
 	"github.com/sello-do/sello/storetest"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
@@ -15,12 +14,7 @@ import (
 
 func TestCheckSequences(t *testing.T) {
 	ctx := context.Background()
-	db := sqlitetest.MustOpen(t)
-	mk, _ := sello.ParseMasterKey(sello.GenerateMasterKey())
-	tenant := &sello.Tenant{RNC: "131793916", Name: "Prueba SRL", Plan: sello.DefaultRatePlan}
-	if err := db.CreateTenant(ctx, tenant); err != nil {
-		t.Fatal(err)
-	}
+	db, mk, tenant := mustTenantStore(t)
 	now := time.Date(2026, 11, 26, 16, 0, 0, 0, time.UTC)
 	date := func(t time.Time) *sello.Date { d := sello.TodayInDR(t); return &d }
 	add := func(env sello.Environment, typ sello.DocumentType, from, to int64, expires *sello.Date) *sello.Sequence {
@@ -80,12 +74,7 @@ func TestCheckSequences(t *testing.T) {
 
 func TestCheckSequencesThresholds(t *testing.T) {
 	ctx := context.Background()
-	db := sqlitetest.MustOpen(t)
-	mk, _ := sello.ParseMasterKey(sello.GenerateMasterKey())
-	tenant := &sello.Tenant{RNC: "131793916", Name: "Prueba SRL", Plan: sello.DefaultRatePlan}
-	if err := db.CreateTenant(ctx, tenant); err != nil {
-		t.Fatal(err)
-	}
+	db, mk, tenant := mustTenantStore(t)
 	s := &sello.Sequence{TenantID: tenant.ID, Environment: sello.EnvTest, Type: sello.TypeConsumo, From: 1, To: 50}
 	if err := db.AddSequence(ctx, s); err != nil {
 		t.Fatal(err)

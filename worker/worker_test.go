@@ -13,6 +13,7 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/oracle"
+	"github.com/sello-do/sello/sqlite"
 	"github.com/sello-do/sello/sqlite/sqlitetest"
 	"github.com/sello-do/sello/worker"
 	"github.com/sello-do/sello/xmldsig"
@@ -74,12 +75,7 @@ func schemaOf(name string) string {
 
 func TestCheckCertificates(t *testing.T) {
 	ctx := context.Background()
-	db := sqlitetest.MustOpen(t)
-	mk, _ := sello.ParseMasterKey(sello.GenerateMasterKey())
-	tenant := &sello.Tenant{RNC: "131793916", Name: "Prueba SRL", Plan: sello.DefaultRatePlan}
-	if err := db.CreateTenant(ctx, tenant); err != nil {
-		t.Fatal(err)
-	}
+	db, mk, tenant := mustTenantStore(t)
 	now := time.Now()
 	for _, notAfter := range []time.Time{now.Add(10 * 24 * time.Hour), now.Add(365 * 24 * time.Hour)} {
 		key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Prueba " + notAfter.String()}, notAfter)
@@ -108,4 +104,19 @@ func TestCheckCertificates(t *testing.T) {
 	if e := events[0].Resource(); e.Document != nil || e.Data.Severity != "warning" || e.Data.Payload["certificateId"] == nil {
 		t.Fatalf("event %+v", e)
 	}
+}
+
+// mustTenantStore is a fresh SQLite store with one tenant, and a master key.
+func mustTenantStore(t *testing.T) (*sqlite.DB, *sello.MasterKey, *sello.Tenant) {
+	t.Helper()
+	db := sqlitetest.MustOpen(t)
+	mk, err := sello.ParseMasterKey(sello.GenerateMasterKey())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := &sello.Tenant{RNC: "131793916", Name: "Prueba SRL", Plan: sello.DefaultRatePlan}
+	if err := db.CreateTenant(t.Context(), tenant); err != nil {
+		t.Fatal(err)
+	}
+	return db, mk, tenant
 }
