@@ -47,16 +47,11 @@ func (t voidTx) FindVoidByKey(ctx context.Context, tenantID string, env sello.En
 // DocumentsInRange implements sello.VoidTx: e-NCFs have a fixed width, so
 // the range is a range of the unique (tenant, environment, e-NCF) index.
 func (t voidTx) DocumentsInRange(ctx context.Context, tenantID string, env sello.Environment, typ sello.DocumentType, from, to int64, limit int) ([]*sello.Document, error) {
-	rows, err := t.tx.Query(ctx, `
+	return queryDocumentsIn(ctx, t.tx, "find documents in range", `
 		SELECT `+summaryColumns+` FROM documents
 		WHERE tenant_id = $1 AND environment = $2 AND type = $3 AND encf >= $4 AND encf <= $5
 		ORDER BY encf LIMIT $6`,
 		tenantID, env, typ, sello.ENCF{Type: typ, Number: from}.String(), sello.ENCF{Type: typ, Number: to}.String(), limit)
-	if err != nil {
-		return nil, dbError(err, "find documents in range")
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*sello.Document, error) { return scanDocument(r) })
-	return out, dbError(err, "find documents in range")
 }
 
 // VoidedRanges implements sello.VoidTx.

@@ -49,24 +49,11 @@ func (t voidTx) FindVoidByKey(ctx context.Context, tenantID string, env sello.En
 // DocumentsInRange implements sello.VoidTx: e-NCFs have a fixed width, so
 // the range is a range of the unique (tenant, environment, e-NCF) index.
 func (t voidTx) DocumentsInRange(ctx context.Context, tenantID string, env sello.Environment, typ sello.DocumentType, from, to int64, limit int) ([]*sello.Document, error) {
-	rows, err := t.tx.query(ctx, `
+	return queryDocumentsIn(ctx, t.tx, "find documents in range", `
 		SELECT `+summaryColumns+` FROM documents
 		WHERE tenant_id = ? AND environment = ? AND encf >= ? AND encf <= ?
 		ORDER BY encf LIMIT ?`,
 		tenantID, env, sello.ENCF{Type: typ, Number: from}.String(), sello.ENCF{Type: typ, Number: to}.String(), limit)
-	if err != nil {
-		return nil, dbError(err, "find documents in range")
-	}
-	defer rows.Close()
-	var out []*sello.Document
-	for rows.Next() {
-		d, err := scanDocument(rows)
-		if err != nil {
-			return nil, dbError(err, "find documents in range")
-		}
-		out = append(out, d)
-	}
-	return out, dbError(rows.Err(), "find documents in range")
 }
 
 // VoidedRanges implements sello.VoidTx.
