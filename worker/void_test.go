@@ -1,13 +1,16 @@
 package worker_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509/pkix"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -31,6 +34,11 @@ type voidTest struct {
 	signer *xmldsig.Signer
 	voids  atomic.Int64 // anularrango requests
 	all    atomic.Int64 // every request
+	// lose makes the next anularrango reach the simulator and its answer
+	// be lost (replaced by a body that is not DGII's).
+	lose atomic.Bool
+	mu   sync.Mutex
+	sent [][]byte // the ANECF of each anularrango request
 }
 
 func mustVoidTest(t *testing.T) *voidTest {
@@ -39,8 +47,26 @@ func mustVoidTest(t *testing.T) *voidTest {
 	v := &voidTest{sim: dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify})}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v.all.Add(1)
-		if strings.HasSuffix(strings.ToLower(r.URL.Path), "/anularrango") {
-			v.voids.Add(1)
+		if !strings.HasSuffix(strings.ToLower(r.URL.Path), "/anularrango") {
+			v.sim.ServeHTTP(w, r)
+			return
+		}
+		v.voids.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		peek := r.Clone(r.Context())
+		peek.Body = io.NopCloser(bytes.NewReader(body))
+		if f, _, err := peek.FormFile("xml"); err == nil {
+			b, _ := io.ReadAll(f)
+			v.mu.Lock()
+			v.sent = append(v.sent, b)
+			v.mu.Unlock()
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if v.lose.CompareAndSwap(true, false) {
+			v.sim.ServeHTTP(httptest.NewRecorder(), r)
+			w.WriteHeader(http.StatusOK)
+			io.WriteString(w, "<html>proxy error</html>")
+			return
 		}
 		v.sim.ServeHTTP(w, r)
 	}))
@@ -119,7 +145,7 @@ func TestVoidJob(t *testing.T) {
 		v := mustVoidTest(t)
 		got := v.done(t, v.void(t, [2]int64{10, 19}, [2]int64{30, 30}))
 		if got.State != sello.VoidAccepted || got.DGII == nil || got.DGII.Codigo != "1" || len(got.DGII.Mensajes) != 1 {
-			t.Fatalf("void: got %+v, want accepted with DGII's answer", got)
+			t.Fatalf("void: got %s %+v, want accepted with DGII's answer", got.State, got.DGII)
 		}
 		cert, err := xmldsig.Verify(got.ANECF)
 		if err != nil || !cert.Equal(v.signer.Cert) {
@@ -147,7 +173,7 @@ func TestVoidJob(t *testing.T) {
 		if got.State != sello.VoidPartiallyAccepted || got.DGII == nil || len(got.DGII.Mensajes) != 2 ||
 			!strings.Contains(got.DGII.Mensajes[0], "Con excepción de las secuencias del detalle") ||
 			!strings.Contains(got.DGII.Mensajes[1], "han sido utilizadas") {
-			t.Fatalf("void: got %+v %+v, want partially_accepted naming E310000000050", got, got.DGII)
+			t.Fatalf("void: got %s %+v, want partially_accepted naming E310000000050", got.State, got.DGII)
 		}
 		// The numbers DGII did not void stay out of numbering too.
 		for range 44 {
@@ -163,7 +189,20 @@ func TestVoidJob(t *testing.T) {
 		got := v.done(t, v.void(t, [2]int64{50, 50}))
 		if got.State != sello.VoidRejected || got.DGII == nil || got.DGII.Codigo != "3" || got.DGII.Nombre != "Anulación rechazada" ||
 			!strings.Contains(strings.Join(got.DGII.Mensajes, " "), "han sido utilizadas") {
-			t.Fatalf("void: got %+v %+v, want rejected with DGII's messages", got, got.DGII)
+			t.Fatalf("void: got %s %+v, want rejected with DGII's messages", got.State, got.DGII)
+		}
+	})
+	t.Run("AnswerLostThenResent", func(t *testing.T) {
+		v := mustVoidTest(t)
+		v.lose.Store(true)
+		got := v.done(t, v.void(t, [2]int64{7, 9}))
+		if got.State != sello.VoidAccepted {
+			t.Fatalf("void: got %s %+v, want accepted from the resend's answer", got.State, got.DGII)
+		}
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if len(v.sent) != 2 || !bytes.Equal(v.sent[0], v.sent[1]) || !bytes.Equal(v.sent[1], got.ANECF) {
+			t.Fatalf("anularrango got %d ANECFs, want the stored one twice, byte for byte", len(v.sent))
 		}
 	})
 	t.Run("DownThenBack", func(t *testing.T) {
@@ -180,7 +219,7 @@ func TestVoidJob(t *testing.T) {
 		}
 		v.sim.SetDown(false)
 		if got := v.done(t, void); got.State != sello.VoidAccepted {
-			t.Fatalf("void: got %+v, want accepted once DGII is back", got)
+			t.Fatalf("void: got %s %+v, want accepted once DGII is back", got.State, got.DGII)
 		}
 	})
 }
