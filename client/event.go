@@ -29,6 +29,7 @@ const (
 	EventSequenceExpiring        EventType = "sequence.expiring"
 	EventCertificateExpiring     EventType = "certificate.expiring"
 	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
+	EventVoidUpdated             EventType = "void.updated"
 )
 
 // Event is the body of a webhook delivery, and an item of ListEvents (spec
