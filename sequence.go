@@ -150,15 +150,15 @@ func NextSequence(seqs []*Sequence, env Environment, t DocumentType, now time.Ti
 	var why string
 	switch {
 	case used == 0 && expired == 0:
-		why = fmt.Sprintf("No e-NCF range of type %s is registered in %s.", t.Code(), env.Slug())
+		why = fmt.Sprintf("No e-NCF range of type %s is registered in %s.", t.Code(), env)
 	case expired == 0:
-		why = fmt.Sprintf("Every e-NCF range of type %s in %s is used up (%d %s).", t.Code(), env.Slug(), used, plural(used, "range", "ranges"))
+		why = fmt.Sprintf("Every e-NCF range of type %s in %s is used up (%d %s).", t.Code(), env, used, plural(used, "range", "ranges"))
 	case used == 0:
-		why = fmt.Sprintf("Every e-NCF range of type %s in %s is expired (the last one, %d–%d, on %s).", t.Code(), env.Slug(), last.From, last.To, last.ExpiresOn)
+		why = fmt.Sprintf("Every e-NCF range of type %s in %s is expired (the last one, %d–%d, on %s).", t.Code(), env, last.From, last.To, last.ExpiresOn)
 	default:
-		why = fmt.Sprintf("Every e-NCF range of type %s in %s is used up (%d) or expired (%d; the last one, %d–%d, on %s).", t.Code(), env.Slug(), used, expired, last.From, last.To, last.ExpiresOn)
+		why = fmt.Sprintf("Every e-NCF range of type %s in %s is used up (%d) or expired (%d; the last one, %d–%d, on %s).", t.Code(), env, used, expired, last.From, last.To, last.ExpiresOn)
 	}
-	return nil, Errorf(CodeSequenceExhausted, "%s Request a new range of type %s from DGII (Oficina Virtual, \"Solicitud de secuencias de e-NCF\") and register it with POST /%s/secuencias or `sello sequences add`; the document used no number.", why, t.Code(), env.Slug())
+	return nil, Errorf(CodeSequenceExhausted, "%s Request a new range of type %s from DGII (Oficina Virtual, \"Solicitud de secuencias de e-NCF\") and register it with POST /%s/secuencias or `sello sequences add`; the document used no number.", why, t.Code(), env)
 }
 
 func plural(n int, one, many string) string {
