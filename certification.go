@@ -325,3 +325,8 @@ func (CertificationJob) Kind() string { return "sello.certification" }
 // MaxAttempts implements JobMaxAttempts: as a document's job, a run waits
 // out DGII's outages (snoozes do not count).
 func (CertificationJob) MaxAttempts() int { return DocumentJobMaxAttempts }
+
+// CertificationRunNotFound is NOT_FOUND for run id.
+func CertificationRunNotFound(id string) error {
+	return Errorf(CodeNotFound, "No certification run %s in this environment.", id)
+}

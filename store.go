@@ -22,6 +22,7 @@ type Store interface {
 	ReceivedApprovalStore
 	ReceiverStore
 	ApprovalStore
+	CertificationStore
 	// Close releases the store's connections.
 	Close() error
 }

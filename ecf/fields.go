@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -38,6 +39,7 @@ type column struct {
 	path  string   // dotted generic path, "ECF.DetallesItems.Item.NombreItem"
 	names []string // the path's elements below ECF
 	lists []bool   // which of names repeat (a list of groups or of texts)
+	pos   []int    // each element's place among its siblings, in XSD order
 }
 
 // depth is how many indexes the column's header carries.
@@ -55,20 +57,21 @@ func (c *column) depth() int {
 // depth, the first in XSD order winning; byPath by generic path.
 var columns, columnsByPath = func() (map[string]*column, map[string]*column) {
 	byName, byPath := map[string]*column{}, map[string]*column{}
-	var walk func(p *xmlPlan, prefix string, names []string, lists []bool)
-	walk = func(p *xmlPlan, prefix string, names []string, lists []bool) {
-		for _, f := range p.fields {
+	var walk func(p *xmlPlan, prefix string, names []string, lists []bool, pos []int)
+	walk = func(p *xmlPlan, prefix string, names []string, lists []bool, pos []int) {
+		for i, f := range p.fields {
 			if f.kind == xIgnored || f.name == "FechaHoraFirma" {
 				continue
 			}
 			n := append(append([]string{}, names...), f.name)
 			l := append(append([]bool{}, lists...), f.kind == xGroupList || f.kind == xTextList)
+			o := append(append([]int{}, pos...), i)
 			path := prefix + "." + f.name
 			if f.kind == xGroup || f.kind == xGroupList {
-				walk(f.plan, path, n, l)
+				walk(f.plan, path, n, l, o)
 				continue
 			}
-			c := &column{path: path, names: n, lists: l}
+			c := &column{path: path, names: n, lists: l, pos: o}
 			byPath[path] = c
 			k := strings.ToLower(f.name) + "/" + strconv.Itoa(c.depth())
 			if _, dup := byName[k]; !dup {
@@ -76,7 +79,7 @@ var columns, columnsByPath = func() (map[string]*column, map[string]*column) {
 			}
 		}
 	}
-	walk(ecfPlan, "ECF", nil, nil)
+	walk(ecfPlan, "ECF", nil, nil, nil)
 	return byName, byPath
 }()
 
@@ -327,3 +330,61 @@ func header(path, name string, idx []int) string {
 
 // aliasHeaders spells the aliases as DGII's workbooks do.
 var aliasHeaders = map[string]string{"encf": "ENCF", "numerolineador": "NumeroLineaDoR"}
+
+// acecfHeaders are ACECF's elements in the XSD's order.
+var acecfHeaders = []string{"version", "rncemisor", "encf", "fechaemision", "montototal", "rnccomprador", "estado", "detallemotivorechazo", "fechahoraaprobacioncomercial"}
+
+// CompareHeaders orders two headers of the test set as the elements they
+// name appear in the document: the XSD's order, a repeated group's
+// elements together ("NumeroLinea[1]" … "MontoItem[1]" before
+// "NumeroLinea[2]"). ACECF's own headers (Estado, DetalleMotivoRechazo)
+// go by ACECF's order after the e-CF's; headers that name no element go
+// last, by name.
+func CompareHeaders(a, b string) int {
+	ka, kb := headerKey(a), headerKey(b)
+	for i := 0; i < len(ka) && i < len(kb); i++ {
+		if ka[i] != kb[i] {
+			return cmpInt(ka[i], kb[i])
+		}
+	}
+	if len(ka) != len(kb) {
+		return cmpInt(len(ka), len(kb))
+	}
+	return strings.Compare(a, b)
+}
+
+// headerKey is the sort key of a header: per element of its path, its
+// place in the XSD then, when it repeats, its index.
+func headerKey(h string) []int {
+	name, idx, ok := ParseHeader(h)
+	if !ok {
+		return []int{1 << 30}
+	}
+	c := lookupColumn(name, len(idx))
+	if c == nil {
+		if i := slices.Index(acecfHeaders, strings.ToLower(name)); i >= 0 {
+			return []int{1 << 29, i}
+		}
+		return []int{1 << 30}
+	}
+	var key []int
+	k := 0
+	for i := range c.names {
+		key = append(key, c.pos[i])
+		if c.lists[i] {
+			key = append(key, idx[k])
+			k++
+		}
+	}
+	return key
+}
+
+func cmpInt(a, b int) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
