@@ -330,3 +330,61 @@ func (CertificationJob) MaxAttempts() int { return DocumentJobMaxAttempts }
 func CertificationRunNotFound(id string) error {
 	return Errorf(CodeNotFound, "No certification run %s in this environment.", id)
 }
+
+// CertificationRowResource is the public form of a row: its progress and
+// DGII's answer (not its fields, which the caller sent).
+type CertificationRowResource struct {
+	Index        int               `json:"index"`
+	Sheet        string            `json:"sheet"`
+	SheetRow     int               `json:"sheetRow"`
+	Kind         CertificationKind `json:"kind"`
+	ENCF         string            `json:"encf"`
+	State        string            `json:"state"`
+	TrackID      *string           `json:"trackId"`
+	SecurityCode *string           `json:"securityCode"`
+	SignedAt     *string           `json:"signedAt"`
+	DGII         *DGIIResult       `json:"dgii"`
+	Error        *string           `json:"error"`
+	UpdatedAt    string            `json:"updatedAt"`
+}
+
+// CertificationRunResource is the public form of a run (the API's
+// certificacion/pruebas): its state, how many rows are in each state, each
+// row's progress and, when it stopped or failed, where and why.
+type CertificationRunResource struct {
+	ID          string                     `json:"id"`
+	Environment Environment                `json:"environment"`
+	State       string                     `json:"state"`
+	Counts      map[string]int             `json:"counts"`
+	Rows        []CertificationRowResource `json:"rows"`
+	Failure     *CertificationFailure      `json:"failure"`
+	CreatedAt   string                     `json:"createdAt"`
+	UpdatedAt   string                     `json:"updatedAt"`
+}
+
+// Resource returns the run's public form.
+func (c *CertificationRun) Resource() CertificationRunResource {
+	r := CertificationRunResource{
+		ID: c.ID, Environment: c.Environment, State: c.State, Counts: c.Counts(),
+		Rows: make([]CertificationRowResource, len(c.Rows)), Failure: c.Failure,
+		CreatedAt: FormatTime(c.CreatedAt), UpdatedAt: FormatTime(c.UpdatedAt),
+	}
+	opt := func(s string) *string {
+		if s == "" {
+			return nil
+		}
+		return &s
+	}
+	for i, row := range c.Rows {
+		rr := CertificationRowResource{
+			Index: row.Index, Sheet: row.Sheet, SheetRow: row.SheetRow, Kind: row.Kind, ENCF: row.ENCF, State: row.State,
+			TrackID: opt(row.TrackID), SecurityCode: opt(row.SecurityCode), DGII: row.DGII.normalized(), Error: opt(row.Error),
+			UpdatedAt: FormatTime(row.UpdatedAt),
+		}
+		if row.SignedAt != nil {
+			rr.SignedAt = opt(FormatTime(*row.SignedAt))
+		}
+		r.Rows[i] = rr
+	}
+	return r
+}

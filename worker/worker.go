@@ -131,6 +131,7 @@ func (w *Worker) Workers() *river.Workers {
 	river.AddWorker(ws, &deliveryWorker{w: w})
 	river.AddWorker(ws, &approvalWorker{w: w})
 	river.AddWorker(ws, &eventRetentionWorker{w: w})
+	river.AddWorker(ws, &certificationWorker{w: w})
 	return ws
 }
 
