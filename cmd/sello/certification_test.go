@@ -1,17 +1,23 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgiisim"
+	"github.com/sello-do/sello/dgiisim/certset"
 	"github.com/sello-do/sello/internal/testwait"
 	"github.com/sello-do/sello/postgres/pgtest"
 )
@@ -166,4 +172,208 @@ func testCertificationSample(t *testing.T, storage ...string) {
 	if n := sentOnce(t, sim); n != 29 {
 		t.Fatalf("%d e-NCFs reached the simulator; want 29 (25 e-CF, 4 RFCE)", n)
 	}
+}
+
+// sampleJSON is the sample set as JSON rows, change applied to each row
+// first.
+func sampleJSON(tb testing.TB, change func(i int, r *sello.CertificationRow)) []byte {
+	tb.Helper()
+	rows, err := certset.Sample(demoRNC)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	set := map[string][]map[string]string{}
+	for i, r := range rows {
+		if change != nil {
+			change(i, r)
+		}
+		set[string(r.Kind)] = append(set[string(r.Kind)], r.Fields)
+	}
+	b, err := json.Marshal(set)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// TestCertificationRejected: a set whose third e-CF the simulator rejects
+// (its buyer is the simulator's "MontoTotal does not add up" trigger)
+// stops there, naming the row and DGII's message, and sends nothing after
+// it; on SQLite and PostgreSQL.
+func TestCertificationRejected(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testCertificationRejected(t) })
+	t.Run("PostgreSQL", func(t *testing.T) { testCertificationRejected(t, "--database-url", pgtest.MustSchema(t)) })
+}
+
+func testCertificationRejected(t *testing.T, storage ...string) {
+	s, sim := mustLifecycleServer(t, storage...)
+	key := s.Keys[sello.EnvCert]
+	body := sampleJSON(t, func(i int, r *sello.CertificationRow) {
+		if i == 2 {
+			r.Fields["RNCComprador"] = dgiisim.RNCRejectSpent
+		}
+	})
+	run := s.startRun(t, key, body, "application/json")
+	run = s.waitRun(t, key, run.ID, over)
+	f := run.Failure
+	if run.State != "stopped" || f == nil || f.Row != 3 || f.Sheet != "ecf" || f.SheetRow != 3 || f.ENCF != run.Rows[2].ENCF ||
+		len(f.Mensajes) != 1 || f.Mensajes[0].Valor != "El valor del campo MontoTotal no corresponde a la sumatoria de los montos del comprobante." {
+		t.Fatalf("run %s, failure %+v", run.State, f)
+	}
+	if run.Rows[2].State != "rejected" || run.Rows[1].State != "accepted" || run.Rows[3].State != "pending" || run.Counts["pending"] != 37 {
+		t.Fatalf("rows 2–4: %s %s %s, counts %v", run.Rows[1].State, run.Rows[2].State, run.Rows[3].State, run.Counts)
+	}
+	if n := sentOnce(t, sim); n != 3 {
+		t.Fatalf("%d e-NCFs reached the simulator; want 3 (none after the rejection)", n)
+	}
+}
+
+// TestCertificationResume: a server stopped in the middle of a run and
+// started again on the same storage finishes it, asking DGII before
+// sending anything a previous run may have sent: every e-NCF reaches the
+// simulator once; on SQLite and PostgreSQL. The second e-CF and the first
+// RFCE reach the simulator but their answers are lost (the client's
+// timeout): the retries find them at DGII instead of sending them again.
+func TestCertificationResume(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testCertificationResume(t) })
+	t.Run("PostgreSQL", func(t *testing.T) { testCertificationResume(t, "--database-url", pgtest.MustSchema(t)) })
+}
+
+func testCertificationResume(t *testing.T, storage ...string) {
+	sim, url := mustSimulator(t)
+	args := append([]string{"--dgii-url", url, "--dgii-timeout", "2s"}, storage...)
+	s := MustRunServer(t, args...)
+	key := s.Keys[sello.EnvCert]
+	uncertain := sampleJSON(t, func(i int, r *sello.CertificationRow) {
+		if i == 1 || i == 25 {
+			r.Fields["RNCComprador"] = dgiisim.RNCTimeoutAfterAccept
+		}
+	})
+	run := s.startRun(t, key, uncertain, "application/json")
+	mid := s.waitRun(t, key, run.ID, func(r certificationRun) bool { return r.Counts["accepted"] >= 5 })
+	s.Stop(t)
+	if over(mid) {
+		t.Fatalf("the run ended before the stop: %s", mid.State)
+	}
+	s = s.Restart(t, args...)
+	run = s.waitRun(t, key, run.ID, over)
+	if run.State != "passed" {
+		t.Fatalf("after the restart: %s, counts %v, failure %+v", run.State, run.Counts, run.Failure)
+	}
+	if n := sentOnce(t, sim); n != 29 {
+		t.Fatalf("%d e-NCFs reached the simulator; want 29", n)
+	}
+}
+
+// TestCertificationAPI: the printed representations' ZIP, the refusal
+// outside CerteCF, scopes, and tenant and environment isolation; on SQLite
+// and PostgreSQL.
+func TestCertificationAPI(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testCertificationAPI(t) })
+	t.Run("PostgreSQL", func(t *testing.T) { testCertificationAPI(t, "--database-url", pgtest.MustSchema(t)) })
+}
+
+func testCertificationAPI(t *testing.T, storage ...string) {
+	s, _ := mustLifecycleServer(t, storage...)
+	key := s.Keys[sello.EnvCert]
+	body, ctype := workbookUpload(t, sampleWorkbook(t))
+	run := s.waitRun(t, key, s.startRun(t, key, body, ctype).ID, over)
+	if run.State != "passed" {
+		t.Fatalf("run %s", run.State)
+	}
+	pdfsPath := certPath + "/" + run.ID + "/representaciones-impresas"
+
+	t.Run("PrintedRepresentations", func(t *testing.T) {
+		r := s.Do(t, request{Method: "GET", Path: pdfsPath, Key: key})
+		if r.Status != http.StatusOK || r.Header.Get("Content-Type") != "application/zip" {
+			t.Fatalf("%d %s", r.Status, r.Header.Get("Content-Type"))
+		}
+		zr, err := zip.NewReader(bytes.NewReader(r.Body), int64(len(r.Body)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]bool{}
+		for _, row := range run.Rows {
+			if row.Kind != "acecf" {
+				want[row.ENCF+".pdf"] = true
+			}
+		}
+		if len(zr.File) != 29 || len(want) != 29 {
+			t.Fatalf("%d files, want 29", len(zr.File))
+		}
+		pdftotext, _ := exec.LookPath("pdftotext")
+		for _, f := range zr.File {
+			if !want[f.Name] {
+				t.Errorf("unexpected %s", f.Name)
+				continue
+			}
+			rc, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(b, []byte("%PDF-")) || !bytes.Contains(b[max(0, len(b)-32):], []byte("%%EOF")) {
+				t.Errorf("%s is not a PDF", f.Name)
+				continue
+			}
+			if pdftotext == "" {
+				continue
+			}
+			file := filepath.Join(t.TempDir(), f.Name)
+			if err := os.WriteFile(file, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := exec.Command(pdftotext, file, "-").Output()
+			if encf := strings.TrimSuffix(f.Name, ".pdf"); err != nil || !strings.Contains(string(out), encf) {
+				t.Errorf("%s: pdftotext %v; the text does not name %s", f.Name, err, encf)
+			}
+		}
+		if pdftotext == "" {
+			t.Log("pdftotext not installed: checked the PDFs' header and trailer only")
+		}
+	})
+
+	t.Run("ErrNotCerteCF", func(t *testing.T) {
+		r := s.Do(t, request{Method: "POST", Path: "/TesteCF/certificacion/pruebas", Key: s.Keys[sello.EnvTest], Body: sampleJSON(t, nil)})
+		e := wantError(t, r, http.StatusUnprocessableEntity, sello.CodeValidationFailed)
+		if !strings.Contains(e["message"].(string), "only in CerteCF") {
+			t.Fatalf("message %q", e["message"])
+		}
+	})
+
+	t.Run("ErrInsufficientScope", func(t *testing.T) {
+		limited := strings.TrimSpace(s.cli(t, "keys", "create", "--tenant", demoRNC, "--env", "CerteCF", "--scopes", "ecf:validate,ecf:create,ecf:read,status:read"))
+		for _, req := range []request{
+			{Method: "POST", Path: certPath, Key: limited, Body: sampleJSON(t, nil)},
+			{Method: "GET", Path: certPath + "/" + run.ID, Key: limited},
+			{Method: "GET", Path: pdfsPath, Key: limited},
+		} {
+			wantError(t, s.Do(t, req), http.StatusForbidden, sello.CodeInsufficientScope)
+		}
+	})
+
+	t.Run("Isolation", func(t *testing.T) {
+		buyer := s.BuyerKeys[sello.EnvCert]
+		wantError(t, s.Do(t, request{Method: "GET", Path: certPath + "/" + run.ID, Key: buyer}), http.StatusNotFound, sello.CodeNotFound)
+		wantError(t, s.Do(t, request{Method: "GET", Path: pdfsPath, Key: buyer}), http.StatusNotFound, sello.CodeNotFound)
+		wantError(t, s.Do(t, request{Method: "GET", Path: "/TesteCF/certificacion/pruebas/" + run.ID, Key: s.Keys[sello.EnvTest]}), http.StatusNotFound, sello.CodeNotFound)
+		wantError(t, s.Do(t, request{Method: "GET", Path: "/TesteCF/certificacion/pruebas/" + run.ID, Key: key}), http.StatusForbidden, sello.CodeEnvironmentMismatch)
+	})
+
+	t.Run("ErrBadUpload", func(t *testing.T) {
+		wantError(t, s.Do(t, request{Method: "POST", Path: certPath, Key: key, Body: []byte("not a workbook"),
+			Header: map[string]string{"Content-Type": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}}), http.StatusBadRequest, sello.CodeInvalidRequest)
+		wantError(t, s.Do(t, request{Method: "POST", Path: certPath, Key: key, Body: []byte("x"), Header: map[string]string{"Content-Type": "text/csv"}}),
+			http.StatusUnsupportedMediaType, sello.CodeUnsupportedMediaType)
+		for body, want := range map[string]string{`{"ecf":[{"TipoeCF":"31","ENCF":"E310000000001"}],"otra":[]}`: "path:otra", `{"ecf":[{"TipoeCF":"31"}]}`: "path:ecf[1]"} {
+			e := wantError(t, s.Do(t, request{Method: "POST", Path: certPath, Key: key, Body: []byte(body)}), http.StatusUnprocessableEntity, sello.CodeValidationFailed)
+			if d := fmt.Sprint(e["details"]); !strings.Contains(d, want) {
+				t.Errorf("%s: details %s do not say %s", body, d, want)
+			}
+		}
+	})
 }
