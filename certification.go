@@ -76,6 +76,11 @@ type CertificationRow struct {
 	// full e-CF 32 behind the summary), set once signed.
 	SecurityCode string     `json:"securityCode,omitempty"`
 	SignedAt     *time.Time `json:"signedAt,omitempty"`
+	// Attempted is set, before the first send, once a send of the row may
+	// have reached DGII: only then does a later run ask DGII for it before
+	// sending (a row never attempted is sent, even if an earlier run of the
+	// set sent the same e-NCF).
+	Attempted bool `json:"attempted,omitempty"`
 	// DGII is DGII's answer once it gave one.
 	DGII *DGIIResult `json:"dgii"`
 	// Error says why a failed row failed.
@@ -157,6 +162,7 @@ type CertificationRowUpdate struct {
 	SecurityCode string     // set when signed
 	SignedAt     *time.Time // set when signed
 	XML          []byte     // the signed XML sent, set when signed
+	Attempted    bool       // set before the first send
 	DGII         *DGIIResult
 	Error        string
 }
@@ -191,6 +197,9 @@ func (c *CertificationRun) Record(i int, u CertificationRowUpdate, now time.Time
 	if u.SignedAt != nil {
 		t := u.SignedAt.UTC()
 		r.SignedAt = &t
+	}
+	if u.Attempted {
+		r.Attempted = true
 	}
 	if u.DGII != nil {
 		r.DGII = u.DGII.normalized()

@@ -22,10 +22,13 @@ import (
 //	         ecf.ACECFFields), sign it with the tenant's certificate, keep
 //	         it ──> signed (an RFCE row signs the full e-CF 32 first: its
 //	         security code goes into the summary)
-//	signed   e-CF: ask DGII for the e-NCF's trackIds first (a run may have
-//	           sent it before a crash), else send to recepción ──> sent
-//	         RFCE: ask consulta estado for the e-NCF and security code
-//	           first, else send to recepción FC: its verdict is final
+//	signed   mark the row attempted (once), then
+//	         e-CF: when attempted before, ask DGII for the e-NCF's trackIds
+//	           since the signature first (a run may have sent it before a
+//	           crash); else send to recepción ──> sent
+//	         RFCE: when attempted before, ask consulta estado for the e-NCF
+//	           and this signature's security code first; else send to
+//	           recepción FC: its verdict is final
 //	         ACECF: send to aprobación comercial: codigo 1 accepted, 2
 //	           rejected
 //	sent     ask consulta resultado by trackId until a verdict
@@ -189,17 +192,22 @@ func (w *Worker) sendRow(ctx context.Context, run *sello.CertificationRun, row *
 	if err != nil {
 		return nil, err
 	}
+	if !row.Attempted {
+		_, err := w.cfg.Store.RecordCertificationRow(ctx, run.TenantID, run.Environment, run.ID, row.Index,
+			sello.CertificationRowUpdate{State: sello.RowSigned, Attempted: true}, w.cfg.Now())
+		if err != nil {
+			return nil, err
+		}
+	}
 	switch row.Kind {
 	case sello.CertificationECF:
-		entries, err := sess.TrackIDs(ctx, row.ENCF)
-		if unavailable(err) {
-			return nil, errWait{d: w.wait(row.UpdatedAt)}
-		} else if err != nil && !notFound(err) {
-			return nil, fmt.Errorf("ask dgii for earlier sends: %w", err)
-		}
-		if len(entries) > 0 {
-			w.cfg.Logger.Info("dgii already has the certification row", "run_id", run.ID, "row", row.Index, "track_id", entries[len(entries)-1].TrackID)
-			return &sello.CertificationRowUpdate{State: sello.RowSent, TrackID: entries[len(entries)-1].TrackID}, errWait{d: w.cfg.FirstPoll, verdict: true}
+		if row.Attempted {
+			if trackID, err := w.earlierSend(ctx, sess, row); err != nil {
+				return nil, err
+			} else if trackID != "" {
+				w.cfg.Logger.Info("dgii already has the certification row", "run_id", run.ID, "row", row.Index, "track_id", trackID)
+				return &sello.CertificationRowUpdate{State: sello.RowSent, TrackID: trackID}, errWait{d: w.cfg.FirstPoll, verdict: true}
+			}
 		}
 		trackID, err := sess.SendECF(ctx, row.ENCF, signed)
 		if err == nil {
@@ -207,11 +215,15 @@ func (w *Worker) sendRow(ctx context.Context, run *sello.CertificationRun, row *
 		}
 		return sendError(w, row, err)
 	case sello.CertificationRFCE:
-		if st, err := sess.Estado(ctx, sess.RNC(), row.ENCF, "", row.SecurityCode); err == nil && st.Codigo != 0 {
-			w.cfg.Logger.Info("dgii already has the certification rfce", "run_id", run.ID, "row", row.Index, "codigo", st.Codigo)
-			return rowVerdict(&sello.DGIIResult{Codigo: st.Codigo, Estado: st.Estado})
-		} else if unavailable(err) {
-			return nil, errWait{d: w.wait(row.UpdatedAt)}
+		if row.Attempted {
+			// The security code is this signature's: DGII knows this RFCE,
+			// not an earlier one of the e-NCF.
+			if st, err := sess.Estado(ctx, sess.RNC(), row.ENCF, "", row.SecurityCode); err == nil && st.Codigo != 0 {
+				w.cfg.Logger.Info("dgii already has the certification rfce", "run_id", run.ID, "row", row.Index, "codigo", st.Codigo)
+				return rowVerdict(&sello.DGIIResult{Codigo: st.Codigo, Estado: st.Estado})
+			} else if unavailable(err) {
+				return nil, errWait{d: w.wait(row.UpdatedAt)}
+			}
 		}
 		res, err := sess.SendRFCE(ctx, row.ENCF, signed)
 		if err == nil {
@@ -239,6 +251,27 @@ func (w *Worker) sendRow(ctx context.Context, run *sello.CertificationRun, row *
 	}
 	r.Codigo = 2
 	return &sello.CertificationRowUpdate{State: sello.RowRejected, DGII: r}, nil
+}
+
+// clockSkew is how far DGII's clock may be behind Sello's: a send DGII
+// received more than that before the row was signed is not the row's.
+const clockSkew = time.Minute
+
+// earlierSend returns the trackId of the latest send of row's e-NCF DGII
+// received since the row was signed, "" when there is none.
+func (w *Worker) earlierSend(ctx context.Context, sess *dgii.Session, row *sello.CertificationRow) (string, error) {
+	entries, err := sess.TrackIDs(ctx, row.ENCF)
+	if unavailable(err) {
+		return "", errWait{d: w.wait(row.UpdatedAt)}
+	} else if err != nil && !notFound(err) {
+		return "", fmt.Errorf("ask dgii for earlier sends: %w", err)
+	}
+	for i := len(entries) - 1; i >= 0; i-- {
+		if e := entries[i]; row.SignedAt == nil || e.FechaRecepcion.IsZero() || !e.FechaRecepcion.Before(row.SignedAt.Add(-clockSkew)) {
+			return e.TrackID, nil
+		}
+	}
+	return "", nil
 }
 
 // sendError is what a failed send of row means: wait while DGII is

@@ -377,3 +377,64 @@ func testCertificationAPI(t *testing.T, storage ...string) {
 		}
 	})
 }
+
+// TestCertificationCLIAndAPI: `sello certification run` starts a run the
+// server's worker sends and the API reports, and `sello certification
+// show` reports a run the API started; the CLI refuses TesteCF as the API
+// does. On SQLite and PostgreSQL.
+func TestCertificationCLIAndAPI(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testCertificationCLIAndAPI(t) })
+	t.Run("PostgreSQL", func(t *testing.T) { testCertificationCLIAndAPI(t, "--database-url", pgtest.MustSchema(t)) })
+}
+
+func testCertificationCLIAndAPI(t *testing.T, storage ...string) {
+	s, _ := mustLifecycleServer(t, storage...)
+	key := s.Keys[sello.EnvCert]
+	file := filepath.Join("..", "..", "dgiisim", "testdata", "set-de-pruebas.xlsx")
+	out := s.cli(t, "certification", "run", "--tenant", demoRNC, "--file", file)
+	id, rest, _ := strings.Cut(strings.TrimSpace(out), " ")
+	if rest != "40 rows" {
+		t.Fatalf("run: %q", out)
+	}
+	if run := s.waitRun(t, key, id, over); run.State != "passed" {
+		t.Fatalf("the CLI's run: %s %+v", run.State, run.Failure)
+	}
+
+	// A one-row set, a number of its own, that the simulator rejects.
+	rows, err := certset.Sample(demoRNC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := rows[0].Fields
+	first["ENCF"], first["RNCComprador"] = "E310000000099", dgiisim.RNCRejectSpent
+	one, err := json.Marshal(map[string]any{"ecf": []map[string]string{first}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonFile := filepath.Join(t.TempDir(), "set.json")
+	if err := os.WriteFile(jsonFile, one, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	apiRun := s.startRun(t, key, mustRead(t, jsonFile), "application/json")
+	s.waitRun(t, key, apiRun.ID, over)
+	show := s.cli(t, "certification", "show", "--tenant", demoRNC, "--id", apiRun.ID)
+	for _, want := range []string{apiRun.ID + " CerteCF stopped", "rejected", "DGII rejected row 1 (ecf row 1, E310000000099)", "El valor del campo MontoTotal no corresponde"} {
+		if !strings.Contains(show, want) {
+			t.Errorf("show does not say %q:\n%s", want, show)
+		}
+	}
+
+	_, _, err = runCLI(append([]string{"certification", "run", "--tenant", demoRNC, "--env", "TesteCF", "--file", jsonFile}, s.storageArgs...)...)
+	if sello.ErrorCodeOf(err) != sello.CodeValidationFailed || !strings.Contains(describe(err), "only in CerteCF") {
+		t.Fatalf("TesteCF: %v", err)
+	}
+}
+
+func mustRead(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
