@@ -111,3 +111,29 @@ func describe(err error) string {
 	}
 	return b.String()
 }
+
+// FuzzReadFields: a sample row with one more cell of any header and value
+// reads into a document or a VALIDATION_FAILED, never a panic; a document
+// read writes XML.
+func FuzzReadFields(f *testing.F) {
+	f.Add("NombreItem[2]", "Otro")
+	f.Add("TipoCodigo[1][1]", "INT")
+	f.Add("TelefonoEmisor[3]", "809-555-0100")
+	f.Add("NumeroLineaDoR[1]", "1")
+	f.Add("MontoTotal", "-1")
+	f.Add("ENCF[99999]", "x")
+	f.Fuzz(func(t *testing.T, header, value string) {
+		fields := checkedSample(t, "E31").Fields()
+		fields[header] = value
+		d, err := ecf.ReadFields(fields)
+		if err != nil {
+			if sello.ErrorCodeOf(err) != sello.CodeValidationFailed {
+				t.Fatalf("%q=%q: %v", header, value, err)
+			}
+			return
+		}
+		if _, err := d.XML(time.Now()); err != nil {
+			t.Fatalf("%q=%q: read but not written: %v", header, value, err)
+		}
+	})
+}
