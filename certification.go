@@ -1,7 +1,10 @@
 package sello
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -117,6 +120,20 @@ type CertificationRun struct {
 	Failure     *CertificationFailure `json:"failure"`
 	CreatedAt   time.Time             `json:"createdAt"`
 	UpdatedAt   time.Time             `json:"updatedAt"`
+	// IdempotencyKey is the Idempotency-Key the run was started with (""
+	// for none) and RequestHash the hash of its rows: the same key again
+	// replays the run (see Replay).
+	IdempotencyKey string `json:"-"`
+	RequestHash    []byte `json:"-"`
+}
+
+// Replay is the rule of a start that reuses the Idempotency-Key of run
+// prev: the same rows replay prev, other rows are IDEMPOTENCY_KEY_REUSED.
+func (c *CertificationRun) Replay(prev *CertificationRun) error {
+	if !bytes.Equal(c.RequestHash, prev.RequestHash) {
+		return Errorf(CodeIdempotencyKeyReused, "Idempotency-Key %q started certification run %s with another test set.", c.IdempotencyKey, prev.ID)
+	}
+	return nil
 }
 
 // Job is the run's CertificationJob.
@@ -285,25 +302,43 @@ func CertificationEnvironment(env Environment) error {
 
 // StartCertification creates a run of rows for the tenant in env and
 // queues its job (the API's POST /{env}/certificacion/pruebas and the
-// CLI's certification run). Returns the errors of NewCertificationRun and
-// of the store.
-func StartCertification(ctx context.Context, store CertificationStore, tenantID string, env Environment, rows []*CertificationRow, now time.Time) (*CertificationRun, error) {
-	run, err := NewCertificationRun(tenantID, env, rows, now)
-	if err != nil {
-		return nil, err
+// CLI's certification run). With an idempotency key already used by the
+// tenant in env it returns that run and replayed = true, starting
+// nothing. Returns the errors of NewCertificationRun, Replay and the
+// store.
+func StartCertification(ctx context.Context, store CertificationStore, tenantID string, env Environment, rows []*CertificationRow, idempotencyKey string, now time.Time) (run *CertificationRun, replayed bool, err error) {
+	if run, err = NewCertificationRun(tenantID, env, rows, now); err != nil {
+		return nil, false, err
 	}
-	if err := store.CreateCertificationRun(ctx, run); err != nil {
-		return nil, err
+	if idempotencyKey != "" {
+		type content struct {
+			Sheet    string
+			SheetRow int
+			Kind     CertificationKind
+			Fields   map[string]string
+		}
+		set := make([]content, len(rows))
+		for i, r := range rows {
+			set[i] = content{r.Sheet, r.SheetRow, r.Kind, r.Fields}
+		}
+		b, err := json.Marshal(set)
+		if err != nil {
+			return nil, false, fmt.Errorf("hash certification rows: %w", err)
+		}
+		h := sha256.Sum256(b)
+		run.IdempotencyKey, run.RequestHash = idempotencyKey, h[:]
 	}
-	return run, nil
+	return store.CreateCertificationRun(ctx, run)
 }
 
 // CertificationStore keeps certification runs.
 type CertificationStore interface {
 	// CreateCertificationRun stores run with its rows and inserts its
-	// CertificationJob in one transaction. Returns NOT_FOUND if the tenant
-	// does not exist.
-	CreateCertificationRun(ctx context.Context, run *CertificationRun) error
+	// CertificationJob in one transaction, unless the tenant has a run in
+	// the environment with run's IdempotencyKey: then it applies
+	// run.Replay to that run and returns it with replayed = true. Returns
+	// NOT_FOUND if the tenant does not exist, and the errors of Replay.
+	CreateCertificationRun(ctx context.Context, run *CertificationRun) (stored *CertificationRun, replayed bool, err error)
 	// FindCertificationRun returns the tenant's run in env with its rows.
 	// Returns NOT_FOUND.
 	FindCertificationRun(ctx context.Context, tenantID string, env Environment, id string) (*CertificationRun, error)

@@ -32,19 +32,28 @@ type certificationBody struct {
 // run. The set is DGII's workbook, posted as multipart/form-data (part
 // "file") or as the body itself (the .xlsx media type), or its rows as
 // JSON (testset.ReadJSON). Only in CerteCF: elsewhere 422
-// VALIDATION_FAILED before the body is read.
+// VALIDATION_FAILED before the body is read. An Idempotency-Key used
+// before replays that run (Idempotent-Replayed: true), or is 409
+// IDEMPOTENCY_KEY_REUSED with another test set.
 func (s *Server) handleCreateCertification(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
 	if err := sello.CertificationEnvironment(p.Env); err != nil {
+		return err
+	}
+	idemKey, err := idempotencyKey(r)
+	if err != nil {
 		return err
 	}
 	rows, err := readTestSet(w, r)
 	if err != nil {
 		return err
 	}
-	run, err := sello.StartCertification(r.Context(), s.Store, p.Tenant.ID, p.Env, rows, s.now())
+	run, replayed, err := sello.StartCertification(r.Context(), s.Store, p.Tenant.ID, p.Env, rows, idemKey, s.now())
 	if err != nil {
 		return err
+	}
+	if replayed {
+		w.Header().Set("Idempotent-Replayed", "true")
 	}
 	writeJSON(w, http.StatusAccepted, certificationBody{OK: true, Run: run.Resource(), CorrelationID: correlationID(r.Context())})
 	return nil

@@ -71,7 +71,7 @@ var operations = []struct {
 	{"POST", "/{env}/aprobaciones-comerciales", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
 	{"POST", "/{env}/secuencias", false, []int{201, 400, 401, 403, 404, 413, 415, 422, 429, 500, 503}},
 	{"GET", "/{env}/secuencias", false, []int{200, 401, 403, 404, 429, 500, 503}},
-	{"POST", "/{env}/certificacion/pruebas", false, []int{202, 400, 401, 403, 404, 413, 415, 422, 429, 500, 503}},
+	{"POST", "/{env}/certificacion/pruebas", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
 	{"GET", "/{env}/certificacion/pruebas/{id}", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/certificacion/pruebas/{id}/representaciones-impresas", false, []int{200, 401, 403, 404, 409, 429, 500, 503}},
 	{"GET", "/healthz", true, []int{200}},

@@ -11,18 +11,39 @@ import (
 )
 
 // CreateCertificationRun implements sello.CertificationStore: the run and
-// its job in one transaction.
-func (db *DB) CreateCertificationRun(ctx context.Context, run *sello.CertificationRun) error {
-	return db.inTx(ctx, func(tx pgx.Tx) error {
+// its job in one transaction, or the run of its idempotency key.
+func (db *DB) CreateCertificationRun(ctx context.Context, run *sello.CertificationRun) (*sello.CertificationRun, bool, error) {
+	stored, replayed := run, false
+	err := db.inTx(ctx, func(tx pgx.Tx) error {
+		var key *string
+		if run.IdempotencyKey != "" {
+			key = &run.IdempotencyKey
+			var id string
+			err := tx.QueryRow(ctx, `SELECT id FROM certification_runs WHERE tenant_id = $1 AND environment = $2 AND idempotency_key = $3`,
+				run.TenantID, run.Environment, run.IdempotencyKey).Scan(&id)
+			if err == nil {
+				if stored, err = findRun(ctx, tx, run.TenantID, run.Environment, id, ""); err != nil {
+					return err
+				}
+				replayed = true
+				return run.Replay(stored)
+			} else if !isNoRows(err) {
+				return dbError(err, "find certification run by idempotency key")
+			}
+		}
 		_, err := tx.Exec(ctx, `
-			INSERT INTO certification_runs (id, tenant_id, environment, state, row_data, failure, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-			run.ID, run.TenantID, run.Environment, run.State, run.Rows, run.Failure, run.CreatedAt, run.UpdatedAt)
+			INSERT INTO certification_runs (id, tenant_id, environment, state, row_data, failure, idempotency_key, request_hash, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			run.ID, run.TenantID, run.Environment, run.State, run.Rows, run.Failure, key, run.RequestHash, run.CreatedAt, run.UpdatedAt)
 		if err != nil {
 			return dbError(err, "create certification run")
 		}
 		return db.insertJobs(ctx, tx, []sello.Job{run.Job()})
 	})
+	if err != nil {
+		return nil, false, err
+	}
+	return stored, replayed, nil
 }
 
 // FindCertificationRun implements sello.CertificationStore. Returns
@@ -105,9 +126,9 @@ func findRun(ctx context.Context, q rowQuerier, tenantID string, env sello.Envir
 	run := &sello.CertificationRun{ID: id, TenantID: tenantID, Environment: env}
 	var rows []byte
 	err := q.QueryRow(ctx, `
-		SELECT state, row_data, failure, created_at, updated_at FROM certification_runs
+		SELECT state, row_data, failure, request_hash, created_at, updated_at FROM certification_runs
 		WHERE tenant_id = $1 AND environment = $2 AND id = $3`+lock, tenantID, env, id).
-		Scan(&run.State, &rows, &run.Failure, &run.CreatedAt, &run.UpdatedAt)
+		Scan(&run.State, &rows, &run.Failure, &run.RequestHash, &run.CreatedAt, &run.UpdatedAt)
 	if isNoRows(err) {
 		return nil, sello.CertificationRunNotFound(id)
 	} else if err != nil {

@@ -12,22 +12,45 @@ import (
 )
 
 // CreateCertificationRun implements sello.CertificationStore: the run and
-// its job in one transaction.
-func (db *DB) CreateCertificationRun(ctx context.Context, run *sello.CertificationRun) error {
+// its job in one transaction, or the run of its idempotency key.
+func (db *DB) CreateCertificationRun(ctx context.Context, run *sello.CertificationRun) (*sello.CertificationRun, bool, error) {
 	rows, failure, err := encodeRun(run)
 	if err != nil {
-		return err
+		return nil, false, err
 	}
-	return db.inTx(ctx, func(tx querier) error {
+	stored, replayed := run, false
+	err = db.inTx(ctx, func(tx querier) error {
+		if run.IdempotencyKey != "" {
+			var id string
+			err := tx.queryRow(ctx, `SELECT id FROM certification_runs WHERE tenant_id = ? AND environment = ? AND idempotency_key = ?`,
+				run.TenantID, run.Environment, run.IdempotencyKey).Scan(&id)
+			if err == nil {
+				if stored, err = findRun(ctx, tx, run.TenantID, run.Environment, id); err != nil {
+					return err
+				}
+				replayed = true
+				return run.Replay(stored)
+			} else if !errors.Is(err, sql.ErrNoRows) {
+				return dbError(err, "find certification run by idempotency key")
+			}
+		}
+		var key any
+		if run.IdempotencyKey != "" {
+			key = run.IdempotencyKey
+		}
 		_, err := tx.exec(ctx, `
-			INSERT INTO certification_runs (id, tenant_id, environment, state, row_data, failure, created_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			run.ID, run.TenantID, run.Environment, run.State, rows, failure, formatTime(run.CreatedAt), formatTime(run.UpdatedAt))
+			INSERT INTO certification_runs (id, tenant_id, environment, state, row_data, failure, idempotency_key, request_hash, created_at, updated_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			run.ID, run.TenantID, run.Environment, run.State, rows, failure, key, run.RequestHash, formatTime(run.CreatedAt), formatTime(run.UpdatedAt))
 		if err != nil {
 			return dbError(err, "create certification run")
 		}
 		return db.insertJobs(ctx, tx, []sello.Job{run.Job()})
 	})
+	if err != nil {
+		return nil, false, err
+	}
+	return stored, replayed, nil
 }
 
 // FindCertificationRun implements sello.CertificationStore. Returns
@@ -119,9 +142,9 @@ func findRun(ctx context.Context, q querier, tenantID string, env sello.Environm
 	var failure sql.NullString
 	var created, updated string
 	err := q.queryRow(ctx, `
-		SELECT state, row_data, failure, created_at, updated_at FROM certification_runs
+		SELECT state, row_data, failure, request_hash, created_at, updated_at FROM certification_runs
 		WHERE tenant_id = ? AND environment = ? AND id = ?`, tenantID, env, id).
-		Scan(&run.State, &rows, &failure, &created, &updated)
+		Scan(&run.State, &rows, &failure, &run.RequestHash, &created, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, sello.CertificationRunNotFound(id)
 	} else if err != nil {

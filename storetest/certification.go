@@ -19,7 +19,7 @@ func certificationRows() []*sello.CertificationRow {
 // mustStartCertification starts a run of certificationRows for the tenant.
 func mustStartCertification(tb testing.TB, e env, tenantID string) *sello.CertificationRun {
 	tb.Helper()
-	run, err := sello.StartCertification(tb.Context(), e.s, tenantID, sello.EnvCert, certificationRows(), e.clock.Now())
+	run, _, err := sello.StartCertification(tb.Context(), e.s, tenantID, sello.EnvCert, certificationRows(), "", e.clock.Now())
 	if err != nil {
 		tb.Fatalf("StartCertification: %v", err)
 	}
@@ -130,7 +130,31 @@ func testCertification(t *testing.T, open Open) {
 
 	t.Run("ErrUnknownTenant", func(t *testing.T) {
 		e := newEnv(t, open)
-		_, err := sello.StartCertification(t.Context(), e.s, "no-such-tenant", sello.EnvCert, certificationRows(), time.Now())
+		_, _, err := sello.StartCertification(t.Context(), e.s, "no-such-tenant", sello.EnvCert, certificationRows(), "", time.Now())
 		wantError(t, err, sello.CodeNotFound)
+	})
+
+	t.Run("Idempotency", func(t *testing.T) {
+		e := newEnv(t, open)
+		ctx := t.Context()
+		tn, other := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
+		first, replayed, err := sello.StartCertification(ctx, e.s, tn.ID, sello.EnvCert, certificationRows(), "k-1", e.clock.Now())
+		if err != nil || replayed {
+			t.Fatalf("first: %v, replayed %v", err, replayed)
+		}
+		again, replayed, err := sello.StartCertification(ctx, e.s, tn.ID, sello.EnvCert, certificationRows(), "k-1", e.clock.Now())
+		if err != nil || !replayed || again.ID != first.ID {
+			t.Fatalf("again: %v, replayed %v, %+v; want %s replayed", err, replayed, again, first.ID)
+		}
+		changed := certificationRows()[:2]
+		_, _, err = sello.StartCertification(ctx, e.s, tn.ID, sello.EnvCert, changed, "k-1", e.clock.Now())
+		wantError(t, err, sello.CodeIdempotencyKeyReused, "k-1", first.ID)
+		if _, replayed, err := sello.StartCertification(ctx, e.s, other.ID, sello.EnvCert, certificationRows(), "k-1", e.clock.Now()); err != nil || replayed {
+			t.Fatalf("another tenant's key: %v, replayed %v", err, replayed)
+		}
+		list, err := e.s.FindCertificationRuns(ctx, tn.ID, sello.EnvCert)
+		if err != nil || len(list) != 1 {
+			t.Fatalf("%d runs, %v; want the one", len(list), err)
+		}
 	})
 }

@@ -44,7 +44,7 @@ func runCertification(ctx context.Context, args []string, getenv func(string) st
 				if err != nil {
 					return err
 				}
-				run, err := sello.StartCertification(ctx, st, t.ID, env, rows, time.Now())
+				run, _, err := sello.StartCertification(ctx, st, t.ID, env, rows, "", time.Now())
 				if err != nil {
 					return err
 				}

@@ -364,6 +364,30 @@ func testCertificationAPI(t *testing.T, storage ...string) {
 		wantError(t, s.Do(t, request{Method: "GET", Path: "/TesteCF/certificacion/pruebas/" + run.ID, Key: key}), http.StatusForbidden, sello.CodeEnvironmentMismatch)
 	})
 
+	t.Run("Idempotency", func(t *testing.T) {
+		rows, err := certset.Sample(demoRNC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		one := rows[0].Fields
+		one["ENCF"] = "E310000000077"
+		body, _ := json.Marshal(map[string]any{"ecf": []map[string]string{one}})
+		hdr := map[string]string{"Idempotency-Key": "cert-77"}
+		first := s.Do(t, request{Method: "POST", Path: certPath, Key: key, Body: body, Header: hdr})
+		again := s.Do(t, request{Method: "POST", Path: certPath, Key: key, Body: body, Header: hdr})
+		if first.Status != http.StatusAccepted || again.Status != http.StatusAccepted || again.Header.Get("Idempotent-Replayed") != "true" ||
+			decodeRun(t, first).ID != decodeRun(t, again).ID {
+			t.Fatalf("first %d, again %d %q: %s / %s", first.Status, again.Status, again.Header.Get("Idempotent-Replayed"), first.Body, again.Body)
+		}
+		one["ENCF"] = "E310000000078"
+		other, _ := json.Marshal(map[string]any{"ecf": []map[string]string{one}})
+		e := wantError(t, s.Do(t, request{Method: "POST", Path: certPath, Key: key, Body: other, Header: hdr}), http.StatusConflict, sello.CodeIdempotencyKeyReused)
+		if !strings.Contains(e["message"].(string), decodeRun(t, first).ID) {
+			t.Fatalf("message %q does not name the run", e["message"])
+		}
+		s.waitRun(t, key, decodeRun(t, first).ID, over)
+	})
+
 	t.Run("ErrBadUpload", func(t *testing.T) {
 		wantError(t, s.Do(t, request{Method: "POST", Path: certPath, Key: key, Body: []byte("not a workbook"),
 			Header: map[string]string{"Content-Type": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}}), http.StatusBadRequest, sello.CodeInvalidRequest)

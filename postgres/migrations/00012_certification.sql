@@ -8,11 +8,15 @@ CREATE TABLE certification_runs (
     state       text NOT NULL,
     row_data    jsonb NOT NULL, -- list of sello.CertificationRow
     failure     jsonb,          -- sello.CertificationFailure
+    idempotency_key text,       -- the Idempotency-Key it was started with
+    request_hash    bytea,      -- SHA-256 of its rows, for a replay
     created_at  timestamptz NOT NULL,
     updated_at  timestamptz NOT NULL
 );
 
 CREATE INDEX certification_runs_tenant_env ON certification_runs (tenant_id, environment, created_at);
+CREATE UNIQUE INDEX certification_runs_idempotency ON certification_runs (tenant_id, environment, idempotency_key)
+    WHERE idempotency_key IS NOT NULL;
 
 -- The signed XML of each row once built: what was sent, sent again the
 -- same after a crash.

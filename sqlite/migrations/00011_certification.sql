@@ -8,11 +8,15 @@ CREATE TABLE certification_runs (
     state       TEXT NOT NULL,
     row_data    TEXT NOT NULL, -- JSON list of sello.CertificationRow
     failure     TEXT,          -- JSON sello.CertificationFailure
+    idempotency_key TEXT,      -- the Idempotency-Key it was started with
+    request_hash    BLOB,      -- SHA-256 of its rows, for a replay
     created_at  TEXT NOT NULL,
     updated_at  TEXT NOT NULL
 ) STRICT;
 
 CREATE INDEX certification_runs_tenant_env ON certification_runs (tenant_id, environment, created_at);
+CREATE UNIQUE INDEX certification_runs_idempotency ON certification_runs (tenant_id, environment, idempotency_key)
+    WHERE idempotency_key IS NOT NULL;
 
 -- The signed XML of each row once built: what was sent, sent again the
 -- same after a crash.
