@@ -12,6 +12,7 @@ import (
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgiisim/certset"
 	"github.com/sello-do/sello/ecf"
+	"github.com/sello-do/sello/oracle"
 	"github.com/sello-do/sello/testset"
 )
 
@@ -57,6 +58,8 @@ func TestSample(t *testing.T) {
 		t.Fatalf("shape: %v, types %v", kinds, types)
 	}
 
+	t.Run("XSD", func(t *testing.T) { testSampleXSD(t, rows) })
+
 	var buf bytes.Buffer
 	if err := certset.Write(&buf, DemoRNC); err != nil {
 		t.Fatal(err)
@@ -83,4 +86,51 @@ func TestSample(t *testing.T) {
 			t.Fatalf("row %d of the workbook:\n got %+v\nwant %+v\n(go generate ./dgiisim/certset rewrites it)", i+1, got[i], rows[i])
 		}
 	}
+}
+
+// testSampleXSD: every row's XML — the e-CF, the RFCE summary of an RFCE
+// row, the ACECF — validates against DGII's XSD (xmllint), an empty
+// Signature standing in for the signer's.
+func testSampleXSD(t *testing.T, rows []*sello.CertificationRow) {
+	at := time.Date(2026, 11, 2, 14, 0, 0, 0, time.UTC)
+	for _, r := range rows {
+		var xsd string
+		var doc []byte
+		switch r.Kind {
+		case sello.CertificationACECF:
+			a, err := ecf.ACECFFields(r.Fields, at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc, err = a.XML(); err != nil {
+				t.Fatal(err)
+			}
+			xsd = "ACECF.xsd"
+		default:
+			d, err := ecf.ReadFields(r.Fields)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err = d.XML(at)
+			xsd = "e-CF-" + string(d.Type()) + ".xsd"
+			if r.Kind == sello.CertificationRFCE {
+				doc, err = d.RFCE("AbC1+/")
+				xsd = "RFCE-32.xsd"
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc = withSignature(doc)
+		}
+		if out, ok := oracle.Xmllint(t, xsd, doc); !ok {
+			t.Errorf("%s row %d against %s:\n%s\n%s", r.Sheet, r.SheetRow, xsd, out, doc)
+		}
+	}
+}
+
+// withSignature appends an empty ds:Signature as the root's last child:
+// DGII's XSDs require one.
+func withSignature(doc []byte) []byte {
+	i := bytes.LastIndex(doc, []byte("</"))
+	return append(append(append([]byte{}, doc[:i]...), `<Signature xmlns="http://www.w3.org/2000/09/xmldsig#"/>`...), doc[i:]...)
 }
