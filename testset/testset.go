@@ -40,6 +40,10 @@ import (
 // MaxSize bounds a workbook or JSON test set, in bytes.
 const MaxSize = 10 << 20
 
+// MaxUnzipped bounds what a workbook may unzip to, in bytes (a zip bomb
+// is refused, not inflated).
+const MaxUnzipped = 64 << 20
+
 // MaxColumns bounds the columns of a sheet (DGII's widest sheet has a few
 // hundred).
 const MaxColumns = 5000
@@ -84,7 +88,7 @@ func ReadWorkbook(r io.Reader) ([]*sello.CertificationRow, error) {
 	} else if len(b) > MaxSize {
 		return nil, sello.Errorf(sello.CodePayloadTooLarge, "The workbook has more than %d bytes.", MaxSize)
 	}
-	f, err := excelize.OpenReader(bytes.NewReader(b))
+	f, err := excelize.OpenReader(bytes.NewReader(b), excelize.Options{UnzipSizeLimit: MaxUnzipped, UnzipXMLSizeLimit: MaxUnzipped})
 	if err != nil {
 		return nil, &sello.Error{Code: sello.CodeInvalidRequest, Message: "The file is not an Excel workbook (.xlsx): give DGII's test set as published, or its rows as JSON.", Err: err}
 	}
