@@ -90,7 +90,7 @@ func ReadWorkbook(r io.Reader) ([]*sello.CertificationRow, error) {
 	}
 	f, err := excelize.OpenReader(bytes.NewReader(b), excelize.Options{UnzipSizeLimit: MaxUnzipped, UnzipXMLSizeLimit: MaxUnzipped})
 	if err != nil {
-		return nil, &sello.Error{Code: sello.CodeInvalidRequest, Message: "The file is not an Excel workbook (.xlsx): give DGII's test set as published, or its rows as JSON.", Err: err}
+		return nil, &sello.Error{Code: sello.CodeInvalidRequest, Message: fmt.Sprintf("The file is not an Excel workbook (.xlsx) of at most %d MiB unzipped: give DGII's test set as published, or its rows as JSON.", MaxUnzipped>>20), Err: err}
 	}
 	defer f.Close()
 	sheets := map[sello.CertificationKind][][]string{}
