@@ -30,9 +30,12 @@ var ColumnAliases = map[string]string{
 	"numerolineador": "ECF.DescuentosORecargos.DescuentoORecargo.NumeroLinea",
 }
 
-// IgnoredColumns are headers of DGII's workbooks that are not elements of
-// the document (the test case's number); their cells are not sent.
-var IgnoredColumns = map[string]bool{"casoprueba": true, "caso": true, "#": true}
+// IgnoredColumns are headers of DGII's workbooks whose cells are not
+// taken: the test case's number, which is no element, and the elements
+// the signature decides (FechaHoraFirma, the signing time; an RFCE's
+// CodigoSeguridadeCF, the first six characters of the e-CF's
+// SignatureValue), which Sello writes when it signs.
+var IgnoredColumns = map[string]bool{"casoprueba": true, "caso": true, "#": true, "fechahorafirma": true, "codigoseguridadecf": true}
 
 // column is an element of the e-CF a header can name.
 type column struct {

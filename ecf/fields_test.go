@@ -71,6 +71,23 @@ func TestReadFields(t *testing.T) {
 		}
 	})
 
+	t.Run("SignatureColumnsIgnored", func(t *testing.T) {
+		d := checkedSample(t, "E32")
+		want, err := d.XML(at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fields := d.Fields()
+		fields["FechaHoraFirma"], fields["CodigoSeguridadeCF"], fields["CasoPrueba"] = "01-01-2020 10:00:00", "ZZZZZZ", "12"
+		back, err := ecf.ReadFields(fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := back.XML(at); string(got) != string(want) {
+			t.Fatalf("got %s\nwant %s", got, want)
+		}
+	})
+
 	t.Run("MissingRequired", func(t *testing.T) {
 		fields := checkedSample(t, "E31").Fields()
 		delete(fields, "MontoItem[1]")
