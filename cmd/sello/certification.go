@@ -15,7 +15,7 @@ import (
 	"github.com/sello-do/sello/testset"
 )
 
-// runCertification is `sello certification run|show`: DGII's test set in
+// runCertification is `sello certification run|list|show`: DGII's test set in
 // CerteCF (docs/certification.md), started through the same operation as
 // POST /{env}/certificacion/pruebas (sello.StartCertification). A running
 // `sello serve` on the same storage sends the rows.
@@ -50,6 +50,29 @@ func runCertification(ctx context.Context, args []string, getenv func(string) st
 				}
 				fmt.Fprintf(stdout, "%s %d rows\n", run.ID, len(run.Rows))
 				return nil
+			},
+		},
+		{
+			name: "list",
+			flags: func(fs *flag.FlagSet) {
+				fs.StringVar(&rnc, "tenant", "", "the tenant's RNC")
+				fs.StringVar(&envName, "env", string(sello.EnvCert), "environment")
+			},
+			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
+				t, env, err := findTenantEnv(ctx, st, rnc, envName)
+				if err != nil {
+					return err
+				}
+				runs, err := st.FindCertificationRuns(ctx, t.ID, env)
+				if err != nil {
+					return err
+				}
+				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tSTATE\tCREATED\tUPDATED")
+				for _, r := range runs {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.State, sello.FormatTime(r.CreatedAt), sello.FormatTime(r.UpdatedAt))
+				}
+				return tw.Flush()
 			},
 		},
 		{

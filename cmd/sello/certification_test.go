@@ -448,6 +448,11 @@ func testCertificationCLIAndAPI(t *testing.T, storage ...string) {
 		}
 	}
 
+	list := s.cli(t, "certification", "list", "--tenant", demoRNC)
+	if !strings.Contains(list, apiRun.ID+"  stopped") || strings.Index(list, id+"  passed") < strings.Index(list, apiRun.ID) {
+		t.Errorf("list: want the API's run (stopped) before the CLI's (passed), newest first:\n%s", list)
+	}
+
 	_, _, err = runCLI(append([]string{"certification", "run", "--tenant", demoRNC, "--env", "TesteCF", "--file", jsonFile}, s.storageArgs...)...)
 	if sello.ErrorCodeOf(err) != sello.CodeValidationFailed || !strings.Contains(describe(err), "only in CerteCF") {
 		t.Fatalf("TesteCF: %v", err)
