@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -231,13 +230,8 @@ func (w *Worker) sendRow(ctx context.Context, run *sello.CertificationRun, row *
 		}
 		return sendError(w, row, err)
 	}
-	rncComprador := row.Fields["RNCComprador"]
-	for h, v := range row.Fields {
-		if strings.EqualFold(h, "RNCComprador") {
-			rncComprador = v
-		}
-	}
-	res, err := sess.SendApproval(ctx, rncComprador+row.ENCF+".xml", signed)
+	// The approval's buyer is the tenant (signRow checked RNCComprador).
+	res, err := sess.SendApproval(ctx, sess.RNC()+row.ENCF+".xml", signed)
 	if err != nil {
 		return sendError(w, row, err)
 	}
