@@ -51,7 +51,10 @@ FUZZ_TARGETS = \
 		./dgiisim/:FuzzParseXML \
 		./api/:FuzzListEventsQuery \
 		./webhook/:FuzzValidateURL \
-		./webhook/:FuzzCheckAddr
+		./webhook/:FuzzCheckAddr \
+		./testset/:FuzzReadJSON \
+		./testset/:FuzzReadWorkbook \
+		./ecf/:FuzzReadFields
 FUZZTIME ?= 30s
 
 fuzz: ## run each fuzz target for FUZZTIME (30 s); every parser of outside input has one

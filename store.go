@@ -23,6 +23,7 @@ type Store interface {
 	ReceiverStore
 	ApprovalStore
 	VoidStore
+	CertificationStore
 	// Close releases the store's connections.
 	Close() error
 }

@@ -40,6 +40,12 @@ func (s *Server) routes(mux *http.ServeMux) {
 	// docs/receptor.md): the ACECF is signed and sent by a job.
 	mux.Handle("POST /{env}/aprobaciones-comerciales", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleCreateApproval))
 
+	// Certification in CerteCF (DESIGN §4; docs/certification.md): DGII's
+	// test set, sent row by row by a job (sello.StartCertification).
+	mux.Handle("POST /{env}/certificacion/pruebas", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleCreateCertification))
+	mux.Handle("GET /{env}/certificacion/pruebas/{id}", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetCertification))
+	mux.Handle("GET /{env}/certificacion/pruebas/{id}/representaciones-impresas", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetCertificationPDFs))
+
 	// The tenants' receiver services (DESIGN §6, FACTS §2; docs/receptor.md):
 	// public, called by DGII and suppliers, case-insensitive below the RNC
 	// (withReceiverCase). Reception requires a token unless the tenant

@@ -41,6 +41,13 @@ func ReadXML(data []byte) (*Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readTree(root, p)
+}
+
+// readTree maps the tree of an e-CF's elements onto the model and holds it
+// to its type's XSD structure (see ReadXML), after the problems p already
+// found.
+func readTree(root map[string]any, p sello.Problems) (*Document, error) {
 	d := &Document{}
 	dec := &decoder{problems: p}
 	dec.value("ECF", root, reflect.ValueOf(&d.ECF).Elem())

@@ -132,6 +132,7 @@ func (w *Worker) Workers() *river.Workers {
 	river.AddWorker(ws, &approvalWorker{w: w})
 	river.AddWorker(ws, &voidWorker{w: w})
 	river.AddWorker(ws, &eventRetentionWorker{w: w})
+	river.AddWorker(ws, &certificationWorker{w: w})
 	return ws
 }
 

@@ -5,6 +5,7 @@
 //	sello keys create|list|revoke …
 //	sello sequences add|list …
 //	sello voids add|list …
+//	sello certification run|list|show …
 //	sello webhooks add|list|pause|resume|delete|rotate-secret|test|deliveries|attempts|replay …
 //	sello listen [--addr 127.0.0.1:4000] --secret S [--forward-to URL]
 //
@@ -74,6 +75,7 @@ Commands:
   keys         create, list or revoke API keys
   sequences    add or list authorized e-NCF ranges
   voids        void unused e-NCF ranges (ANECF) or list the voids
+  certification run DGII's certification test set in CerteCF, list runs, show a run's progress
   certificates add (.p12), generate (self-signed, tests only) or list signing certificates
   webhooks     configure webhook endpoints, read their delivery log, replay deliveries
   listen       receive webhook deliveries here, verify and print them, forward them to your app
@@ -103,6 +105,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runSequences(ctx, rest, getenv, stdout, stderr)
 	case "voids":
 		return runVoids(ctx, rest, getenv, stdout, stderr)
+	case "certification":
+		return runCertification(ctx, rest, getenv, stdout, stderr)
 	case "certificates":
 		return runCertificates(ctx, rest, getenv, stdout, stderr)
 	case "webhooks":

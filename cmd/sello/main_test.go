@@ -39,8 +39,24 @@ type testServer struct {
 // the end of the test, which fails if the server did not stop cleanly.
 func MustRunServer(tb testing.TB, extraArgs ...string) *testServer {
 	tb.Helper()
+	return mustStartServer(tb, tb.TempDir(), true, extraArgs...)
+}
+
+// Restart starts a server again on the stopped s's data folder (and the
+// storage extraArgs name), with s's keys.
+func (s *testServer) Restart(tb testing.TB, extraArgs ...string) *testServer {
+	tb.Helper()
+	r := mustStartServer(tb, s.Data, false, extraArgs...)
+	r.Keys, r.BuyerKeys = s.Keys, s.BuyerKeys
+	return r
+}
+
+// mustStartServer starts a server on the data folder, seeded first when
+// fresh.
+func mustStartServer(tb testing.TB, data string, fresh bool, extraArgs ...string) *testServer {
+	tb.Helper()
 	s := &testServer{
-		Data:      tb.TempDir(),
+		Data:      data,
 		Keys:      map[sello.Environment]string{},
 		BuyerKeys: map[sello.Environment]string{},
 		contract:  apitest.NewContract(tb),
@@ -65,7 +81,7 @@ func MustRunServer(tb testing.TB, extraArgs ...string) *testServer {
 			s.storageArgs = append(s.storageArgs, a, extraArgs[i+1])
 		}
 	}
-	if len(s.storageArgs) == 2 { // SQLite
+	if len(s.storageArgs) == 2 && fresh { // SQLite
 		sqlitetest.MustSeed(tb, s.Data)
 	}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", s.Data, "--demo"}, extraArgs...)
