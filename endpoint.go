@@ -264,6 +264,7 @@ var WebhookEventTypes = []EventType{
 	EventECFRejected, EventECFFailed, EventECFDelivered, EventECFDeliveryFailed, EventECFCommercialApproval,
 	EventInboundReceived, EventInboundApprovalSent, EventInboundApprovalFailed, EventSequenceLow, EventSequenceExpiring, EventCertificateExpiring,
 	EventWebhookEndpointDisabled,
+	EventDGIIUnavailable, EventDGIIAvailable,
 }
 
 // Subscribes reports whether e receives events of type t: every type when
