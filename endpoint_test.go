@@ -141,9 +141,10 @@ func TestWebhookEndpointSubscribes(t *testing.T) {
 }
 
 func TestWebhookEventTypes(t *testing.T) {
-	// DESIGN §5's 15 and issue 12's inbound.approval.sent and .failed.
-	if len(sello.WebhookEventTypes) != 17 {
-		t.Errorf("WebhookEventTypes: got %d, want the 15 of DESIGN §5 and the 2 of issue 12", len(sello.WebhookEventTypes))
+	// DESIGN §5's 15, issue 12's inbound.approval.sent and .failed, and
+	// issue 13's dgii.unavailable and dgii.available.
+	if len(sello.WebhookEventTypes) != 19 {
+		t.Errorf("WebhookEventTypes: got %d, want the 15 of DESIGN §5, the 2 of issue 12 and the 2 of issue 13", len(sello.WebhookEventTypes))
 	}
 	if slices.Contains(sello.WebhookEventTypes, sello.EventWebhookEndpointTest) {
 		t.Error("the test event type must not be subscribable")
