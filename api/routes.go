@@ -28,6 +28,10 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("POST /{env}/secuencias", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleCreateSequence))
 	mux.Handle("GET /{env}/secuencias", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleListSequences))
 
+	// DGII's reachability in the environment (contingency, FACTS §5.3),
+	// with the tenant's documents waiting to reach DGII.
+	mux.Handle("GET /{env}/estado-dgii", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetDGIIStatus))
+
 	// Commercial approvals of inbound documents (DESIGN §4;
 	// docs/receptor.md): the ACECF is signed and sent by a job.
 	mux.Handle("POST /{env}/aprobaciones-comerciales", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleCreateApproval))
