@@ -29,6 +29,10 @@ const (
 	EventSequenceExpiring        EventType = "sequence.expiring"
 	EventCertificateExpiring     EventType = "certificate.expiring"
 	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
+	// DGII unreachable in the environment past the contingency threshold,
+	// and reachable again (data.payload: since, until, waiting).
+	EventDGIIUnavailable EventType = "dgii.unavailable"
+	EventDGIIAvailable   EventType = "dgii.available"
 )
 
 // Event is the body of a webhook delivery, and an item of ListEvents (spec
