@@ -2,7 +2,9 @@ package main
 
 import (
 	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -91,6 +93,12 @@ func testContingency(t *testing.T, sim *dgiisim.Simulator, nodes []*testServer) 
 		if slices.Contains(encfs, snd.ENCF) {
 			t.Fatalf("%s reached DGII while it was down", snd.ENCF)
 		}
+	}
+	// The operator sees it too.
+	out := s.cli(t, "dgii", "status", "--tenant", demoRNC)
+	if !regexp.MustCompile(`(?m)^TesteCF +contingency +`+regexp.QuoteMeta(since.(string))+` +- +\S+ +`+strconv.Itoa(len(encfs))+` +\S+Z +\S+Z$`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^eCF +available +- +- +- +0 +- +-$`).MatchString(out) {
+		t.Fatalf("sello dgii status:\n%s", out)
 	}
 
 	sim.SetDown(false)
