@@ -39,10 +39,13 @@ func (w *Worker) reachRefresh() time.Duration {
 // ago by this process.
 func (w *Worker) reachability(ctx context.Context, env sello.Environment) (*sello.Reachability, error) {
 	w.mu.Lock()
-	e := w.reach[env]
+	var kept *sello.Reachability // never changed once kept: remember replaces it
+	if e := w.reach[env]; e != nil && e.r != nil && time.Since(e.read) < w.reachRefresh() {
+		kept = e.r
+	}
 	w.mu.Unlock()
-	if e != nil && e.r != nil && time.Since(e.read) < w.reachRefresh() {
-		return e.r, nil
+	if kept != nil {
+		return kept, nil
 	}
 	r, err := w.cfg.Store.FindReachability(ctx, env)
 	if err != nil {
