@@ -74,27 +74,31 @@ func (w *Worker) remember(env sello.Environment, r *sello.Reachability, reported
 // observe records what a call to DGII in env told of its reachability (err
 // is the call's error): a failure (DGII unreachable or 5xx), at most once
 // per reachRefresh per process; a success, only when the environment is
-// not already clean. Other errors (a refusal, an uncertain send) say
-// nothing. An error is the store's.
-func (w *Worker) observe(ctx context.Context, env sello.Environment, err error) error {
+// not already clean. Other errors (a refusal) say nothing.
+//
+// A write that fails is logged, not returned: the call's own outcome (a
+// trackId, a verdict) must still be recorded, and the next call writes
+// the reachability again.
+func (w *Worker) observe(ctx context.Context, env sello.Environment, err error) {
+	var rerr error
 	switch {
 	case unavailable(err): // an uncertain send too: DGII did not answer
 		w.mu.Lock()
 		e := w.reach[env]
 		skip := e != nil && time.Since(e.reported) < w.reachRefresh()
 		w.mu.Unlock()
-		if skip {
-			return nil
+		if !skip {
+			rerr = w.record(ctx, env, sello.DGIIFailed)
 		}
-		return w.record(ctx, env, sello.DGIIFailed)
 	case err == nil:
-		r, err := w.reachability(ctx, env)
-		if err != nil || r.Clean() {
-			return err
+		var r *sello.Reachability
+		if r, rerr = w.reachability(ctx, env); rerr == nil && !r.Clean() {
+			rerr = w.record(ctx, env, sello.DGIISucceeded)
 		}
-		return w.record(ctx, env, sello.DGIISucceeded)
 	}
-	return nil
+	if rerr != nil {
+		w.cfg.Logger.Warn("could not record dgii's reachability", "environment", env, "err", rerr)
+	}
 }
 
 // record writes outcome o in env and keeps the result as the process's
@@ -147,9 +151,7 @@ func (cw *contingencyWorker) Work(ctx context.Context, job *river.Job[sello.Cont
 		}
 		err := w.cfg.DGII.Reachable(ctx, env)
 		if unavailable(err) {
-			if oerr := w.observe(ctx, env, err); oerr != nil {
-				return oerr
-			}
+			w.observe(ctx, env, err)
 			return river.JobSnooze(w.wait(*r.Since))
 		} else if err != nil {
 			return fmt.Errorf("contingency: ask dgii: %w", err)

@@ -174,9 +174,7 @@ func (w *Worker) poll(ctx context.Context, job *river.Job[sello.DocumentJob], do
 		return nil, fmt.Errorf("poll: %w", err)
 	}
 	res, err := sess.Result(ctx, doc.TrackID)
-	if oerr := w.observe(ctx, ref.Environment, err); oerr != nil {
-		return nil, oerr
-	}
+	w.observe(ctx, ref.Environment, err)
 	if unavailable(err) {
 		return nil, errWait{d: w.wait(job.CreatedAt)}
 	} else if err != nil {

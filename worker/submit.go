@@ -39,9 +39,7 @@ func (w *Worker) submit(ctx context.Context, ref sello.DocumentJob, doc *sello.D
 	// timeout, a crash): ask DGII first, and follow what it has.
 	if askFirst {
 		entries, err := sess.TrackIDs(ctx, doc.ENCF)
-		if oerr := w.observe(ctx, ref.Environment, err); oerr != nil {
-			return nil, oerr
-		}
+		w.observe(ctx, ref.Environment, err)
 		if unavailable(err) {
 			return nil, errWait{d: w.wait(since)}
 		} else if err != nil && !notFound(err) {
@@ -55,9 +53,7 @@ func (w *Worker) submit(ctx context.Context, ref sello.DocumentJob, doc *sello.D
 	}
 
 	trackID, err := sess.SendECF(ctx, doc.ENCF, xml)
-	if oerr := w.observe(ctx, ref.Environment, err); oerr != nil {
-		return nil, oerr
-	}
+	w.observe(ctx, ref.Environment, err)
 	switch {
 	case err == nil:
 		return w.submitted(ctx, ref, trackID)
@@ -102,9 +98,7 @@ func (w *Worker) submitRFCE(ctx context.Context, ref sello.DocumentJob, doc *sel
 		return nil, fmt.Errorf("submit rfce: %w", err)
 	}
 	res, err := sess.SendRFCE(ctx, doc.ENCF, rfce)
-	if oerr := w.observe(ctx, ref.Environment, err); oerr != nil {
-		return nil, oerr
-	}
+	w.observe(ctx, ref.Environment, err)
 	switch {
 	case err == nil:
 		return w.verdict(ctx, ref, doc, sello.StatusSigned, res)
