@@ -15,6 +15,8 @@ const IdempotencyWindow = 24 * time.Hour
 // document: the statements, no rules. Each store implements it over its own
 // transaction; every method runs in that one transaction.
 type DocumentTx interface {
+	// VoidOf finds the void that reserves a number: numbering skips it.
+	VoidLookup
 	// ClaimIdempotencyKey claims d's key for the transaction: it inserts
 	// the key with d.RequestHash at now, or takes over one created at or
 	// before expired. While another transaction holds the key it waits for
@@ -153,6 +155,11 @@ func nextNumber(ctx context.Context, tx DocumentTx, d DocumentDraft, now time.Ti
 		if err != nil {
 			return ENCF{}, nil, err
 		}
+		if _, err := skipVoided(ctx, tx, seq); err != nil {
+			return ENCF{}, nil, err
+		} else if seq.Remaining() == 0 {
+			continue // the rest of the range is voided
+		}
 		n := ENCF{Type: d.Type, Number: seq.Next}
 		seq.Next++
 		if id, err := tx.DocumentIDByENCF(ctx, d.TenantID, d.Environment, n.String()); err != nil {
@@ -189,6 +196,11 @@ func takeNumber(ctx context.Context, tx DocumentTx, d DocumentDraft, n ENCF, now
 	seq, err := SequenceOf(seqs, d.Environment, n, now)
 	if err != nil {
 		return nil, err
+	}
+	if id, _, err := tx.VoidOf(ctx, d.TenantID, d.Environment, n.Type, n.Number); err != nil {
+		return nil, err
+	} else if id != "" {
+		return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s is voided (void %s): a voided number is never used", n, id)}})
 	}
 	if seq.Next == n.Number {
 		seq.Next++

@@ -264,6 +264,7 @@ var WebhookEventTypes = []EventType{
 	EventECFRejected, EventECFFailed, EventECFDelivered, EventECFDeliveryFailed, EventECFCommercialApproval,
 	EventInboundReceived, EventInboundApprovalSent, EventInboundApprovalFailed, EventSequenceLow, EventSequenceExpiring, EventCertificateExpiring,
 	EventWebhookEndpointDisabled,
+	EventVoidUpdated,
 	EventDGIIUnavailable, EventDGIIAvailable,
 }
 

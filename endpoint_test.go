@@ -142,9 +142,12 @@ func TestWebhookEndpointSubscribes(t *testing.T) {
 
 func TestWebhookEventTypes(t *testing.T) {
 	// DESIGN §5's 15, issue 12's inbound.approval.sent and .failed, and
-	// issue 13's dgii.unavailable and dgii.available.
-	if len(sello.WebhookEventTypes) != 19 {
-		t.Errorf("WebhookEventTypes: got %d, want the 15 of DESIGN §5, the 2 of issue 12 and the 2 of issue 13", len(sello.WebhookEventTypes))
+	// issue 13's void.updated, dgii.unavailable and dgii.available.
+	if len(sello.WebhookEventTypes) != 20 {
+		t.Errorf("WebhookEventTypes: got %d, want the 15 of DESIGN §5, the 2 of issue 12, void.updated and the 2 of contingency", len(sello.WebhookEventTypes))
+	}
+	if !slices.Contains(sello.WebhookEventTypes, sello.EventVoidUpdated) {
+		t.Error("void.updated must be subscribable")
 	}
 	if slices.Contains(sello.WebhookEventTypes, sello.EventWebhookEndpointTest) {
 		t.Error("the test event type must not be subscribable")

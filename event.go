@@ -148,3 +148,8 @@ type EventFilter struct {
 	Type  EventType     // "" for any
 	Limit int
 }
+
+// EventVoidUpdated is written when a void gets its outcome (accepted,
+// partially_accepted, rejected or failed): the tenant learns DGII's answer
+// without polling GET /{env}/anulaciones/{id}.
+const EventVoidUpdated EventType = "void.updated"

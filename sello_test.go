@@ -190,13 +190,17 @@ func TestNextSequence(t *testing.T) {
 		seqs []*sello.Sequence
 		msg  string
 	}{
-		{"ErrNone", sello.EnvTest, "32", seqs, "No e-NCF range is registered"},
-		{"ErrUsedUp", sello.EnvTest, "31", seqs[1:2], "is used up:"},
-		{"ErrExpired", sello.EnvTest, "31", seqs[:2], "used up or expired"},
+		{"ErrNone", sello.EnvTest, "32", seqs, "No e-NCF range of type E32 is registered in TesteCF. Request a new range of type E32 from DGII"},
+		{"ErrUsedUp", sello.EnvTest, "31", seqs[1:2], "Every e-NCF range of type E31 in TesteCF is used up (1 range). Request a new range of type E31 from DGII"},
+		{"ErrExpired", sello.EnvTest, "31", seqs[:1], "Every e-NCF range of type E31 in TesteCF is expired (the last one, 1–10, on 2025-12-31). Request"},
+		{"ErrBoth", sello.EnvTest, "31", seqs[:2], "is used up (1) or expired (1; the last one, 1–10, on 2025-12-31)."},
+		{"ErrOtherEnv", sello.EnvCert, "31", seqs, "No e-NCF range of type E31 is registered in CerteCF."},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := sello.NextSequence(tt.seqs, tt.env, tt.typ, now)
-			if sello.ErrorCodeOf(err) != sello.CodeSequenceExhausted || !strings.Contains(sello.ErrorMessageOf(err), tt.msg) {
+			msg := sello.ErrorMessageOf(err)
+			if sello.ErrorCodeOf(err) != sello.CodeSequenceExhausted || !strings.Contains(msg, tt.msg) ||
+				!strings.HasSuffix(msg, "register it with POST /"+string(tt.env)+"/secuencias or `sello sequences add`; the document used no number.") {
 				t.Fatalf("err %v, want SEQUENCE_EXHAUSTED %q", err, tt.msg)
 			}
 		})

@@ -123,31 +123,49 @@ func (d *Date) UnmarshalText(b []byte) error {
 }
 
 // NextSequence returns the range the next number of type t comes from: the
-// oldest unexpired range of t with numbers left. Returns SEQUENCE_EXHAUSTED,
-// saying whether the tenant has no range, only used-up ones or only expired
-// ones.
+// oldest unexpired range of t with numbers left. Returns SEQUENCE_EXHAUSTED
+// naming the type (E31 form), the environment, why no range serves (none
+// registered, all used up, all expired — the latest one's last day named —
+// or some of each) and what to do: have DGII authorize a new range and
+// register it.
 func NextSequence(seqs []*Sequence, env Environment, t DocumentType, now time.Time) (*Sequence, error) {
-	var any, expired bool
+	var used, expired int
+	var last *Sequence // the expired range that expired last
 	for _, s := range seqs {
 		if s.Environment != env || s.Type != t {
 			continue
 		}
-		any = true
 		if s.Expired(now) {
-			expired = true
+			expired++
+			if last == nil || s.ExpiresOn.After(*last.ExpiresOn) {
+				last = s
+			}
 			continue
 		}
 		if s.Remaining() > 0 {
 			return s, nil
 		}
+		used++
 	}
+	var why string
 	switch {
-	case !any:
-		return nil, Errorf(CodeSequenceExhausted, "No e-NCF range is registered for type %s in %s: register the range DGII authorized.", t, env)
-	case expired:
-		return nil, Errorf(CodeSequenceExhausted, "Every e-NCF range of type %s in %s is used up or expired: register a new range.", t, env)
+	case used == 0 && expired == 0:
+		why = fmt.Sprintf("No e-NCF range of type %s is registered in %s.", t.Code(), env)
+	case expired == 0:
+		why = fmt.Sprintf("Every e-NCF range of type %s in %s is used up (%d %s).", t.Code(), env, used, plural(used, "range", "ranges"))
+	case used == 0:
+		why = fmt.Sprintf("Every e-NCF range of type %s in %s is expired (the last one, %d–%d, on %s).", t.Code(), env, last.From, last.To, last.ExpiresOn)
+	default:
+		why = fmt.Sprintf("Every e-NCF range of type %s in %s is used up (%d) or expired (%d; the last one, %d–%d, on %s).", t.Code(), env, used, expired, last.From, last.To, last.ExpiresOn)
 	}
-	return nil, Errorf(CodeSequenceExhausted, "Every e-NCF range of type %s in %s is used up: register a new range.", t, env)
+	return nil, Errorf(CodeSequenceExhausted, "%s Request a new range of type %s from DGII (Oficina Virtual, \"Solicitud de secuencias de e-NCF\") and register it with POST /%s/secuencias or `sello sequences add`; the document used no number.", why, t.Code(), env)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // SequenceOf returns the registered range an explicit e-NCF belongs to.

@@ -22,6 +22,7 @@ type Store interface {
 	ReceivedApprovalStore
 	ReceiverStore
 	ApprovalStore
+	VoidStore
 	ReachabilityStore
 	// Close releases the store's connections.
 	Close() error

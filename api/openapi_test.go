@@ -71,6 +71,10 @@ var operations = []struct {
 	{"POST", "/{env}/aprobaciones-comerciales", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
 	{"POST", "/{env}/secuencias", false, []int{201, 400, 401, 403, 404, 413, 415, 422, 429, 500, 503}},
 	{"GET", "/{env}/secuencias", false, []int{200, 401, 403, 404, 429, 500, 503}},
+	{"POST", "/{env}/anulaciones", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
+	{"GET", "/{env}/anulaciones", false, []int{200, 400, 401, 403, 404, 429, 500, 503}},
+	{"GET", "/{env}/anulaciones/{id}", false, []int{200, 401, 403, 404, 429, 500, 503}},
+	{"GET", "/{env}/anulaciones/{id}/xml", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/estado-dgii", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/healthz", true, []int{200}},
 	{"GET", "/readyz", true, []int{200, 503}},
@@ -79,7 +83,7 @@ var operations = []struct {
 
 func TestOpenAPIOperations(t *testing.T) {
 	doc := apitest.NewContract(t).Document()
-	if got, want := doc.Paths.Len(), 16; got != want {
+	if got, want := doc.Paths.Len(), 19; got != want {
 		t.Errorf("%d paths, want %d", got, want)
 	}
 	for _, o := range operations {

@@ -28,6 +28,13 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("POST /{env}/secuencias", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleCreateSequence))
 	mux.Handle("GET /{env}/secuencias", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleListSequences))
 
+	// Voids (DESIGN §4, FACTS §1.9): unused e-NCF ranges voided with a
+	// signed ANECF, reserved at once (sello.CreateVoid, as the CLI's voids
+	// add) and sent to DGII by a job.
+	mux.Handle("POST /{env}/anulaciones", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleCreateVoid))
+	mux.Handle("GET /{env}/anulaciones", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleListVoids))
+	mux.Handle("GET /{env}/anulaciones/{id}", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetVoid))
+	mux.Handle("GET /{env}/anulaciones/{id}/xml", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetVoidXML))
 	// DGII's reachability in the environment (contingency, FACTS §5.3),
 	// with the tenant's documents waiting to reach DGII.
 	mux.Handle("GET /{env}/estado-dgii", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetDGIIStatus))

@@ -492,7 +492,12 @@ func TestConnectionsReused(t *testing.T) {
 		}
 		wg.Wait()
 	}
-	if n := dialed.Load(); n > parallel {
-		t.Errorf("%d calls (%d at once) opened %d connections; want at most %d", parallel*rounds, parallel, n, parallel)
+	// A connection goes back to the idle pool from the transport's own
+	// goroutine after its body is read, so a call of the next round can
+	// now and then dial before it is back: allow one round's worth more.
+	// Dialing per call (or keeping only net/http's default 2 idle per
+	// host) opens well over 100.
+	if n := dialed.Load(); n > 2*parallel {
+		t.Errorf("%d calls (%d at once) opened %d connections; want at most %d", parallel*rounds, parallel, n, 2*parallel)
 	}
 }

@@ -29,6 +29,7 @@ const (
 	EventSequenceExpiring        EventType = "sequence.expiring"
 	EventCertificateExpiring     EventType = "certificate.expiring"
 	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
+	EventVoidUpdated             EventType = "void.updated"
 	// DGII unreachable in the environment past the contingency threshold,
 	// and reachable again (data.payload: since, until, waiting).
 	EventDGIIUnavailable EventType = "dgii.unavailable"

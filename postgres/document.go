@@ -227,7 +227,12 @@ func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Envi
 }
 
 func (db *DB) queryDocuments(ctx context.Context, op, query string, args ...any) ([]*sello.Document, error) {
-	rows, err := db.pool.Query(ctx, query, args...)
+	return queryDocumentsIn(ctx, db.pool, op, query, args...)
+}
+
+// queryDocumentsIn reads documents with q, the pool or a transaction.
+func queryDocumentsIn(ctx context.Context, q querier, op, query string, args ...any) ([]*sello.Document, error) {
+	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
 		return nil, dbError(err, op)
 	}

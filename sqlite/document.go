@@ -247,7 +247,12 @@ func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Envi
 }
 
 func (db *DB) queryDocuments(ctx context.Context, op, query string, args ...any) ([]*sello.Document, error) {
-	rows, err := db.q().query(ctx, query, args...)
+	return queryDocumentsIn(ctx, db.q(), op, query, args...)
+}
+
+// queryDocumentsIn reads documents with q, the store's or a transaction's.
+func queryDocumentsIn(ctx context.Context, q querier, op, query string, args ...any) ([]*sello.Document, error) {
+	rows, err := q.query(ctx, query, args...)
 	if err != nil {
 		return nil, dbError(err, op)
 	}

@@ -46,4 +46,5 @@ func Run(t *testing.T, open Open) {
 	t.Run("ReceiverAuth", func(t *testing.T) { testReceiverAuth(t, open) })
 	t.Run("TenantIsolation", func(t *testing.T) { testTenantIsolation(t, open) })
 	t.Run("EnvironmentIsolation", func(t *testing.T) { testEnvironmentIsolation(t, open) })
+	t.Run("Voids", func(t *testing.T) { testVoids(t, open) })
 }

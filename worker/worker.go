@@ -138,6 +138,7 @@ func (w *Worker) Workers() *river.Workers {
 	river.AddWorker(ws, &webhookWorker{w: w})
 	river.AddWorker(ws, &deliveryWorker{w: w})
 	river.AddWorker(ws, &approvalWorker{w: w})
+	river.AddWorker(ws, &voidWorker{w: w})
 	river.AddWorker(ws, &eventRetentionWorker{w: w})
 	river.AddWorker(ws, &contingencyWorker{w: w})
 	return ws

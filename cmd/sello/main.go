@@ -4,6 +4,7 @@
 //	sello tenants create|list|set-plan …
 //	sello keys create|list|revoke …
 //	sello sequences add|list …
+//	sello voids add|list …
 //	sello webhooks add|list|pause|resume|delete|rotate-secret|test|deliveries|attempts|replay …
 //	sello listen [--addr 127.0.0.1:4000] --secret S [--forward-to URL]
 //
@@ -72,6 +73,7 @@ Commands:
   tenants      create, list or set the plan of tenants
   keys         create, list or revoke API keys
   sequences    add or list authorized e-NCF ranges
+  voids        void unused e-NCF ranges (ANECF) or list the voids
   certificates add (.p12), generate (self-signed, tests only) or list signing certificates
   webhooks     configure webhook endpoints, read their delivery log, replay deliveries
   listen       receive webhook deliveries here, verify and print them, forward them to your app
@@ -100,6 +102,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runKeys(ctx, rest, getenv, stdout, stderr)
 	case "sequences":
 		return runSequences(ctx, rest, getenv, stdout, stderr)
+	case "voids":
+		return runVoids(ctx, rest, getenv, stdout, stderr)
 	case "certificates":
 		return runCertificates(ctx, rest, getenv, stdout, stderr)
 	case "webhooks":
