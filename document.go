@@ -96,9 +96,12 @@ type Document struct {
 	Delivery           Delivery            `json:"delivery"`
 	CommercialApproval *CommercialApproval `json:"commercialApproval,omitempty"`
 	// FailureReason says why a failed document cannot proceed.
-	FailureReason string    `json:"failureReason,omitempty"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	FailureReason string `json:"failureReason,omitempty"`
+	// Contingency says the document was signed while its environment was
+	// in contingency (Reachability.SignsInContingency): DGII was down.
+	Contingency bool      `json:"contingency"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
 	// Payload is the normalized e-CF as JSON ({"ECF":{…}}), with the e-NCF
 	// and the computed totals filled in. It is what gets signed.
 	Payload json.RawMessage `json:"-"`
@@ -213,6 +216,7 @@ type DocumentResource struct {
 	Delivery           Delivery                    `json:"delivery"`
 	CommercialApproval *CommercialApprovalResource `json:"commercialApproval"`
 	FailureReason      *string                     `json:"failureReason,omitempty"`
+	Contingency        bool                        `json:"contingency"`
 	CreatedAt          string                      `json:"createdAt"`
 	UpdatedAt          string                      `json:"updatedAt"`
 }
@@ -230,6 +234,7 @@ func (d *Document) Resource() DocumentResource {
 		Total:         d.Total,
 		DGII:          d.DGII.normalized(),
 		FailureReason: nullable(d.FailureReason),
+		Contingency:   d.Contingency,
 		CreatedAt:     FormatTime(d.CreatedAt),
 		UpdatedAt:     FormatTime(d.UpdatedAt),
 	}

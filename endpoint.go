@@ -265,6 +265,7 @@ var WebhookEventTypes = []EventType{
 	EventInboundReceived, EventInboundApprovalSent, EventInboundApprovalFailed, EventSequenceLow, EventSequenceExpiring, EventCertificateExpiring,
 	EventWebhookEndpointDisabled,
 	EventVoidUpdated,
+	EventDGIIUnavailable, EventDGIIAvailable,
 }
 
 // Subscribes reports whether e receives events of type t: every type when

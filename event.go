@@ -26,6 +26,10 @@ const (
 	EventSequenceExpiring        EventType = "sequence.expiring"
 	EventCertificateExpiring     EventType = "certificate.expiring"
 	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
+	// DGII's reachability in an environment (contingency.go): sent to every
+	// tenant with a certificate there.
+	EventDGIIUnavailable EventType = "dgii.unavailable"
+	EventDGIIAvailable   EventType = "dgii.available"
 	// EventWebhookEndpointTest is the type of the synthetic event of a test
 	// delivery (CreateTestWebhookDelivery). It is never written to the
 	// events outbox, so no endpoint subscribes to it and the events API
@@ -95,8 +99,18 @@ func NewDocumentEvent(typ EventType, d *Document, severity, message string, now 
 			Status:  d.Status,
 			TrackID: nullable(d.TrackID),
 		},
-		Data: EventData{Severity: severity, Message: message, Payload: map[string]any{}},
+		Data: EventData{Severity: severity, Message: message, Payload: contingencyPayload(d)},
 	}
+}
+
+// contingencyPayload is the payload of a document's events: contingency
+// true for a document signed in contingency (Document.Contingency), empty
+// otherwise.
+func contingencyPayload(d *Document) map[string]any {
+	if d.Contingency {
+		return map[string]any{"contingency": true}
+	}
+	return map[string]any{}
 }
 
 // EventResource is the JSON body of a webhook delivery and of the events API

@@ -29,6 +29,8 @@ type DocumentChange struct {
 	QRURL        string     // DGII's timbre URL for the printed representation
 	TrackID      string     // DGII's tracking id
 	DGII         *DGIIResult
+	// Contingency marks the document signed in contingency when true.
+	Contingency bool
 
 	// DeliveryFrom lists the delivery statuses the document must have
 	// stored for the change to apply (CONFLICT otherwise); empty means any.
@@ -165,6 +167,9 @@ func (ch DocumentChange) Apply(doc *Document, now time.Time) {
 	}
 	if ch.Delivery != nil {
 		doc.Delivery = *ch.Delivery
+	}
+	if ch.Contingency {
+		doc.Contingency = true
 	}
 	if ch.DGII != nil {
 		r := *ch.DGII

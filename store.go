@@ -24,6 +24,7 @@ type Store interface {
 	ApprovalStore
 	VoidStore
 	CertificationStore
+	ReachabilityStore
 	// Close releases the store's connections.
 	Close() error
 }

@@ -56,6 +56,7 @@ func (s *Server) handleGetDocumentPDF(w http.ResponseWriter, r *http.Request) er
 		SignedAt:     *doc.SignedAt,
 		QRURL:        doc.QRURL,
 		Status:       doc.Status,
+		Contingency:  doc.Contingency,
 	})
 	if err != nil {
 		return err

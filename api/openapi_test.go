@@ -78,6 +78,7 @@ var operations = []struct {
 	{"POST", "/{env}/certificacion/pruebas", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
 	{"GET", "/{env}/certificacion/pruebas/{id}", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/certificacion/pruebas/{id}/representaciones-impresas", false, []int{200, 401, 403, 404, 409, 429, 500, 503}},
+	{"GET", "/{env}/estado-dgii", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/healthz", true, []int{200}},
 	{"GET", "/readyz", true, []int{200, 503}},
 	{"GET", "/openapi.json", true, []int{200}},
@@ -85,7 +86,7 @@ var operations = []struct {
 
 func TestOpenAPIOperations(t *testing.T) {
 	doc := apitest.NewContract(t).Document()
-	if got, want := doc.Paths.Len(), 21; got != want {
+	if got, want := doc.Paths.Len(), 22; got != want {
 		t.Errorf("%d paths, want %d", got, want)
 	}
 	for _, o := range operations {

@@ -35,6 +35,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /{env}/anulaciones", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleListVoids))
 	mux.Handle("GET /{env}/anulaciones/{id}", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetVoid))
 	mux.Handle("GET /{env}/anulaciones/{id}/xml", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetVoidXML))
+	// DGII's reachability in the environment (contingency, FACTS §5.3),
+	// with the tenant's documents waiting to reach DGII.
+	mux.Handle("GET /{env}/estado-dgii", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetDGIIStatus))
 
 	// Commercial approvals of inbound documents (DESIGN §4;
 	// docs/receptor.md): the ACECF is signed and sent by a job.

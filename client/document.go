@@ -60,9 +60,13 @@ type Document struct {
 	// ACECF reaches the issuer's receiver), and for the types that get none.
 	CommercialApproval *CommercialApproval `json:"commercialApproval"`
 	// FailureReason says why, with StatusFailed.
-	FailureReason string    `json:"failureReason,omitempty"`
-	CreatedAt     time.Time `json:"createdAt"`
-	UpdatedAt     time.Time `json:"updatedAt"`
+	FailureReason string `json:"failureReason,omitempty"`
+	// Contingency is true when Sello signed the document while DGII was
+	// unreachable in its environment (an e-CF issued in contingency); it
+	// is sent, oldest first, when DGII answers again.
+	Contingency bool      `json:"contingency"`
+	CreatedAt   time.Time `json:"createdAt"`
+	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
 // DGIIResult is DGII's verdict, as DGII gave it.

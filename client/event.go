@@ -30,6 +30,10 @@ const (
 	EventCertificateExpiring     EventType = "certificate.expiring"
 	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
 	EventVoidUpdated             EventType = "void.updated"
+	// DGII unreachable in the environment past the contingency threshold,
+	// and reachable again (data.payload: since, until, waiting).
+	EventDGIIUnavailable EventType = "dgii.unavailable"
+	EventDGIIAvailable   EventType = "dgii.available"
 )
 
 // Event is the body of a webhook delivery, and an item of ListEvents (spec

@@ -351,3 +351,16 @@ func (s *Session) VoidRanges(ctx context.Context, signedANECF []byte) (*VoidResu
 	}
 	return r, nil
 }
+
+// Reachable asks DGII's authentication service of env for a seed, which
+// needs no certificate: nil when DGII answers, else an error as the other
+// calls' (ErrUnavailable when DGII is down). The contingency job asks it
+// while an environment is in contingency.
+func (c *Client) Reachable(ctx context.Context, env sello.Environment) error {
+	s := &Session{c: c, env: env, entry: &tokenEntry{}}
+	_, err := s.do(ctx, request{
+		op: "semilla", method: http.MethodGet, base: c.urls.ECF,
+		path: "autenticacion/api/autenticacion/semilla", idempotent: true,
+	})
+	return err
+}

@@ -341,6 +341,22 @@ func TestRender_Banner(t *testing.T) {
 	}
 }
 
+// TestRender_Contingency: an e-CF issued in contingency carries the
+// legend on every page; the others do not.
+func TestRender_Contingency(t *testing.T) {
+	d := MustFixture(t, sello.TypeCreditoFiscal)
+	m := meta(d, sello.EnvProd, sello.StatusAccepted)
+	if got := pdfText(t, MustRender(t, d, m))[0]; strings.Contains(got, "Contingencia") {
+		t.Errorf("legend without contingency:\n%s", got)
+	}
+	m.Contingency = true
+	for i, got := range pdfText(t, MustRender(t, d, m)) {
+		if !strings.Contains(got, pdf.ContingencyLegend) {
+			t.Errorf("page %d lacks %q:\n%s", i+1, pdf.ContingencyLegend, got)
+		}
+	}
+}
+
 func TestRender_ErrValidation(t *testing.T) {
 	d := MustFixture(t, sello.TypeCreditoFiscal)
 	_, err := pdf.Render(d, pdf.Meta{ENCF: "E310000000002", SecurityCode: "abc"})

@@ -43,7 +43,15 @@ type Meta struct {
 	// Status is the document's fiscal status: a rejected or failed document
 	// is printed with a banner saying it has no fiscal validity.
 	Status sello.Status
+	// Contingency prints, under the header, the legend of an e-CF issued
+	// in contingency (sello.Document.Contingency): ContingencyLegend.
+	Contingency bool
 }
+
+// ContingencyLegend is printed on an e-CF issued in contingency, as the
+// 2026 Instructivo Contingencia FE asks (known from a secondary source,
+// UNCERTAIN: FACTS §5.3, which quotes its start only).
+const ContingencyLegend = "e-CF emitido en modalidad de Contingencia"
 
 // Page geometry in millimetres (US Letter, the usual paper in the Dominican
 // Republic). DGII wants the QR at least 2 cm from the sheet's edge.
@@ -272,6 +280,11 @@ func (r *renderer) pageHeader() []core.Row {
 		)).WithStyle(&props.Cell{BackgroundColor: bannerFill, BorderColor: red, BorderType: border.Full, BorderThickness: 0.4}), blank(2))
 	} else {
 		rows = append(rows, blank(1), rule())
+	}
+	if r.m.Contingency {
+		rows = append(rows, row.New(6).Add(col.New().Add(
+			txt(ContingencyLegend, props.Text{Style: fontstyle.Bold, Size: 9, Align: align.Center, Top: 1}),
+		)))
 	}
 	rows = append(rows, r.buyer()...)
 	return rows

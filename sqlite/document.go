@@ -160,14 +160,14 @@ func (t documentTx) InsertJobs(ctx context.Context, jobs []sello.Job) error {
 
 const documentColumns = `id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 	qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, delivery_reason, commercial_approval,
-	failure_reason, payload, created_at, updated_at`
+	failure_reason, payload, created_at, updated_at, contingency`
 
 // summaryColumns are documentColumns without the payload, which only
 // signing and the printed representation read: a status read of a thousand
 // documents does not copy their items.
 const summaryColumns = `id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 	qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, delivery_reason, commercial_approval,
-	failure_reason, '', created_at, updated_at`
+	failure_reason, '', created_at, updated_at, contingency`
 
 // FindDocument implements sello.DocumentStore. Returns NOT_FOUND.
 func (db *DB) FindDocument(ctx context.Context, tenantID string, env sello.Environment, encf string) (*sello.Document, error) {
@@ -274,7 +274,7 @@ func scanDocument(s scanner) (*sello.Document, error) {
 	var issueDate, payload, created, updated string
 	if err := s.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.Status, &d.TrackID, &d.SecurityCode,
 		&signedAt, &d.QRURL, &d.Total, &d.BuyerRNC, &issueDate, &dgii, &d.Delivery.Status, &d.Delivery.Code, &d.Delivery.Reason,
-		&approval, &d.FailureReason, &payload, &created, &updated); err != nil {
+		&approval, &d.FailureReason, &payload, &created, &updated, &d.Contingency); err != nil {
 		return nil, err
 	}
 	if payload != "" {

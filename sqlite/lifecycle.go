@@ -66,14 +66,15 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 				qr_url = coalesce(?, qr_url), track_id = coalesce(?, track_id), dgii = coalesce(?, dgii),
 				updated_at = ?, signed_xml = coalesce(?, signed_xml), rfce_xml = coalesce(?, rfce_xml),
 				delivery_status = coalesce(?, delivery_status), delivery_code = coalesce(?, delivery_code),
-				delivery_reason = coalesce(?, delivery_reason), arecf_xml = coalesce(?, arecf_xml)
+				delivery_reason = coalesce(?, delivery_reason), arecf_xml = coalesce(?, arecf_xml),
+				contingency = max(contingency, ?)
 			WHERE tenant_id = ? AND environment = ? AND id = ? AND (? = '' OR instr(?, ',' || status || ',') > 0)
 				AND (? = '' OR instr(?, ',' || delivery_status || ',') > 0)
 			RETURNING `+summaryColumns,
 			textOrNull(string(ch.Status)), textOrNull(ch.FailureReason()), textOrNull(ch.SecurityCode), formatTimePtr(sello.StoredTime(ch.SignedAt)),
 			textOrNull(ch.QRURL), textOrNull(ch.TrackID), dgii,
 			formatTime(now), sqlval.BlobOrNull(ch.SignedXML), sqlval.BlobOrNull(ch.RFCEXML),
-			delivery[0], delivery[1], delivery[2], sqlval.BlobOrNull(ch.ARECF),
+			delivery[0], delivery[1], delivery[2], sqlval.BlobOrNull(ch.ARECF), ch.Contingency,
 			tenantID, env, id, from, from, deliveryFrom, deliveryFrom))
 		if errors.Is(err, sql.ErrNoRows) {
 			cur, err := findDocumentByID(ctx, tx, summaryColumns, tenantID, env, id)

@@ -36,6 +36,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Delivery", func(t *testing.T) { testDelivery(t, open) })
 	t.Run("Certificates", func(t *testing.T) { testCertificates(t, open) })
 	t.Run("SequenceWarnings", func(t *testing.T) { testSequenceWarnings(t, open) })
+	t.Run("Contingency", func(t *testing.T) { testContingency(t, open) })
 	t.Run("Jobs", func(t *testing.T) { testJobs(t, open) })
 	t.Run("Webhooks", func(t *testing.T) { testWebhooks(t, open) })
 	t.Run("Inbound", func(t *testing.T) { testInbound(t, open) })

@@ -57,7 +57,17 @@ func (pw *processWorker) Work(ctx context.Context, job *river.Job[sello.Document
 		case sello.StatusQueuedForSigning:
 			doc, xml, step = w.sign(ctx, job, doc)
 		case sello.StatusSigned:
-			doc, step = w.submit(ctx, job, doc, xml)
+			// In contingency, and while its backlog drains, the
+			// contingency job sends the environment's documents, oldest
+			// first: this one waits its turn.
+			var r *sello.Reachability
+			if r, step = w.reachability(ctx, ref.Environment); step == nil && r.Held() {
+				step = errWait{d: w.wait(job.CreatedAt)}
+				break
+			} else if step != nil {
+				return step
+			}
+			doc, step = w.submit(ctx, ref, doc, xml, job.Attempt > 1, job.CreatedAt)
 			sent = doc != nil && doc.Status == sello.StatusSubmitted
 		case sello.StatusSubmitted:
 			doc, step = w.poll(ctx, job, doc, sent)
@@ -129,6 +139,14 @@ func (w *Worker) sign(ctx context.Context, job *river.Job[sello.DocumentJob], do
 		}
 		return nil, nil, fmt.Errorf("sign: %w", err)
 	}
+	// Signed while DGII is down past the threshold: an e-CF issued in
+	// contingency (read now, not from the cache: it is the document's
+	// record).
+	r, err := w.cfg.Store.FindReachability(ctx, ref.Environment)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sign: %w", err)
+	}
+	ch.Contingency = r.SignsInContingency()
 	signed, err := w.transition(ctx, ref, *ch)
 	return signed, ch.SignedXML, err
 }
@@ -156,6 +174,7 @@ func (w *Worker) poll(ctx context.Context, job *river.Job[sello.DocumentJob], do
 		return nil, fmt.Errorf("poll: %w", err)
 	}
 	res, err := sess.Result(ctx, doc.TrackID)
+	w.observe(ctx, ref.Environment, err)
 	if unavailable(err) {
 		return nil, errWait{d: w.wait(job.CreatedAt)}
 	} else if err != nil {

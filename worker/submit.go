@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
-	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgii"
 )
@@ -14,9 +14,12 @@ import (
 // submit sends a signed document to DGII: the full e-CF to recepción (the
 // verdict comes later, by trackId), or, for type 32 under DOP 250,000, the
 // RFCE summary to recepción FC, whose verdict is synchronous. xml is the
-// document's signed XML if the run has it, nil to read it.
-func (w *Worker) submit(ctx context.Context, job *river.Job[sello.DocumentJob], doc *sello.Document, xml []byte) (*sello.Document, error) {
-	ref := job.Args
+// document's signed XML if the run has it, nil to read it. askFirst says
+// an earlier try may have reached DGII (a failed run, the contingency
+// drain): DGII is asked for the e-NCF before it is sent. A wait for DGII
+// is counted from since. Every call's outcome tells the environment's
+// reachability (observe).
+func (w *Worker) submit(ctx context.Context, ref sello.DocumentJob, doc *sello.Document, xml []byte, askFirst bool, since time.Time) (*sello.Document, error) {
 	sess, err := w.session(ctx, ref.TenantID, ref.Environment)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
 		return w.fail(ctx, ref, sello.StatusSigned, fmt.Sprintf("No valid certificate for %s to authenticate with DGII.", ref.Environment))
@@ -24,7 +27,7 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[sello.DocumentJob], 
 		return nil, fmt.Errorf("submit: %w", err)
 	}
 	if doc.ViaRFCE() {
-		return w.submitRFCE(ctx, job, doc, sess)
+		return w.submitRFCE(ctx, ref, doc, sess, since)
 	}
 	if xml == nil {
 		if xml, err = w.cfg.Store.FindDocumentXML(ctx, ref.TenantID, ref.Environment, doc.ENCF); err != nil {
@@ -34,10 +37,11 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[sello.DocumentJob], 
 
 	// A previous run may have reached DGII before its answer was lost (a
 	// timeout, a crash): ask DGII first, and follow what it has.
-	if job.Attempt > 1 {
+	if askFirst {
 		entries, err := sess.TrackIDs(ctx, doc.ENCF)
+		w.observe(ctx, ref.Environment, err)
 		if unavailable(err) {
-			return nil, errWait{d: w.wait(job.CreatedAt)}
+			return nil, errWait{d: w.wait(since)}
 		} else if err != nil && !notFound(err) {
 			return nil, fmt.Errorf("submit: ask dgii for earlier sends: %w", err)
 		}
@@ -49,6 +53,7 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[sello.DocumentJob], 
 	}
 
 	trackID, err := sess.SendECF(ctx, doc.ENCF, xml)
+	w.observe(ctx, ref.Environment, err)
 	switch {
 	case err == nil:
 		return w.submitted(ctx, ref, trackID)
@@ -59,7 +64,7 @@ func (w *Worker) submit(ctx context.Context, job *river.Job[sello.DocumentJob], 
 		return nil, fmt.Errorf("submit: outcome unknown, will ask dgii before resending: %w", err)
 	case unavailable(err):
 		// DGII never took it: wait for DGII without using up an attempt.
-		return nil, errWait{d: w.wait(job.CreatedAt)}
+		return nil, errWait{d: w.wait(since)}
 	case errors.Is(err, dgii.ErrUnauthorized):
 		return w.fail(ctx, ref, sello.StatusSigned, "DGII refused the certificate: check that its holder is delegated for the RNC in DGII's Oficina Virtual. "+err.Error())
 	}
@@ -87,18 +92,18 @@ func (w *Worker) submitted(ctx context.Context, ref sello.DocumentJob, trackID s
 }
 
 // submitRFCE sends the RFCE summary and applies DGII's synchronous verdict.
-func (w *Worker) submitRFCE(ctx context.Context, job *river.Job[sello.DocumentJob], doc *sello.Document, sess *dgii.Session) (*sello.Document, error) {
-	ref := job.Args
+func (w *Worker) submitRFCE(ctx context.Context, ref sello.DocumentJob, doc *sello.Document, sess *dgii.Session, since time.Time) (*sello.Document, error) {
 	rfce, err := w.cfg.Store.FindDocumentRFCE(ctx, ref.TenantID, ref.Environment, doc.ID)
 	if err != nil {
 		return nil, fmt.Errorf("submit rfce: %w", err)
 	}
 	res, err := sess.SendRFCE(ctx, doc.ENCF, rfce)
+	w.observe(ctx, ref.Environment, err)
 	switch {
 	case err == nil:
 		return w.verdict(ctx, ref, doc, sello.StatusSigned, res)
 	case unavailable(err):
-		return nil, errWait{d: w.wait(job.CreatedAt)}
+		return nil, errWait{d: w.wait(since)}
 	}
 	return nil, fmt.Errorf("submit rfce: %w", err)
 }

@@ -59,6 +59,10 @@ type Config struct {
 	// and sequence.expiring; zero fields take
 	// sello.DefaultSequenceThresholds.
 	SequenceThresholds sello.SequenceThresholds
+	// ContingencyAfter is how long DGII must fail every call in an
+	// environment before it enters contingency (default
+	// sello.DefaultContingencyAfter).
+	ContingencyAfter time.Duration
 }
 
 // Worker runs the lifecycle's jobs.
@@ -66,9 +70,10 @@ type Worker struct {
 	cfg Config
 
 	mu        sync.Mutex
-	current   map[certKey]certEntry    // each tenant's signing certificate and signer (see certTTL)
-	sessions  map[string]*dgii.Session // by certificate id
-	directory map[dirKey]dirEntry      // DGII's directory answers, kept DirectoryTTL
+	current   map[certKey]certEntry             // each tenant's signing certificate and signer (see certTTL)
+	sessions  map[string]*dgii.Session          // by certificate id
+	directory map[dirKey]dirEntry               // DGII's directory answers, kept DirectoryTTL
+	reach     map[sello.Environment]*reachEntry // DGII's reachability as this process last knew it
 
 	hooks webhookClients
 
@@ -107,12 +112,15 @@ func New(cfg Config) *Worker {
 		cfg.DirectoryTTL = DefaultDirectoryTTL
 	}
 	cfg.SequenceThresholds = cfg.SequenceThresholds.WithDefaults()
+	if cfg.ContingencyAfter <= 0 {
+		cfg.ContingencyAfter = sello.DefaultContingencyAfter
+	}
 	// Signing is the lifecycle's one CPU-heavy step. Left to every worker
 	// at once it fills every core, and the goroutine holding the store's
 	// writer (whom every worker waits for) queues behind the signatures for
 	// the CPU; one core is kept for the rest.
 	slots := max(runtime.GOMAXPROCS(0)-1, 1)
-	return &Worker{cfg: cfg, current: map[certKey]certEntry{}, sessions: map[string]*dgii.Session{}, directory: map[dirKey]dirEntry{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots), draining: make(chan struct{})}
+	return &Worker{cfg: cfg, current: map[certKey]certEntry{}, sessions: map[string]*dgii.Session{}, directory: map[dirKey]dirEntry{}, reach: map[sello.Environment]*reachEntry{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots), draining: make(chan struct{})}
 }
 
 // Drain makes runs that wait in process for DGII's verdict, and those that
@@ -133,6 +141,7 @@ func (w *Worker) Workers() *river.Workers {
 	river.AddWorker(ws, &voidWorker{w: w})
 	river.AddWorker(ws, &eventRetentionWorker{w: w})
 	river.AddWorker(ws, &certificationWorker{w: w})
+	river.AddWorker(ws, &contingencyWorker{w: w})
 	return ws
 }
 

@@ -79,6 +79,7 @@ Commands:
   certificates add (.p12), generate (self-signed, tests only) or list signing certificates
   webhooks     configure webhook endpoints, read their delivery log, replay deliveries
   listen       receive webhook deliveries here, verify and print them, forward them to your app
+  dgii         status: DGII's reachability per environment (contingency)
   dgii-sim     run the DGII simulator on its own
   bench        load a running server and measure creates and verdicts
   version      print the version
@@ -113,6 +114,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runWebhooks(ctx, rest, getenv, stdout, stderr)
 	case "listen":
 		return runListen(ctx, rest, getenv, stdout, stderr)
+	case "dgii":
+		return runDGII(ctx, rest, getenv, stdout, stderr)
 	case "dgii-sim":
 		return runDGIISim(ctx, rest, getenv, stdout, stderr)
 	case "bench":

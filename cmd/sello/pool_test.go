@@ -48,6 +48,9 @@ func TestPoolFlags(t *testing.T) {
 		{"ErrSequenceLowPercentOver", []string{"--sequence-low-percent", "101"}, noEnv, "--sequence-low-percent must be 1–100, not 101"},
 		{"ErrSequenceLowCount", []string{"--sequence-low-count", "-1"}, noEnv, "--sequence-low-count must be at least 1, not -1"},
 		{"ErrSequenceExpiryWarning", []string{"--sequence-expiry-warning", "0s"}, noEnv, "--sequence-expiry-warning must be positive, not 0s"},
+		{"ErrContingencyAfter", []string{"--contingency-after", "0s"}, noEnv, "--contingency-after must be positive and at most 24h"},
+		{"ErrContingencyAfterLong", []string{"--contingency-after", "48h"}, noEnv, "--contingency-after must be positive and at most 24h (DGII's deadline for e-CFs issued in contingency is 72 h), not 48h0m0s"},
+		{"ErrContingencyAfterEnv", nil, env("SELLO_CONTINGENCY_AFTER", "soon"), `SELLO_CONTINGENCY_AFTER="soon"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			data := t.TempDir()

@@ -80,6 +80,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := setFromEnv(fs, getenv, "shutdown-timeout", "SELLO_SHUTDOWN_TIMEOUT", "db-max-conns", "SELLO_DB_MAX_CONNS", "jobs-db-max-conns", "SELLO_JOBS_DB_MAX_CONNS"); err != nil {
 		return err
 	}
+	contingencyAfter := fs.Duration("contingency-after", sello.DefaultContingencyAfter, "how long DGII must fail every call in an environment before it enters contingency: dgii.unavailable, documents marked contingency and sent oldest first when DGII returns (env SELLO_CONTINGENCY_AFTER)")
+	if err := setFromEnv(fs, getenv, "contingency-after", "SELLO_CONTINGENCY_AFTER"); err != nil {
+		return err
+	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -95,6 +99,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return usageError{fmt.Sprintf("--sequence-low-count must be at least 1, not %d", *lowCount)}
 	} else if *expiryWarning <= 0 {
 		return usageError{fmt.Sprintf("--sequence-expiry-warning must be positive, not %s", *expiryWarning)}
+	}
+	if *contingencyAfter <= 0 || *contingencyAfter > 24*time.Hour {
+		return usageError{fmt.Sprintf("--contingency-after must be positive and at most 24h (DGII's deadline for e-CFs issued in contingency is 72 h), not %s", *contingencyAfter)}
 	}
 	logger, err := newLogger(*logFormat, stderr)
 	if err != nil {
@@ -157,6 +164,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		SequenceThresholds: sello.SequenceThresholds{
 			LowPercent: *lowPercent, LowCount: *lowCount, ExpiryWarning: *expiryWarning,
 		},
+		ContingencyAfter: *contingencyAfter,
 		DeliveryDelay: func(n int) time.Duration {
 			return time.Duration(float64(sello.DeliveryRetryDelay(n)) * float64(*deliveryRetry) / float64(sello.DeliveryRetryDelay(1)))
 		},

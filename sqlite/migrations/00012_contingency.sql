@@ -1,0 +1,23 @@
+-- +goose Up
+-- DGII's reachability per environment (issue 13, contingency), shared by
+-- every process: a row per environment, written where workers learn it.
+CREATE TABLE dgii_reachability (
+    environment   TEXT PRIMARY KEY,
+    state         TEXT NOT NULL CHECK (state IN ('available', 'contingency', 'draining')),
+    failing_since TEXT,
+    last_failure  TEXT,
+    last_success  TEXT,
+    since         TEXT,
+    until         TEXT,
+    updated_at    TEXT NOT NULL
+);
+-- A document signed while its environment was in contingency.
+ALTER TABLE documents ADD COLUMN contingency INTEGER NOT NULL DEFAULT 0;
+-- The contingency job's drain order: signed documents of an environment,
+-- oldest first (partial: rows enter and leave it once).
+CREATE INDEX documents_waiting ON documents (environment, created_at, id) WHERE status IN ('queued_for_signing', 'signed');
+
+-- +goose Down
+DROP INDEX documents_waiting;
+ALTER TABLE documents DROP COLUMN contingency;
+DROP TABLE dgii_reachability;
