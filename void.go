@@ -299,13 +299,24 @@ func CreateVoid(ctx context.Context, st VoidStore, d VoidDraft) (v *Void, replay
 	return v, replayed, nil
 }
 
+// index returns the position in r of the range Check turned into vr: the
+// detail paths point into the request as the caller wrote it.
+func (r VoidRequest) index(vr VoidRange) int {
+	for i, rr := range r.Ranges {
+		if t, err := ParseDocumentType(rr.Type); err == nil && t == vr.Type && rr.From == vr.From && rr.To == vr.To {
+			return i
+		}
+	}
+	return -1
+}
+
 // checkVoidRanges refuses numbers outside the registered ranges, used by
 // documents, or held by a void not rejected. Returns VALIDATION_FAILED.
 func checkVoidRanges(ctx context.Context, tx VoidTx, d VoidDraft, ranges []VoidRange, seqs map[DocumentType][]*Sequence) error {
 	var outside, used, voided Problems
 	sent := false
 	for _, r := range ranges {
-		path := "ranges[" + r.String() + "]"
+		path := fmt.Sprintf("ranges[%d]", d.Request.index(r))
 		if gap, ok := uncovered(r, seqs[r.Type]); ok {
 			outside.Add(path, fmt.Sprintf("%s lies in no registered range of type %s in %s.", gap, r.Type.Code(), d.Environment))
 			continue
