@@ -3,15 +3,11 @@ package sello
 import (
 	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/google/uuid"
 )
 
 // Status is a document's fiscal status (DESIGN §3).
@@ -196,9 +192,6 @@ func (t DocumentType) B2B() bool {
 // NewDocumentID returns a new document id: a UUIDv7, so ids sort by time.
 func NewDocumentID() string { return NewID() }
 
-// NewID returns a new time-ordered unique id (UUIDv7).
-func NewID() string { return uuid.Must(uuid.NewV7()).String() }
-
 // DocumentResource is the public form of a document in API responses and
 // webhook events (DESIGN §3): times in UTC ISO 8601 with milliseconds, null
 // where nothing is known yet.
@@ -283,34 +276,6 @@ func nullable(s string) *string {
 	return &s
 }
 
-// DocumentDraft is a document not created yet: what a client asked for,
-// before the store takes its e-NCF. DocumentStore.CreateDocument turns it
-// into a Document.
-type DocumentDraft struct {
-	TenantID    string
-	Environment Environment
-	Type        DocumentType
-	// ENCF is the e-NCF the client chose, or "" to take the next number of
-	// the tenant's sequence for Type.
-	ENCF string
-	// IdempotencyKey, when set, makes the create idempotent: RequestHash
-	// identifies the request it was first used with.
-	IdempotencyKey string
-	RequestHash    []byte
-	// Prepare completes the document once its e-NCF is known. The store
-	// calls it inside the creating transaction, with the sequence the number
-	// belongs to; it must do no I/O. An error from it aborts the create.
-	Prepare func(encf ENCF, seq *Sequence) (*PreparedDocument, error)
-}
-
-// PreparedDocument is the content of a document about to be stored.
-type PreparedDocument struct {
-	Payload   json.RawMessage
-	Total     string
-	BuyerRNC  string
-	IssueDate Date
-}
-
 // DocumentFilter selects documents in ListDocuments.
 type DocumentFilter struct {
 	Status Status       // "" for any
@@ -329,65 +294,6 @@ const (
 	DefaultPageSize = 50
 	MaxPageSize     = 200
 )
-
-// Check validates nd before a store opens its transaction, and returns the
-// explicit e-NCF it names (nil when the store must assign one). Returns
-// INVALID_REQUEST or VALIDATION_FAILED at the e-NCF's path.
-func (nd DocumentDraft) Check() (*ENCF, error) {
-	if nd.TenantID == "" {
-		return nil, Errorf(CodeInvalidRequest, "Tenant required.")
-	} else if _, err := ParseEnvironment(string(nd.Environment)); err != nil {
-		return nil, err
-	} else if _, err := ParseDocumentType(string(nd.Type)); err != nil {
-		return nil, err
-	} else if nd.Prepare == nil {
-		return nil, errors.New("create document: no Prepare function")
-	} else if len(nd.IdempotencyKey) > 255 {
-		return nil, Errorf(CodeInvalidRequest, "Idempotency-Key must be at most 255 characters.")
-	}
-	if nd.ENCF == "" {
-		return nil, nil
-	}
-	e, err := ParseENCF(nd.ENCF)
-	if err != nil {
-		return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: ErrorMessageOf(err)}})
-	} else if e.Type != nd.Type {
-		return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s is of type %s, not %s.", nd.ENCF, e.Type, nd.Type)}})
-	}
-	return &e, nil
-}
-
-// Build calls nd.Prepare for number n of seq and returns the document to
-// store: queued for signing, with delivery not_sent for the types that
-// travel to an electronic buyer (not_applicable for the others) and no
-// commercial approval. Returns Prepare's error.
-func (nd DocumentDraft) Build(n ENCF, seq *Sequence, now time.Time) (*Document, error) {
-	p, err := nd.Prepare(n, seq)
-	if err != nil {
-		return nil, err
-	} else if !json.Valid(p.Payload) {
-		return nil, errors.New("create document: Prepare returned a payload that is not JSON")
-	}
-	doc := &Document{
-		ID:          NewDocumentID(),
-		TenantID:    nd.TenantID,
-		Environment: nd.Environment,
-		Type:        nd.Type,
-		ENCF:        n.String(),
-		Status:      StatusQueuedForSigning,
-		Total:       p.Total,
-		BuyerRNC:    p.BuyerRNC,
-		IssueDate:   p.IssueDate,
-		Delivery:    Delivery{Status: DeliveryNotApplicable},
-		CreatedAt:   now,
-		UpdatedAt:   now,
-		Payload:     p.Payload,
-	}
-	if nd.Type.B2B() {
-		doc.Delivery.Status = DeliveryNotSent
-	}
-	return doc, nil
-}
 
 // FormatCursor returns the list cursor that resumes after the document
 // created at at with id: base64url("<unix microseconds>.<id>"), the same in

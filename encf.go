@@ -96,3 +96,6 @@ func truncate(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// ENCFPath is the JSON path of the e-NCF in a document.
+const ENCFPath = "ECF.Encabezado.IdDoc.eNCF"

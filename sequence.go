@@ -51,77 +51,6 @@ func (s *Sequence) Validate() error {
 	return nil
 }
 
-// Date is a calendar date without a time or zone, as DGII uses for
-// FechaVencimientoSecuencia and FechaEmision.
-type Date struct {
-	Year  int
-	Month time.Month
-	Day   int
-}
-
-// DateOf returns the date of t in t's location.
-func DateOf(t time.Time) Date {
-	y, m, d := t.Date()
-	return Date{y, m, d}
-}
-
-// TodayInDR returns the current date in the Dominican Republic.
-func TodayInDR(now time.Time) Date { return DateOf(now.In(DRZone)) }
-
-// ParseDate accepts DGII's dd-MM-yyyy or ISO 8601 yyyy-MM-dd. Returns
-// INVALID_REQUEST.
-func ParseDate(s string) (Date, error) {
-	for _, layout := range []string{"02-01-2006", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return DateOf(t), nil
-		}
-	}
-	return Date{}, Errorf(CodeInvalidRequest, "Date %q must be dd-MM-yyyy or yyyy-MM-dd.", s)
-}
-
-// After reports whether d is after o.
-func (d Date) After(o Date) bool { return d.Compare(o) > 0 }
-
-// Compare returns -1, 0 or +1.
-func (d Date) Compare(o Date) int {
-	switch {
-	case d.Year != o.Year:
-		return cmpInt(d.Year, o.Year)
-	case d.Month != o.Month:
-		return cmpInt(int(d.Month), int(o.Month))
-	}
-	return cmpInt(d.Day, o.Day)
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// String formats the date as ISO 8601 (yyyy-MM-dd), Sello's API form.
-func (d Date) String() string { return fmt.Sprintf("%04d-%02d-%02d", d.Year, d.Month, d.Day) }
-
-// DGII formats the date as dd-MM-yyyy, DGII's form.
-func (d Date) DGII() string { return fmt.Sprintf("%02d-%02d-%04d", d.Day, d.Month, d.Year) }
-
-// MarshalText implements encoding.TextMarshaler (ISO form).
-func (d Date) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler (either form).
-func (d *Date) UnmarshalText(b []byte) error {
-	v, err := ParseDate(string(b))
-	if err != nil {
-		return err
-	}
-	*d = v
-	return nil
-}
-
 // NextSequence returns the range the next number of type t comes from: the
 // oldest unexpired range of t with numbers left. Returns SEQUENCE_EXHAUSTED
 // naming the type (E31 form), the environment, why no range serves (none
@@ -184,9 +113,6 @@ func SequenceOf(seqs []*Sequence, env Environment, encf ENCF, now time.Time) (*S
 	return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s lies in no registered range of type %s in %s", encf, encf.Type, env)}})
 }
 
-// ENCFPath is the JSON path of the e-NCF in a document.
-const ENCFPath = "ECF.Encabezado.IdDoc.eNCF"
-
 // SequenceRequest is a range to register, as the API's POST
 // /{env}/secuencias and the operator CLI's sequences add take it.
 type SequenceRequest struct {
@@ -198,6 +124,24 @@ type SequenceRequest struct {
 	// yyyy-MM-dd (dd-MM-yyyy is accepted too): required for the types that
 	// carry one, refused for 32 and 34.
 	ExpiresOn *string `json:"expiresOn"`
+}
+
+// SequenceStore keeps authorized e-NCF ranges.
+type SequenceStore interface {
+	// AddSequence stores s with Next = From and sets its ID and CreatedAt.
+	// Returns INVALID_REQUEST if s is not valid, NOT_FOUND if the tenant
+	// does not exist, and CONFLICT if it overlaps a range of the same
+	// tenant, environment and type.
+	AddSequence(ctx context.Context, s *Sequence) error
+	// FindSequences lists the tenant's ranges in env by type and start.
+	FindSequences(ctx context.Context, tenantID string, env Environment) ([]*Sequence, error)
+	// WarnSequence writes the event of warning w of range s (see
+	// NewSequenceEvent) once: in one transaction it marks the range warned
+	// for w and writes the event from the range as stored, or returns
+	// false, writing nothing, when it was warned before. Returns
+	// INVALID_REQUEST for an unknown warning, NOT_FOUND if the tenant has
+	// no such range in its environment.
+	WarnSequence(ctx context.Context, s *Sequence, w SequenceWarning, now time.Time) (bool, error)
 }
 
 // RegisterSequence checks and stores a DGII-authorized range of the tenant

@@ -60,24 +60,6 @@ type APIKeyStore interface {
 	RevokeAPIKey(ctx context.Context, tenantID, keyID string, now time.Time) error
 }
 
-// SequenceStore keeps authorized e-NCF ranges.
-type SequenceStore interface {
-	// AddSequence stores s with Next = From and sets its ID and CreatedAt.
-	// Returns INVALID_REQUEST if s is not valid, NOT_FOUND if the tenant
-	// does not exist, and CONFLICT if it overlaps a range of the same
-	// tenant, environment and type.
-	AddSequence(ctx context.Context, s *Sequence) error
-	// FindSequences lists the tenant's ranges in env by type and start.
-	FindSequences(ctx context.Context, tenantID string, env Environment) ([]*Sequence, error)
-	// WarnSequence writes the event of warning w of range s (see
-	// NewSequenceEvent) once: in one transaction it marks the range warned
-	// for w and writes the event from the range as stored, or returns
-	// false, writing nothing, when it was warned before. Returns
-	// INVALID_REQUEST for an unknown warning, NOT_FOUND if the tenant has
-	// no such range in its environment.
-	WarnSequence(ctx context.Context, s *Sequence, w SequenceWarning, now time.Time) (bool, error)
-}
-
 // DocumentStore keeps documents.
 type DocumentStore interface {
 	// CreateDocument creates a document in status queued_for_signing, with

@@ -1,6 +1,7 @@
 package ecf
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -347,11 +348,11 @@ func CompareHeaders(a, b string) int {
 	ka, kb := headerKey(a), headerKey(b)
 	for i := 0; i < len(ka) && i < len(kb); i++ {
 		if ka[i] != kb[i] {
-			return cmpInt(ka[i], kb[i])
+			return cmp.Compare(ka[i], kb[i])
 		}
 	}
 	if len(ka) != len(kb) {
-		return cmpInt(len(ka), len(kb))
+		return cmp.Compare(len(ka), len(kb))
 	}
 	return strings.Compare(a, b)
 }
@@ -380,14 +381,4 @@ func headerKey(h string) []int {
 		}
 	}
 	return key
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
