@@ -343,7 +343,7 @@ type CertificationStore interface {
 	// Returns NOT_FOUND.
 	FindCertificationRun(ctx context.Context, tenantID string, env Environment, id string) (*CertificationRun, error)
 	// FindCertificationRuns lists the tenant's runs in env, newest first,
-	// without their rows.
+	// with their rows (a list shows each run's counts).
 	FindCertificationRuns(ctx context.Context, tenantID string, env Environment) ([]*CertificationRun, error)
 	// RecordCertificationRow applies u to row i of the run (see
 	// CertificationRun.Record) in one transaction, keeping u.XML when
@@ -404,6 +404,24 @@ type CertificationRunResource struct {
 	Failure     *CertificationFailure      `json:"failure"`
 	CreatedAt   string                     `json:"createdAt"`
 	UpdatedAt   string                     `json:"updatedAt"`
+}
+
+// CertificationRunSummary is a run in a list: its resource without the
+// rows (GET /{env}/certificacion/pruebas/{id} has them).
+type CertificationRunSummary struct {
+	ID          string                `json:"id"`
+	Environment Environment           `json:"environment"`
+	State       string                `json:"state"`
+	Counts      map[string]int        `json:"counts"`
+	Failure     *CertificationFailure `json:"failure"`
+	CreatedAt   string                `json:"createdAt"`
+	UpdatedAt   string                `json:"updatedAt"`
+}
+
+// Summary returns the run's form in a list.
+func (c *CertificationRun) Summary() CertificationRunSummary {
+	return CertificationRunSummary{ID: c.ID, Environment: c.Environment, State: c.State, Counts: c.Counts(), Failure: c.Failure,
+		CreatedAt: FormatTime(c.CreatedAt), UpdatedAt: FormatTime(c.UpdatedAt)}
 }
 
 // Resource returns the run's public form.

@@ -115,6 +115,28 @@ func readError(err error) error {
 	return bodyReadError(err)
 }
 
+// handleListCertifications lists the tenant's runs in the environment,
+// newest first, without their rows: a tenant has a handful, so the list
+// is not paginated. Runs exist only in CerteCF; elsewhere the list is
+// empty.
+func (s *Server) handleListCertifications(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	runs, err := s.Store.FindCertificationRuns(r.Context(), p.Tenant.ID, p.Env)
+	if err != nil {
+		return err
+	}
+	out := make([]sello.CertificationRunSummary, len(runs))
+	for i, run := range runs {
+		out[i] = run.Summary()
+	}
+	writeJSON(w, http.StatusOK, struct {
+		OK            bool                            `json:"ok"`
+		Runs          []sello.CertificationRunSummary `json:"runs"`
+		CorrelationID string                          `json:"correlationId"`
+	}{true, out, correlationID(r.Context())})
+	return nil
+}
+
 // handleGetCertification reports a run: each row's progress and DGII's
 // answers. 404 for another tenant's or environment's run.
 func (s *Server) handleGetCertification(w http.ResponseWriter, r *http.Request) error {

@@ -75,6 +75,7 @@ var operations = []struct {
 	{"GET", "/{env}/anulaciones", false, []int{200, 400, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/anulaciones/{id}", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/anulaciones/{id}/xml", false, []int{200, 401, 403, 404, 429, 500, 503}},
+	{"GET", "/{env}/certificacion/pruebas", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"POST", "/{env}/certificacion/pruebas", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
 	{"GET", "/{env}/certificacion/pruebas/{id}", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/certificacion/pruebas/{id}/representaciones-impresas", false, []int{200, 401, 403, 404, 409, 429, 500, 503}},

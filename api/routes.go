@@ -46,6 +46,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	// Certification in CerteCF (DESIGN §4; docs/certification.md): DGII's
 	// test set, sent row by row by a job (sello.StartCertification).
 	mux.Handle("POST /{env}/certificacion/pruebas", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleCreateCertification))
+	mux.Handle("GET /{env}/certificacion/pruebas", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleListCertifications))
 	mux.Handle("GET /{env}/certificacion/pruebas/{id}", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetCertification))
 	mux.Handle("GET /{env}/certificacion/pruebas/{id}/representaciones-impresas", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetCertificationPDFs))
 

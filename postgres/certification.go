@@ -55,7 +55,7 @@ func (db *DB) FindCertificationRun(ctx context.Context, tenantID string, env sel
 // FindCertificationRuns implements sello.CertificationStore.
 func (db *DB) FindCertificationRuns(ctx context.Context, tenantID string, env sello.Environment) ([]*sello.CertificationRun, error) {
 	rs, err := db.pool.Query(ctx, `
-		SELECT id, state, failure, created_at, updated_at FROM certification_runs
+		SELECT id, state, row_data, failure, created_at, updated_at FROM certification_runs
 		WHERE tenant_id = $1 AND environment = $2 ORDER BY created_at DESC, id DESC`, tenantID, env)
 	if err != nil {
 		return nil, dbError(err, "find certification runs")
@@ -64,8 +64,12 @@ func (db *DB) FindCertificationRuns(ctx context.Context, tenantID string, env se
 	var out []*sello.CertificationRun
 	for rs.Next() {
 		run := &sello.CertificationRun{TenantID: tenantID, Environment: env}
-		if err := rs.Scan(&run.ID, &run.State, &run.Failure, &run.CreatedAt, &run.UpdatedAt); err != nil {
+		var rows []byte
+		if err := rs.Scan(&run.ID, &run.State, &rows, &run.Failure, &run.CreatedAt, &run.UpdatedAt); err != nil {
 			return nil, dbError(err, "find certification runs")
+		}
+		if err := json.Unmarshal(rows, &run.Rows); err != nil {
+			return nil, fmt.Errorf("decode certification rows: %w", err)
 		}
 		run.CreatedAt, run.UpdatedAt = utc(run.CreatedAt), utc(run.UpdatedAt)
 		out = append(out, run)

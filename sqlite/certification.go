@@ -62,7 +62,7 @@ func (db *DB) FindCertificationRun(ctx context.Context, tenantID string, env sel
 // FindCertificationRuns implements sello.CertificationStore.
 func (db *DB) FindCertificationRuns(ctx context.Context, tenantID string, env sello.Environment) ([]*sello.CertificationRun, error) {
 	rs, err := db.q().query(ctx, `
-		SELECT id, state, failure, created_at, updated_at FROM certification_runs
+		SELECT id, state, row_data, failure, created_at, updated_at FROM certification_runs
 		WHERE tenant_id = ? AND environment = ? ORDER BY created_at DESC, id DESC`, tenantID, env)
 	if err != nil {
 		return nil, dbError(err, "find certification runs")
@@ -71,12 +71,12 @@ func (db *DB) FindCertificationRuns(ctx context.Context, tenantID string, env se
 	var out []*sello.CertificationRun
 	for rs.Next() {
 		run := &sello.CertificationRun{TenantID: tenantID, Environment: env}
+		var rows, created, updated string
 		var failure sql.NullString
-		var created, updated string
-		if err := rs.Scan(&run.ID, &run.State, &failure, &created, &updated); err != nil {
+		if err := rs.Scan(&run.ID, &run.State, &rows, &failure, &created, &updated); err != nil {
 			return nil, dbError(err, "find certification runs")
 		}
-		if err := decodeRun(run, "", failure.String, created, updated); err != nil {
+		if err := decodeRun(run, rows, failure.String, created, updated); err != nil {
 			return nil, err
 		}
 		out = append(out, run)

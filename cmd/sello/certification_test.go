@@ -337,6 +337,36 @@ func testCertificationAPI(t *testing.T, storage ...string) {
 		}
 	})
 
+	t.Run("List", func(t *testing.T) {
+		list := func(path, key string) []map[string]any {
+			t.Helper()
+			r := s.Do(t, request{Method: "GET", Path: path, Key: key})
+			var b struct{ Runs []map[string]any }
+			if r.Status != http.StatusOK || json.Unmarshal(r.Body, &b) != nil {
+				t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
+			}
+			return b.Runs
+		}
+		runs := list(certPath, key)
+		if len(runs) == 0 || runs[len(runs)-1]["id"] != run.ID || runs[len(runs)-1]["state"] != "passed" {
+			t.Fatalf("runs %v: want the passed run %s, oldest last", runs, run.ID)
+		}
+		for _, r := range runs {
+			if _, ok := r["rows"]; ok {
+				t.Fatalf("a listed run carries its rows: %v", r)
+			}
+		}
+		if counts, _ := runs[len(runs)-1]["counts"].(map[string]any); counts["accepted"] != float64(40) {
+			t.Errorf("counts %v, want 40 accepted", counts)
+		}
+		if other := list(certPath, s.BuyerKeys[sello.EnvCert]); len(other) != 0 {
+			t.Errorf("the buyer tenant lists %d runs of another tenant", len(other))
+		}
+		if other := list("/TesteCF/certificacion/pruebas", s.Keys[sello.EnvTest]); len(other) != 0 {
+			t.Errorf("TesteCF lists %d runs", len(other))
+		}
+	})
+
 	t.Run("ErrNotCerteCF", func(t *testing.T) {
 		r := s.Do(t, request{Method: "POST", Path: "/TesteCF/certificacion/pruebas", Key: s.Keys[sello.EnvTest], Body: sampleJSON(t, nil)})
 		e := wantError(t, r, http.StatusUnprocessableEntity, sello.CodeValidationFailed)
@@ -349,6 +379,7 @@ func testCertificationAPI(t *testing.T, storage ...string) {
 		limited := strings.TrimSpace(s.cli(t, "keys", "create", "--tenant", demoRNC, "--env", "CerteCF", "--scopes", "ecf:validate,ecf:create,ecf:read,status:read"))
 		for _, req := range []request{
 			{Method: "POST", Path: certPath, Key: limited, Body: sampleJSON(t, nil)},
+			{Method: "GET", Path: certPath, Key: limited},
 			{Method: "GET", Path: certPath + "/" + run.ID, Key: limited},
 			{Method: "GET", Path: pdfsPath, Key: limited},
 		} {
