@@ -338,8 +338,8 @@ func checkVoidRanges(ctx context.Context, tx VoidTx, d VoidDraft, ranges []VoidR
 			return err
 		}
 		for _, h := range held {
-			if h.State == VoidRejected {
-				continue
+			if h.State == VoidRejected || h.State == VoidFailed {
+				continue // DGII voided nothing, or never answered: the tenant may send it again
 			}
 			voided.Add(path, fmt.Sprintf("%s is already voided by void %s (%s).", VoidRange{Type: r.Type, From: max(r.From, h.From), To: min(r.To, h.To)}, h.VoidID, h.State))
 		}

@@ -156,6 +156,19 @@ func testVoids(t *testing.T, open Open) {
 		if d := MustCreateDocument(t, e.s, newDoc(tn.ID, sello.EnvTest, e31)); d.ENCF != encf(e31, 31) {
 			t.Errorf("10th document: got %s, want %s (10–30 voided)", d.ENCF, encf(e31, 31))
 		}
+		// A failed void (DGII never answered) holds its numbers too, and
+		// they may be voided again; an accepted one's may not.
+		f := MustCreateVoid(t, e.s, voidOf(tn.ID, sello.EnvTest, e31, 40, 45))
+		if _, err := e.s.RecordVoidOutcome(t.Context(), tn.ID, sello.EnvTest, f.ID, sello.VoidOutcome{State: sello.VoidFailed, FailureReason: "dgii: HTTP 503"}); err != nil {
+			t.Fatalf("RecordVoidOutcome: %v", err)
+		}
+		again := MustCreateVoid(t, e.s, voidOf(tn.ID, sello.EnvTest, e31, 40, 45))
+		if _, err := e.s.RecordVoidOutcome(t.Context(), tn.ID, sello.EnvTest, again.ID, sello.VoidOutcome{State: sello.VoidAccepted,
+			DGII: &sello.VoidDGII{Codigo: "1", Nombre: "Anulación procesada"}}); err != nil {
+			t.Fatalf("RecordVoidOutcome: %v", err)
+		}
+		_, _, err = sello.CreateVoid(t.Context(), e.s, voidOf(tn.ID, sello.EnvTest, e31, 44, 46))
+		wantDetail(t, err, "ranges[0]", "E310000000044–E310000000045 is already voided by void "+again.ID+" (accepted)")
 	})
 	t.Run("ErrInvalid", func(t *testing.T) {
 		e := newEnv(t, open)

@@ -73,7 +73,9 @@ func mustVoidTest(t *testing.T) *voidTest {
 	t.Cleanup(ts.Close)
 	v.url = ts.URL
 	v.hookTest = mustHookTest(t, st, worker.Config{
-		DGII:          dgii.New(dgii.Config{URLs: dgii.URLs{ECF: ts.URL}}),
+		// DGII down: the client's retries of the seed wait 1 ms, not 250 ms
+		// doubling, so a void's every attempt fits in a test.
+		DGII:          dgii.New(dgii.Config{URLs: dgii.URLs{ECF: ts.URL}, Backoff: func(int) time.Duration { return time.Millisecond }}),
 		DeliveryDelay: func(int) time.Duration { return 10 * time.Millisecond },
 	})
 	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Emisor de prueba"}, time.Now().Add(time.Hour))
@@ -222,6 +224,27 @@ func TestVoidJob(t *testing.T) {
 			t.Fatalf("void: got %s %+v, want accepted once DGII is back", got.State, got.DGII)
 		}
 	})
+}
+
+// TestVoidJobDownForGood: DGII down through every attempt leaves the void
+// failed, naming DGII's last answer, with its signed ANECF kept; its
+// numbers stay out of numbering (a failed send may have reached DGII).
+func TestVoidJobDownForGood(t *testing.T) {
+	v := mustVoidTest(t)
+	v.sim.SetDown(true)
+	void := v.void(t, [2]int64{1, 5})
+	got := v.done(t, void)
+	if got.State != sello.VoidFailed || !strings.Contains(got.FailureReason, "503") || got.ANECF == nil {
+		t.Fatalf("void: got %s (%q, ANECF %d bytes), want failed naming DGII's 503, the ANECF kept", got.State, got.FailureReason, len(got.ANECF))
+	}
+	if runs := v.all.Load(); runs < int64(sello.VoidJobMaxAttempts) {
+		t.Errorf("DGII got %d requests; want at least one per attempt (%d)", runs, sello.VoidJobMaxAttempts)
+	}
+	// Once DGII is back, the same numbers may be voided again.
+	v.sim.SetDown(false)
+	if again := v.done(t, v.void(t, [2]int64{1, 5})); again.State != sello.VoidAccepted {
+		t.Fatalf("the void sent again: %s %+v, want accepted", again.State, again.DGII)
+	}
 }
 
 // prepareAny prepares any e-NCF as a minimal document.
