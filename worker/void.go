@@ -90,7 +90,9 @@ func (w *Worker) sendVoid(ctx context.Context, v *sello.Void) (sello.VoidOutcome
 			return sello.VoidOutcome{}, err
 		}
 		_, signer, err := w.signer(ctx, v.TenantID, v.Environment)
-		if err != nil {
+		if sello.ErrorCodeOf(err) == sello.CodeNotFound {
+			return noCertificate(v, "sign the ANECF"), nil
+		} else if err != nil {
 			return sello.VoidOutcome{}, err
 		}
 		if signed, err = buildANECF(t.RNC, v, w.cfg.Now(), signer.Sign); err != nil {
@@ -101,11 +103,22 @@ func (w *Worker) sendVoid(ctx context.Context, v *sello.Void) (sello.VoidOutcome
 		}
 	}
 	sess, err := w.session(ctx, v.TenantID, v.Environment)
-	if err != nil {
+	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
+		return noCertificate(v, "authenticate with DGII"), nil
+	} else if err != nil {
 		return sello.VoidOutcome{}, err
 	}
 	r, err := sess.VoidRanges(ctx, signed)
 	return voidOutcome(r, err)
+}
+
+// noCertificate is the outcome of a void the tenant has no valid
+// certificate for: failed at once (no later run would find one either),
+// its numbers still reserved and free to be voided again once a
+// certificate is added.
+func noCertificate(v *sello.Void, to string) sello.VoidOutcome {
+	return sello.VoidOutcome{State: sello.VoidFailed, FailureReason: fmt.Sprintf(
+		"No valid certificate for %s to %s: add one (sello certificates add) and void the numbers again.", v.Environment, to)}
 }
 
 // buildANECF builds the ANECF of v's ranges at now and signs it.

@@ -247,6 +247,24 @@ func TestVoidJobDownForGood(t *testing.T) {
 	}
 }
 
+// TestVoidJobNoCertificate: a tenant without a valid certificate in the
+// environment gets its void failed at the first run, saying what to do,
+// and DGII is not called.
+func TestVoidJobNoCertificate(t *testing.T) {
+	v := mustVoidTest(t)
+	other := storetest.MustCreateTenant(t, v.st)
+	storetest.MustAddSequence(t, v.st, other.ID, sello.EnvTest, "31", 1, 100)
+	void := storetest.MustCreateVoid(t, v.st, sello.VoidDraft{TenantID: other.ID, Environment: sello.EnvTest,
+		Request: sello.VoidRequest{Ranges: []sello.VoidRangeRequest{{Type: "31", From: 1, To: 5}}}})
+	got := v.done(t, void)
+	if got.State != sello.VoidFailed || !strings.Contains(got.FailureReason, "No valid certificate for TesteCF to sign the ANECF") || got.ANECF != nil {
+		t.Fatalf("void: got %s (%q), want failed for want of a certificate, nothing signed", got.State, got.FailureReason)
+	}
+	if n := v.voids.Load(); n != 0 {
+		t.Errorf("DGII got %d voids", n)
+	}
+}
+
 // prepareAny prepares any e-NCF as a minimal document.
 func prepareAny(sello.ENCF, *sello.Sequence) (*sello.PreparedDocument, error) {
 	return &sello.PreparedDocument{Payload: []byte(`{}`), Total: "1.00", BuyerRNC: "131880681", IssueDate: sello.Date{Year: 2026, Month: 3, Day: 9}}, nil
