@@ -221,8 +221,15 @@ func NewDGIIEvent(t TenantWaiting, r *Reachability, now time.Time) *Event {
 	if r.State != DGIIContingency {
 		ev.Type = EventDGIIAvailable
 		ev.Data.Severity = "info"
-		ev.Data.Message = fmt.Sprintf("DGII's services for %s answer again (unreachable from %s to %s): the %d documents waiting are being sent, oldest first.",
-			r.Environment, FormatTime(*r.Since), FormatTime(*r.Until), t.Waiting)
+		waiting := "no document was waiting"
+		switch {
+		case t.Waiting == 1:
+			waiting = "the document waiting is being sent"
+		case t.Waiting > 1:
+			waiting = fmt.Sprintf("the %d documents waiting are being sent, oldest first", t.Waiting)
+		}
+		ev.Data.Message = fmt.Sprintf("DGII's services for %s answer again (unreachable from %s to %s): %s.",
+			r.Environment, FormatTime(*r.Since), FormatTime(*r.Until), waiting)
 		ev.Data.Payload["until"] = FormatTime(*r.Until)
 	}
 	return ev
