@@ -23,7 +23,8 @@ const testRNC = "130000001"
 // fixture is an API over a real SQLite store with one tenant, a type-31
 // range and a key with every scope.
 type fixture struct {
-	db      *sqlite.DB
+	db      *sqlite.DB  // nil over another store
+	store   sello.Store // the store the server runs on
 	handler http.Handler
 	key     string
 	tenant  *sello.Tenant
@@ -60,7 +61,7 @@ func mustFixtureOn(tb testing.TB, st sello.Store, ready func(context.Context) er
 	}
 	logs := &bytes.Buffer{}
 	srv := &api.Server{Store: st, Logger: slog.New(slog.NewJSONHandler(logs, nil)), Ready: ready}
-	return &fixture{handler: srv.Handler(), key: plaintext, tenant: t, logs: logs}
+	return &fixture{store: st, handler: srv.Handler(), key: plaintext, tenant: t, logs: logs}
 }
 
 // do serves one request in process.

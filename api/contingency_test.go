@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/postgres"
+	"github.com/sello-do/sello/postgres/pgtest"
 )
 
 // dgiiStatus reads GET /{env}/estado-dgii with key, checked against the
@@ -28,8 +30,22 @@ func dgiiStatus(tb testing.TB, f *fixture, key string, env sello.Environment) se
 	return got.DGII
 }
 
+// TestDGIIStatus reads DGII's state through the API on both engines:
+// available, contingency with the tenant's waiting documents and their
+// deadline, draining; the scope, the tenant and the environment isolated.
 func TestDGIIStatus(t *testing.T) {
-	f := mustFixture(t)
+	t.Run("SQLite", func(t *testing.T) { testDGIIStatus(t, mustFixture(t)) })
+	t.Run("PostgreSQL", func(t *testing.T) {
+		db, err := postgres.Open(t.Context(), pgtest.MustSchema(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		testDGIIStatus(t, mustFixtureOn(t, db, func(context.Context) error { return nil }))
+	})
+}
+
+func testDGIIStatus(t *testing.T, f *fixture) {
 	ctx := context.Background()
 
 	got := dgiiStatus(t, f, f.key, sello.EnvTest)
@@ -39,7 +55,7 @@ func TestDGIIStatus(t *testing.T) {
 
 	// DGII fails past a threshold of a nanosecond: contingency.
 	for range 2 {
-		if _, _, err := f.db.RecordDGIIOutcome(ctx, sello.EnvTest, sello.DGIIFailed, time.Nanosecond); err != nil {
+		if _, _, err := f.store.RecordDGIIOutcome(ctx, sello.EnvTest, sello.DGIIFailed, time.Nanosecond); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -80,7 +96,7 @@ func TestDGIIStatus(t *testing.T) {
 	})
 
 	t.Run("Draining", func(t *testing.T) {
-		if _, _, err := f.db.RecordDGIIOutcome(ctx, sello.EnvTest, sello.DGIISucceeded, time.Nanosecond); err != nil {
+		if _, _, err := f.store.RecordDGIIOutcome(ctx, sello.EnvTest, sello.DGIISucceeded, time.Nanosecond); err != nil {
 			t.Fatal(err)
 		}
 		got := dgiiStatus(t, f, f.key, sello.EnvTest)

@@ -29,7 +29,7 @@ type eventList struct {
 func mustKey(tb testing.TB, f *fixture, tenantID string, env sello.Environment, scopes ...sello.Scope) string {
 	tb.Helper()
 	k, plaintext := sello.NewAPIKey(tenantID, env, "test", scopes, nil)
-	if err := f.db.CreateAPIKey(context.Background(), k); err != nil {
+	if err := f.store.CreateAPIKey(context.Background(), k); err != nil {
 		tb.Fatal(err)
 	}
 	return plaintext
@@ -41,7 +41,7 @@ func mustTenant(tb testing.TB, f *fixture, rnc string, env sello.Environment) (*
 	tb.Helper()
 	ctx := context.Background()
 	t := &sello.Tenant{RNC: rnc, Name: "Otra SRL", Plan: sello.RatePlan{Name: "bench", Rate: 1e9, Burst: 1e9}}
-	if err := f.db.CreateTenant(ctx, t); err != nil {
+	if err := f.store.CreateTenant(ctx, t); err != nil {
 		tb.Fatal(err)
 	}
 	mustSequence(tb, f, t.ID, env)
@@ -51,7 +51,7 @@ func mustTenant(tb testing.TB, f *fixture, rnc string, env sello.Environment) (*
 func mustSequence(tb testing.TB, f *fixture, tenantID string, env sello.Environment) {
 	tb.Helper()
 	expires := sello.Date{Year: 2099, Month: 12, Day: 31}
-	if err := f.db.AddSequence(context.Background(), &sello.Sequence{TenantID: tenantID, Environment: env, Type: "31", From: 1, To: 9_000_000_000, ExpiresOn: &expires}); err != nil {
+	if err := f.store.AddSequence(context.Background(), &sello.Sequence{TenantID: tenantID, Environment: env, Type: "31", From: 1, To: 9_000_000_000, ExpiresOn: &expires}); err != nil {
 		tb.Fatal(err)
 	}
 }
