@@ -3,6 +3,7 @@ package sello
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"slices"
 	"strconv"
@@ -109,6 +110,21 @@ type DGIIResult struct {
 	Estado             string        `json:"estado"`
 	Mensajes           []DGIIMessage `json:"mensajes"`
 	SecuenciaUtilizada *bool         `json:"secuenciaUtilizada"`
+}
+
+// Verdict is the status DGII's verdict gives a document (FACTS §1.4):
+// codigo 1 Aceptado, 4 Aceptado Condicional, 2 Rechazado. Any other
+// codigo (0 No encontrado, 3 En Proceso) is no verdict: an error.
+func (r *DGIIResult) Verdict() (Status, error) {
+	switch r.Codigo {
+	case 1:
+		return StatusAccepted, nil
+	case 4:
+		return StatusAcceptedConditional, nil
+	case 2:
+		return StatusRejected, nil
+	}
+	return "", fmt.Errorf("dgii answered codigo %d (%s), not a verdict", r.Codigo, r.Estado)
 }
 
 // normalized returns r with Mensajes never nil, so it reads [] in JSON.

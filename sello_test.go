@@ -440,3 +440,18 @@ func TestCheckCertificateHolder(t *testing.T) {
 		})
 	}
 }
+
+// TestDGIIResultVerdict: DGII's codigos 1, 4 and 2 are the three verdicts;
+// 0 (No encontrado) and 3 (En Proceso) are none.
+func TestDGIIResultVerdict(t *testing.T) {
+	for codigo, want := range map[int]sello.Status{1: sello.StatusAccepted, 4: sello.StatusAcceptedConditional, 2: sello.StatusRejected} {
+		if got, err := (&sello.DGIIResult{Codigo: codigo}).Verdict(); err != nil || got != want {
+			t.Errorf("codigo %d: %q, %v; want %q", codigo, got, err, want)
+		}
+	}
+	for _, codigo := range []int{0, 3, 5} {
+		if got, err := (&sello.DGIIResult{Codigo: codigo, Estado: "En Proceso"}).Verdict(); err == nil || got != "" {
+			t.Errorf("codigo %d: %q, %v; want no verdict", codigo, got, err)
+		}
+	}
+}

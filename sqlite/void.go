@@ -141,8 +141,7 @@ func loadVoidRanges(ctx context.Context, q querier, voids []*sello.Void) error {
 	}
 	rows, err := q.query(ctx, `
 		SELECT void_id, type, range_from, range_to FROM void_ranges
-		WHERE tenant_id = ? AND void_id IN (SELECT value FROM json_each(?))
-		ORDER BY void_id, type, range_from`, voids[0].TenantID, string(list))
+		WHERE tenant_id = ? AND void_id IN (SELECT value FROM json_each(?))`, voids[0].TenantID, string(list))
 	if err != nil {
 		return dbError(err, "find void ranges")
 	}

@@ -268,22 +268,18 @@ func (w *Worker) earlierSend(ctx context.Context, sess *dgii.Session, row *sello
 	return "", nil
 }
 
-// sendError is what a failed send of row means: wait while DGII is
-// unavailable, a failed row when DGII refused it at reception, else an
-// error (retried; the next run asks DGII before sending again).
+// sendError is what a failed send of row means (sendFailure): wait while
+// DGII is unavailable, a failed row when DGII refused it, else an error
+// (retried; the next run asks DGII before sending again).
 func sendError(w *Worker, row *sello.CertificationRow, err error) (*sello.CertificationRowUpdate, error) {
-	var de *dgii.Error
-	switch {
-	case errors.Is(err, dgii.ErrUncertain):
-		return nil, fmt.Errorf("outcome unknown, will ask dgii before resending: %w", err)
-	case unavailable(err):
+	switch wait, refusal, retry := sendFailure(err); {
+	case wait:
 		return nil, errWait{d: w.wait(row.UpdatedAt)}
-	case errors.Is(err, dgii.ErrUnauthorized):
-		return failedRow(fmt.Errorf("DGII refused the certificate: check that its holder is delegated for the RNC in DGII's Oficina Virtual: %w", err)), nil
-	case errors.As(err, &de) && de.Status >= 400 && de.Status < 500 && de.Status != 429:
-		return failedRow(fmt.Errorf("DGII refused the document at reception: %w", err)), nil
+	case refusal != "":
+		return &sello.CertificationRowUpdate{State: sello.RowFailed, Error: refusal}, nil
+	default:
+		return nil, retry
 	}
-	return nil, err
 }
 
 // pollRow asks DGII for the verdict of a sent e-CF.
@@ -304,15 +300,12 @@ func (w *Worker) pollRow(ctx context.Context, run *sello.CertificationRun, row *
 	return rowVerdict(res.DGIIResult())
 }
 
-// rowVerdict is the update of DGII's verdict r.
+// rowVerdict is the update of DGII's verdict r: the row takes the state a
+// document would (DGIIResult.Verdict).
 func rowVerdict(r *sello.DGIIResult) (*sello.CertificationRowUpdate, error) {
-	switch r.Codigo {
-	case 1:
-		return &sello.CertificationRowUpdate{State: sello.RowAccepted, DGII: r}, nil
-	case 4:
-		return &sello.CertificationRowUpdate{State: sello.RowAcceptedConditional, DGII: r}, nil
-	case 2:
-		return &sello.CertificationRowUpdate{State: sello.RowRejected, DGII: r}, nil
+	st, err := r.Verdict()
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("dgii answered codigo %d (%s), not a verdict", r.Codigo, r.Estado)
+	return &sello.CertificationRowUpdate{State: string(st), DGII: r}, nil
 }

@@ -54,25 +54,40 @@ func (w *Worker) submit(ctx context.Context, ref sello.DocumentJob, doc *sello.D
 
 	trackID, err := sess.SendECF(ctx, doc.ENCF, xml)
 	w.observe(ctx, ref.Environment, err)
-	switch {
-	case err == nil:
+	if err == nil {
 		return w.submitted(ctx, ref, trackID)
-	case errors.Is(err, dgii.ErrUncertain):
-		// It may have arrived (checked before "unavailable": a 5xx after
-		// the request went out is both). Failing the run makes the next
-		// one ask DGII before sending again.
-		return nil, fmt.Errorf("submit: outcome unknown, will ask dgii before resending: %w", err)
-	case unavailable(err):
+	}
+	switch wait, refusal, retry := sendFailure(err); {
+	case wait:
 		// DGII never took it: wait for DGII without using up an attempt.
 		return nil, errWait{d: w.wait(since)}
-	case errors.Is(err, dgii.ErrUnauthorized):
-		return w.fail(ctx, ref, sello.StatusSigned, "DGII refused the certificate: check that its holder is delegated for the RNC in DGII's Oficina Virtual. "+err.Error())
+	case refusal != "":
+		return w.fail(ctx, ref, sello.StatusSigned, refusal)
+	default:
+		return nil, fmt.Errorf("submit: %w", retry)
 	}
+}
+
+// sendFailure reads a failed send of a signed document to DGII's
+// recepción, for documents and certification rows alike: wait when DGII
+// never took it (unavailable); a refusal, final, when DGII refused the
+// certificate or the document at reception (a 4xx but 429); else the error
+// to fail the run with: the next run asks DGII before sending again, as the
+// document may have arrived (ErrUncertain is checked first: a 5xx after the
+// request went out is also "unavailable").
+func sendFailure(err error) (wait bool, refusal string, retry error) {
 	var de *dgii.Error
-	if errors.As(err, &de) && de.Status >= 400 && de.Status < 500 && de.Status != 429 {
-		return w.fail(ctx, ref, sello.StatusSigned, fmt.Sprintf("DGII refused the document at reception: %s", de.Error()))
+	switch {
+	case errors.Is(err, dgii.ErrUncertain):
+		return false, "", fmt.Errorf("outcome unknown, will ask dgii before resending: %w", err)
+	case unavailable(err):
+		return true, "", nil
+	case errors.Is(err, dgii.ErrUnauthorized):
+		return false, "DGII refused the certificate: check that its holder is delegated for the RNC in DGII's Oficina Virtual. " + err.Error(), nil
+	case errors.As(err, &de) && de.Status >= 400 && de.Status < 500 && de.Status != 429:
+		return false, "DGII refused the document at reception: " + de.Error(), nil
 	}
-	return nil, fmt.Errorf("submit: %w", err)
+	return false, "", err
 }
 
 // submitted records DGII's trackId; the verdict is asked for when the
@@ -116,18 +131,16 @@ func (w *Worker) submitRFCE(ctx context.Context, ref sello.DocumentJob, doc *sel
 // An acceptance of a document that travels to a buyer also queues its
 // delivery, in the same transaction.
 func (w *Worker) verdict(ctx context.Context, ref sello.DocumentJob, doc *sello.Document, from sello.Status, res *dgii.Result) (*sello.Document, error) {
-	var st sello.Status
-	var et sello.EventType
-	sev := "info"
-	switch res.Codigo {
-	case 1:
-		st, et = sello.StatusAccepted, sello.EventECFAccepted
-	case 4:
-		st, et, sev = sello.StatusAcceptedConditional, sello.EventECFAcceptedConditional, "warning"
-	case 2:
-		st, et, sev = sello.StatusRejected, sello.EventECFRejected, "error"
-	default:
-		return nil, fmt.Errorf("dgii answered codigo %d (%s), not a verdict", res.Codigo, res.Estado)
+	st, err := res.DGIIResult().Verdict()
+	if err != nil {
+		return nil, err
+	}
+	et, sev := sello.EventECFAccepted, "info"
+	switch st {
+	case sello.StatusAcceptedConditional:
+		et, sev = sello.EventECFAcceptedConditional, "warning"
+	case sello.StatusRejected:
+		et, sev = sello.EventECFRejected, "error"
 	}
 	ch := sello.DocumentChange{
 		From:      []sello.Status{from},
