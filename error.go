@@ -17,6 +17,7 @@ const (
 	CodeInsufficientScope    ErrorCode = "INSUFFICIENT_SCOPE"
 	CodeEnvironmentMismatch  ErrorCode = "ENVIRONMENT_MISMATCH"
 	CodeNotFound             ErrorCode = "NOT_FOUND"
+	CodeMethodNotAllowed     ErrorCode = "METHOD_NOT_ALLOWED"
 	CodeConflict             ErrorCode = "CONFLICT"
 	CodeIdempotencyKeyReused ErrorCode = "IDEMPOTENCY_KEY_REUSED"
 	CodePayloadTooLarge      ErrorCode = "PAYLOAD_TOO_LARGE"
@@ -28,10 +29,11 @@ const (
 	CodeUnavailable          ErrorCode = "UNAVAILABLE"
 )
 
-// ErrorCodes lists the closed set, in the order of DESIGN §2.
+// ErrorCodes lists the closed set, in the order of DESIGN §2 (with
+// METHOD_NOT_ALLOWED after NOT_FOUND, in the order of their statuses).
 var ErrorCodes = []ErrorCode{
 	CodeInvalidJSON, CodeInvalidRequest, CodeUnauthenticated, CodeInsufficientScope,
-	CodeEnvironmentMismatch, CodeNotFound, CodeConflict, CodeIdempotencyKeyReused,
+	CodeEnvironmentMismatch, CodeNotFound, CodeMethodNotAllowed, CodeConflict, CodeIdempotencyKeyReused,
 	CodePayloadTooLarge, CodeUnsupportedMediaType, CodeValidationFailed,
 	CodeSequenceExhausted, CodeRateLimited, CodeInternal, CodeUnavailable,
 }

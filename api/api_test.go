@@ -126,8 +126,8 @@ func TestHTTPStatusCoversEveryCode(t *testing.T) {
 	if api.HTTPStatus("NO_SUCH_CODE") != 500 {
 		t.Error("unknown codes must map to 500")
 	}
-	if len(seen) != 11 {
-		t.Errorf("%d distinct statuses, want 11 (DESIGN §2)", len(seen))
+	if len(seen) != 12 {
+		t.Errorf("%d distinct statuses, want 12 (DESIGN §2 and 405 METHOD_NOT_ALLOWED)", len(seen))
 	}
 }
 

@@ -18,6 +18,7 @@ var statusByCode = map[sello.ErrorCode]int{
 	sello.CodeInsufficientScope:    http.StatusForbidden,
 	sello.CodeEnvironmentMismatch:  http.StatusForbidden,
 	sello.CodeNotFound:             http.StatusNotFound,
+	sello.CodeMethodNotAllowed:     http.StatusMethodNotAllowed,
 	sello.CodeConflict:             http.StatusConflict,
 	sello.CodeIdempotencyKeyReused: http.StatusConflict,
 	sello.CodePayloadTooLarge:      http.StatusRequestEntityTooLarge,

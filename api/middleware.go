@@ -101,15 +101,46 @@ func (s *Server) withAccessLog(next http.Handler) http.Handler {
 	})
 }
 
-// withNotFound answers requests no route matches with the error body.
-func (s *Server) withNotFound(mux *http.ServeMux) http.Handler {
+// withUnmatched answers the requests no route takes with the error body:
+// 405 METHOD_NOT_ALLOWED, with the mux's Allow header, for a method the path
+// does not serve (the mux finds the methods, HEAD with GET); 404 NOT_FOUND
+// for a path no route has. Both come before any key is looked at.
+func (s *Server) withUnmatched(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, pattern := mux.Handler(r); pattern == "" {
-			s.writeError(w, r, sello.Errorf(sello.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path))
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			mux.ServeHTTP(w, r)
 			return
 		}
-		mux.ServeHTTP(w, r)
+		// The mux's own answer says which: its 405 carries Allow.
+		probe := &headerProbe{header: http.Header{}}
+		h.ServeHTTP(probe, r)
+		if allow := probe.header.Get("Allow"); probe.status == http.StatusMethodNotAllowed && allow != "" {
+			w.Header().Set("Allow", allow)
+			s.writeError(w, r, sello.Errorf(sello.CodeMethodNotAllowed, "Method %s is not allowed on %s; use %s.", r.Method, r.URL.Path, orList(strings.Split(allow, ", "))))
+			return
+		}
+		s.writeError(w, r, sello.Errorf(sello.CodeNotFound, "No such endpoint: %s %s.", r.Method, r.URL.Path))
 	})
+}
+
+// headerProbe is a ResponseWriter that keeps the status and headers of
+// an answer and drops its body.
+type headerProbe struct {
+	header http.Header
+	status int
+}
+
+func (p *headerProbe) Header() http.Header         { return p.header }
+func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
+func (p *headerProbe) WriteHeader(status int)      { p.status = status }
+
+// orList joins words as "a", "a or b", "a, b or c".
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
 }
 
 // scopeFunc says which scope a request needs.

@@ -47,7 +47,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return s.withCorrelation(s.withRecover(s.withAccessLog(withReceiverCase(s.withNotFound(mux)))))
+	return s.withCorrelation(s.withRecover(s.withAccessLog(withReceiverCase(s.withUnmatched(mux)))))
 }
 
 // handlerFunc is a handler that returns its error to one adapter.

@@ -20,6 +20,7 @@ const (
 	CodeInsufficientScope    ErrorCode = "INSUFFICIENT_SCOPE"     // 403
 	CodeEnvironmentMismatch  ErrorCode = "ENVIRONMENT_MISMATCH"   // 403
 	CodeNotFound             ErrorCode = "NOT_FOUND"              // 404
+	CodeMethodNotAllowed     ErrorCode = "METHOD_NOT_ALLOWED"     // 405
 	CodeConflict             ErrorCode = "CONFLICT"               // 409
 	CodeIdempotencyKeyReused ErrorCode = "IDEMPOTENCY_KEY_REUSED" // 409
 	CodePayloadTooLarge      ErrorCode = "PAYLOAD_TOO_LARGE"      // 413
