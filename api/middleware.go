@@ -179,11 +179,16 @@ func (s *Server) authenticated(scope scopeFunc, h handlerFunc) http.Handler {
 }
 
 // authenticate finds the caller's key: missing, unknown, revoked and
-// expired keys are UNAUTHENTICATED. The principal's Env is not set yet.
+// expired keys are UNAUTHENTICATED. A request with Authorization but no
+// X-API-KEY is told where the key goes (spec §5 reserves Authorization).
+// The principal's Env is not set yet.
 func (s *Server) authenticate(r *http.Request) (*principal, error) {
 	plaintext := r.Header.Get("X-API-KEY")
-	if plaintext == "" {
-		return nil, sello.Errorf(sello.CodeUnauthenticated, "Missing X-API-KEY header.")
+	if plaintext == "" && r.Header.Get("Authorization") != "" {
+		// Whatever it holds, it is not echoed: it may well be the key.
+		return nil, sello.Errorf(sello.CodeUnauthenticated, "Missing X-API-KEY header: send the API key as X-API-KEY: <key>. The Authorization header is reserved and not read by the API, so a key sent there (Authorization: Bearer sk_…) does not authenticate.")
+	} else if plaintext == "" {
+		return nil, sello.Errorf(sello.CodeUnauthenticated, "Missing X-API-KEY header: send the API key as X-API-KEY: <key>.")
 	}
 	hash := sello.HashAPIKey(plaintext)
 	key, tenant, err := s.Store.FindAPIKeyByHash(r.Context(), hash)

@@ -3,6 +3,7 @@ package api_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -82,4 +83,44 @@ func TestStatusBatchValidationMessage(t *testing.T) {
 	}
 	rec := f.do("POST", "/TesteCF/documentos-ecf/status/batch", []byte(`{"encfs":["bad","E31"]}`))
 	wantError(t, rec, http.StatusUnprocessableEntity, sello.CodeValidationFailed, "(and 1 more problem).")
+}
+
+// TestAuthorizationHeader: a key sent as Authorization (no X-API-KEY) is
+// UNAUTHENTICATED with a message that says the key goes in X-API-KEY and
+// never repeats the header's value; with X-API-KEY, Authorization is
+// ignored.
+func TestAuthorizationHeader(t *testing.T) {
+	f := mustFixture(t)
+	for _, tt := range []struct {
+		name, authorization, key string
+		status                   int
+		msgs                     []string
+	}{
+		{"ErrBearerKey", "Bearer " + f.key, "", http.StatusUnauthorized, []string{"X-API-KEY: <key>", "Authorization header is reserved"}},
+		{"ErrBasic", "Basic dXNlcjpwYXNz", "", http.StatusUnauthorized, []string{"X-API-KEY: <key>", "Authorization header is reserved"}},
+		{"ErrNoHeader", "", "", http.StatusUnauthorized, []string{"Missing X-API-KEY header: send the API key as X-API-KEY: <key>."}},
+		{"OKBothHeaders", "Bearer sk_testecf_nonsense", f.key, http.StatusOK, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest("GET", "/TesteCF/secuencias", nil)
+			if tt.authorization != "" {
+				req.Header.Set("Authorization", tt.authorization)
+			}
+			if tt.key != "" {
+				req.Header.Set("X-API-KEY", tt.key)
+			}
+			rec := httptest.NewRecorder()
+			f.handler.ServeHTTP(rec, req)
+			if tt.status == http.StatusOK {
+				if rec.Code != http.StatusOK {
+					t.Fatalf("got %d %s, want 200", rec.Code, rec.Body)
+				}
+				return
+			}
+			wantError(t, rec, tt.status, sello.CodeUnauthenticated, tt.msgs...)
+			if strings.Contains(rec.Body.String(), f.key) || strings.Contains(rec.Body.String(), "dXNlcjpwYXNz") {
+				t.Errorf("the answer repeats the Authorization header: %s", rec.Body)
+			}
+		})
+	}
 }
