@@ -122,6 +122,39 @@ func TestContentTypeIsCaseInsensitive(t *testing.T) {
 	}
 }
 
+// TestContentTypeMissing: a body sent without Content-Type is 415 with a
+// message that says which one to send: application/json on every JSON
+// endpoint; for the certification test set, the three it takes.
+func TestContentTypeMissing(t *testing.T) {
+	f := mustFixture(t)
+	certKey := mustKey(t, f, f.tenant.ID, sello.EnvCert, sello.ScopeAdmin)
+	for _, tt := range []struct{ key, path, want string }{
+		{f.key, "/TesteCF/documentos-ecf", "The request has no Content-Type: send the JSON body with Content-Type: application/json."},
+		{f.key, "/TesteCF/documentos-ecf?validate=true", "Content-Type: application/json."},
+		{f.key, "/TesteCF/documentos-ecf/status/batch", "Content-Type: application/json."},
+		{f.key, "/TesteCF/secuencias", "Content-Type: application/json."},
+		{f.key, "/TesteCF/anulaciones", "Content-Type: application/json."},
+		{f.key, "/TesteCF/aprobaciones-comerciales", "Content-Type: application/json."},
+		{certKey, "/CerteCF/certificacion/pruebas", `The request has no Content-Type: send DGII's workbook as multipart/form-data (part "file") or as application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, or the rows as application/json.`},
+	} {
+		t.Run(tt.path, func(t *testing.T) {
+			req := httptest.NewRequest("POST", tt.path, strings.NewReader(`{}`))
+			req.Header.Set("X-API-KEY", tt.key)
+			rec := httptest.NewRecorder()
+			f.handler.ServeHTTP(rec, req)
+			wantError(t, rec, http.StatusUnsupportedMediaType, sello.CodeUnsupportedMediaType, tt.want)
+		})
+	}
+	t.Run("ErrOtherType", func(t *testing.T) {
+		req := httptest.NewRequest("POST", "/CerteCF/certificacion/pruebas", strings.NewReader(`a,b`))
+		req.Header.Set("X-API-KEY", certKey)
+		req.Header.Set("Content-Type", "text/csv")
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, req)
+		wantError(t, rec, http.StatusUnsupportedMediaType, sello.CodeUnsupportedMediaType, `Content-Type "text/csv" is not accepted here: send DGII's workbook`)
+	})
+}
+
 // TestSlowBodyAnswer sends a create whose body stops arriving until the
 // server's read limit passes: the answer is 400 INVALID_REQUEST saying so,
 // and names no socket address.

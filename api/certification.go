@@ -94,7 +94,11 @@ func readTestSet(w http.ResponseWriter, r *http.Request) ([]*sello.Certification
 			}
 		}
 	}
-	return nil, sello.Errorf(sello.CodeUnsupportedMediaType, "Send DGII's workbook as multipart/form-data (part \"file\") or as %s, or the rows as application/json.", xlsxType)
+	accepted := fmt.Sprintf("send DGII's workbook as multipart/form-data (part \"file\") or as %s, or the rows as application/json", xlsxType)
+	if r.Header.Get("Content-Type") == "" {
+		return nil, sello.Errorf(sello.CodeUnsupportedMediaType, "The request has no Content-Type: %s.", accepted)
+	}
+	return nil, sello.Errorf(sello.CodeUnsupportedMediaType, "Content-Type %q is not accepted here: %s.", r.Header.Get("Content-Type"), accepted)
 }
 
 // readAll reads a body limited by http.MaxBytesReader.

@@ -262,8 +262,11 @@ func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 // the type and the parameter names). Returns UNSUPPORTED_MEDIA_TYPE.
 func requireJSON(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return sello.Errorf(sello.CodeUnsupportedMediaType, "The request has no Content-Type: send the JSON body with Content-Type: application/json.")
+	}
 	mt, params, err := mime.ParseMediaType(ct)
-	if ct == "" || err != nil || mt != "application/json" {
+	if err != nil || mt != "application/json" {
 		return sello.Errorf(sello.CodeUnsupportedMediaType, "Content-Type must be application/json, not %s.", strconv.Quote(ct))
 	}
 	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
