@@ -7,11 +7,15 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"maps"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/jsonstrict"
+	"github.com/sello-do/sello/internal/spell"
 )
 
 // readBody checks the Content-Type and reads the whole body, at most
@@ -72,6 +76,9 @@ func decodeStrict(body []byte, v any) error {
 				Message: fmt.Sprintf("must be %s, not a JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value),
 			}})
 		case bytes.HasPrefix([]byte(err.Error()), []byte("json: unknown field ")):
+			if details := unknownFields(body, reflect.TypeOf(v)); len(details) > 0 {
+				return requestInvalid(details)
+			}
 			field := err.Error()[len("json: unknown field "):]
 			return requestInvalid([]sello.ErrorDetail{{Path: trimQuotes(field), Message: "unknown field"}})
 		}
@@ -91,7 +98,77 @@ func requestInvalid(details []sello.ErrorDetail) *sello.Error {
 	} else if n > 1 {
 		msg += fmt.Sprintf(" (and %d more problems)", n)
 	}
-	return &sello.Error{Code: sello.CodeValidationFailed, Message: msg + ".", Details: details}
+	if !strings.HasSuffix(msg, "?") {
+		msg += "."
+	}
+	return &sello.Error{Code: sello.CodeValidationFailed, Message: msg, Details: details}
+}
+
+// unknownFields lists the members of body that no field of type t takes,
+// each at its path ("ranges[0].tipo") with the closest known name
+// suggested (spell.Closest), at most sello.MaxDetails of them. Names match
+// fields as encoding/json matches them, exactly or else ignoring case. It
+// runs on the error path only: encoding/json's error names the first
+// unknown field but neither where it is nor what was meant.
+func unknownFields(body []byte, t reflect.Type) []sello.ErrorDetail {
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return nil
+	}
+	var details []sello.ErrorDetail
+	var walk func(path string, v any, t reflect.Type)
+	walk = func(path string, v any, t reflect.Type) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			m, _ := v.(map[string]any)
+			names, index := jsonFields(t)
+			for _, k := range slices.Sorted(maps.Keys(m)) {
+				i := slices.Index(names, k)
+				if i < 0 {
+					i = slices.IndexFunc(names, func(n string) bool { return strings.EqualFold(n, k) })
+				}
+				p := k
+				if path != "" {
+					p = path + "." + k
+				}
+				if i >= 0 {
+					walk(p, m[k], t.Field(index[i]).Type)
+				} else if len(details) < sello.MaxDetails {
+					msg := "unknown field"
+					if s := spell.Closest(k, names); s != "" {
+						msg = fmt.Sprintf("unknown field; did you mean %q?", s)
+					}
+					details = append(details, sello.ErrorDetail{Path: p, Message: msg})
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			a, _ := v.([]any)
+			for i, e := range a {
+				walk(fmt.Sprintf("%s[%d]", path, i), e, t.Elem())
+			}
+		}
+	}
+	walk("", v, t)
+	return details
+}
+
+// jsonFields lists the JSON names of struct t's fields that encoding/json
+// decodes (exported, not tagged "-") and their indexes in t.
+func jsonFields(t reflect.Type) (names []string, index []int) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		} else if name == "" {
+			name = f.Name
+		}
+		names, index = append(names, name), append(index, i)
+	}
+	return names, index
 }
 
 // invalidJSON describes where body stops being JSON.

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -189,5 +190,58 @@ func TestSlowBodyAnswer(t *testing.T) {
 	if !strings.Contains(body.Error.Message, "time limit") || strings.Contains(body.Error.Message, "tcp") ||
 		strings.Contains(body.Error.Message, "127.0.0.1") {
 		t.Errorf("message %q: want it to say the body did not arrive in time, naming no address", body.Error.Message)
+	}
+}
+
+// TestUnknownFieldSuggestion: an unknown field name in a request body gets
+// the closest known name of its object, at its full path, in the details
+// and in the message; in a document as in the smaller bodies.
+func TestUnknownFieldSuggestion(t *testing.T) {
+	f := mustFixture(t)
+	doc := apitest.Invoice(testRNC, func(ecf map[string]any) {
+		apitest.Section(ecf, "Comprador")["RNCCompradr"] = "131880681"
+	})
+	for _, tt := range []struct {
+		name, path, body string
+		detailPath, detail string // a detail at detailPath says detail
+		message            string // the whole message, "" for any
+	}{
+		{"OKStatusBatch", "/TesteCF/documentos-ecf/status/batch", `{"encf":["E310000000001"]}`,
+			"encf", `unknown field; did you mean "encfs"?`,
+			`The request is not valid: encf: unknown field; did you mean "encfs"?`},
+		{"OKSequence", "/TesteCF/secuencias", `{"type":"E31","from":1,"to":10,"expiresOm":"2099-12-31"}`,
+			"expiresOm", `unknown field; did you mean "expiresOn"?`,
+			`The request is not valid: expiresOm: unknown field; did you mean "expiresOn"?`},
+		{"OKVoidNested", "/TesteCF/anulaciones", `{"ranges":[{"type":"E31","from":1,"to":1},{"type":"E31","form":2,"to":2}]}`,
+			"ranges[1].form", `unknown field; did you mean "from"?`,
+			`The request is not valid: ranges[1].form: unknown field; did you mean "from"?`},
+		{"OKApprovalTwo", "/TesteCF/aprobaciones-comerciales", `{"inboundDocumentId":"x","estdo":"aprobado","motiv":"x"}`,
+			"motiv", `unknown field; did you mean "motivo"?`,
+			`The request is not valid: estdo: unknown field; did you mean "estado"? (and 1 more problem).`},
+		{"ErrFar", "/TesteCF/documentos-ecf/status/batch", `{"encfs":["E310000000001"],"numbers":1}`,
+			"numbers", "unknown field",
+			"The request is not valid: numbers: unknown field."},
+		{"OKDocument", "/TesteCF/documentos-ecf", string(doc),
+			"ECF.Encabezado.Comprador.RNCCompradr", `Unknown field: did you mean "RNCComprador"?`, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := f.do("POST", tt.path, []byte(tt.body))
+			wantError(t, rec, http.StatusUnprocessableEntity, sello.CodeValidationFailed)
+			var b struct {
+				Error struct {
+					Message string
+					Details []sello.ErrorDetail
+				}
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &b); err != nil {
+				t.Fatal(err)
+			}
+			if tt.message != "" && b.Error.Message != tt.message {
+				t.Errorf("message %q, want %q", b.Error.Message, tt.message)
+			}
+			if !slices.Contains(b.Error.Details, sello.ErrorDetail{Path: tt.detailPath, Message: tt.detail}) {
+				t.Errorf("no detail {%s %q} in %+v", tt.detailPath, tt.detail, b.Error.Details)
+			}
+		})
 	}
 }

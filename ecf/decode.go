@@ -13,6 +13,7 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/jsonstrict"
+	"github.com/sello-do/sello/internal/spell"
 )
 
 // Document is a decoded e-CF request: the JSON {"ECF": {...}}.
@@ -57,7 +58,7 @@ func decode(body []byte) (*Document, *sello.Problems, error) {
 	}
 	for _, k := range sortedKeys(obj) {
 		if k != "ECF" {
-			dec.add(keyPath(k), "Unknown field: the body must be {\"ECF\":{…}} with nothing beside ECF.")
+			dec.add(keyPath(k), dec.unknownField(k, []string{"ECF"})+" The body must be {\"ECF\":{…}} with nothing beside ECF.")
 		}
 	}
 	if ecf != nil {
@@ -139,6 +140,24 @@ type decoder struct {
 }
 
 func (d *decoder) add(path, msg string) { d.problems.Add(path, msg) }
+
+// unknownField is the message of an unknown field name: it suggests the
+// known name closest to it (spell.Closest), saying so when only the case
+// differs. Only the problems kept get a suggestion, so a body of many
+// unknown names costs no more than MaxDetails lookups.
+func (d *decoder) unknownField(name string, known []string) string {
+	if d.problems.Len() >= sello.MaxDetails {
+		return "Unknown field."
+	}
+	switch s := spell.Closest(name, known); {
+	case s == "":
+		return "Unknown field."
+	case strings.EqualFold(s, name):
+		return fmt.Sprintf("Unknown field: did you mean %q? Names are case-sensitive, as in DGII's XML.", s)
+	default:
+		return fmt.Sprintf("Unknown field: did you mean %q?", s)
+	}
+}
 
 var (
 	decimalType = reflect.TypeOf(Decimal{})
@@ -243,13 +262,7 @@ func (d *decoder) object(path string, m map[string]any, dst reflect.Value) {
 	for _, k := range sortedKeys(m) {
 		i, ok := fields[k]
 		if !ok {
-			msg := "Unknown field."
-			for name := range fields {
-				if strings.EqualFold(name, k) {
-					msg = fmt.Sprintf("Unknown field: did you mean %q? Names are case-sensitive, as in DGII's XML.", name)
-				}
-			}
-			d.add(path+"."+k, msg)
+			d.add(path+"."+k, d.unknownField(k, fieldNames(dst.Type())))
 			continue
 		}
 		d.value(path+"."+k, m[k], dst.Field(i))
@@ -263,6 +276,15 @@ func jsonFields(t reflect.Type) map[string]int {
 		m[jsonName(t.Field(i))] = i
 	}
 	return m
+}
+
+// fieldNames lists the JSON names of struct t's fields in their order.
+func fieldNames(t reflect.Type) []string {
+	names := make([]string, t.NumField())
+	for i := range names {
+		names[i] = jsonName(t.Field(i))
+	}
+	return names
 }
 
 func jsonName(f reflect.StructField) string {

@@ -76,6 +76,30 @@ func TestDecode_MissingRoot(t *testing.T) {
 	}
 }
 
+// TestDecode_UnknownFieldSuggestion: an unknown field name gets the known
+// name of its object closest to it (internal/spell's rule), and no
+// suggestion when none is close.
+func TestDecode_UnknownFieldSuggestion(t *testing.T) {
+	for _, tt := range []struct{ name, body, path, want string }{
+		{"OKTypo", `{"ECF":{"Encabezado":{"Comprador":{"RNCCompradr":"131880681"}}}}`, "ECF.Encabezado.Comprador.RNCCompradr", `Unknown field: did you mean "RNCComprador"?`},
+		{"OKTwoEdits", `{"ECF":{"Encabezado":{"Totales":{"MontoTotl":"1.00"}}}}`, "ECF.Encabezado.Totales.MontoTotl", `Unknown field: did you mean "MontoTotal"?`},
+		{"OKSwapInItem", `{"ECF":{"DetallesItems":{"Item":[{"NombreIetm":"x"}]}}}`, "ECF.DetallesItems.Item[0].NombreIetm", `Unknown field: did you mean "NombreItem"?`},
+		{"OKCase", `{"ECF":{"Encabezado":{"Comprador":{"rnccomprador":"131880681"}}}}`, "ECF.Encabezado.Comprador.rnccomprador", `Unknown field: did you mean "RNCComprador"? Names are case-sensitive`},
+		{"OKRoot", `{"ECf":{}}`, "ECf", `Unknown field: did you mean "ECF"? Names are case-sensitive, as in DGII's XML. The body must be {"ECF":{…}}`},
+		{"ErrFar", `{"ECF":{"Encabezado":{"Comprador":{"Cliente":"x"}}}}`, "ECF.Encabezado.Comprador.Cliente", "Unknown field."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ecf.Decode([]byte(tt.body))
+			if !hasDetail(err, tt.path, tt.want) {
+				t.Errorf("no detail at %s containing %q in %+v", tt.path, tt.want, detailsOf(err))
+			}
+			if strings.HasSuffix(tt.name, "Far") && hasDetail(err, tt.path, "did you mean") {
+				t.Errorf("a suggestion for a name far from every field: %+v", detailsOf(err))
+			}
+		})
+	}
+}
+
 func TestDecode_NumbersAndStrings(t *testing.T) {
 	tests := map[string]struct {
 		in, want string
