@@ -202,7 +202,7 @@ func TestUnknownFieldSuggestion(t *testing.T) {
 		apitest.Section(ecf, "Comprador")["RNCCompradr"] = "131880681"
 	})
 	for _, tt := range []struct {
-		name, path, body string
+		name, path, body   string
 		detailPath, detail string // a detail at detailPath says detail
 		message            string // the whole message, "" for any
 	}{
