@@ -87,7 +87,17 @@ func NextSequence(seqs []*Sequence, env Environment, t DocumentType, now time.Ti
 	default:
 		why = fmt.Sprintf("Every e-NCF range of type %s in %s is used up (%d) or expired (%d; the last one, %d–%d, on %s).", t.Code(), env, used, expired, last.From, last.To, last.ExpiresOn)
 	}
-	return nil, Errorf(CodeSequenceExhausted, "%s Request a new range of type %s from DGII (Oficina Virtual, \"Solicitud de secuencias de e-NCF\") and register it with POST /%s/secuencias or `sello sequences add`; the document used no number.", why, t.Code(), env)
+	return nil, Errorf(CodeSequenceExhausted, "%s Request a new range of type %s from %s and register it with %s; the document used no number.", why, t.Code(), dgiiRangeRequest, registerWith(env))
+}
+
+// dgiiRangeRequest is where a taxpayer asks DGII for an e-NCF range.
+const dgiiRangeRequest = `DGII (Oficina Virtual, "Solicitud de secuencias de e-NCF")`
+
+// registerWith names the two ways to register a range in env, for the
+// messages that tell a tenant to register one (SEQUENCE_EXHAUSTED, an
+// explicit e-NCF or a void outside every range).
+func registerWith(env Environment) string {
+	return fmt.Sprintf("POST /%s/secuencias or `sello sequences add`", env)
 }
 
 func plural(n int, one, many string) string {
@@ -99,7 +109,7 @@ func plural(n int, one, many string) string {
 
 // SequenceOf returns the registered range an explicit e-NCF belongs to.
 // Returns VALIDATION_FAILED at the e-NCF's path when it lies in no range
-// or its range expired.
+// (saying how to register one, as NextSequence does) or its range expired.
 func SequenceOf(seqs []*Sequence, env Environment, encf ENCF, now time.Time) (*Sequence, error) {
 	for _, s := range seqs {
 		if s.Environment != env || s.Type != encf.Type || !s.Contains(encf.Number) {
@@ -110,7 +120,7 @@ func SequenceOf(seqs []*Sequence, env Environment, encf ENCF, now time.Time) (*S
 		}
 		return s, nil
 	}
-	return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s lies in no registered range of type %s in %s", encf, encf.Type, env)}})
+	return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s lies in no registered range of type %s in %s: register the range DGII authorized for it with %s, or request a new range of type %s from %s.", encf, encf.Type.Code(), env, registerWith(env), encf.Type.Code(), dgiiRangeRequest)}})
 }
 
 // SequenceRequest is a range to register, as the API's POST

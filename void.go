@@ -347,7 +347,7 @@ func checkVoidRanges(ctx context.Context, tx VoidTx, d VoidDraft, ranges []VoidR
 	switch {
 	case outside.Len() > 0:
 		return &Error{Code: CodeValidationFailed, Details: outside.Details(), Truncated: outside.truncated,
-			Message: "Only numbers of the tenant's registered ranges can be voided: register the range DGII authorized first."}
+			Message: fmt.Sprintf("Only numbers of the tenant's registered ranges can be voided: register the range DGII authorized first, with %s.", registerWith(d.Environment))}
 	case used.Len() > 0:
 		msg := "Numbers Sello assigned to documents cannot be voided (DGII voids only unused numbers)."
 		if sent {

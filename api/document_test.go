@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/sello-do/sello"
@@ -74,4 +75,31 @@ func TestValidateRunsCreateChecks(t *testing.T) {
 			t.Fatalf("first numbered create after the pre-flights: %d %s, want E310000000001", rec.Code, rec.Body)
 		}
 	})
+}
+
+// wantDetails checks that the error body has exactly the details want.
+func wantDetails(t *testing.T, body []byte, want ...sello.ErrorDetail) {
+	t.Helper()
+	var b struct {
+		Error struct{ Details []sello.ErrorDetail }
+	}
+	if err := json.Unmarshal(body, &b); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(b.Error.Details, want) {
+		t.Errorf("details\n got %+v\nwant %+v", b.Error.Details, want)
+	}
+}
+
+// TestENCFOutsideRanges: an explicit e-NCF in no registered range is 422
+// at IdDoc.eNCF, saying how to register a range (the path and the CLI, as
+// SEQUENCE_EXHAUSTED says), on a create and on a pre-flight.
+func TestENCFOutsideRanges(t *testing.T) {
+	f := mustFixture(t)
+	body := apitest.Invoice(testRNC, apitest.WithENCF("E319000000001"))
+	for _, path := range []string{"/TesteCF/documentos-ecf", "/TesteCF/documentos-ecf?validate=true"} {
+		rec := f.do("POST", path, body)
+		wantError(t, rec, http.StatusUnprocessableEntity, sello.CodeValidationFailed, "The document is not valid: 1 problem.")
+		wantDetails(t, rec.Body.Bytes(), sello.ErrorDetail{Path: sello.ENCFPath, Message: "e-NCF E319000000001 lies in no registered range of type E31 in TesteCF: register the range DGII authorized for it with POST /TesteCF/secuencias or `sello sequences add`, or request a new range of type E31 from DGII (Oficina Virtual, \"Solicitud de secuencias de e-NCF\")."})
+	}
 }

@@ -82,7 +82,7 @@ func TestVoids(t *testing.T) {
 			t.Errorf("refusal %s does not name void %s", body, first.ID)
 		}
 		resp, body = post(`{"ranges":[{"type":"33","from":1,"to":5}]}`)
-		wantCallError(t, resp, body, http.StatusUnprocessableEntity, sello.CodeValidationFailed, "registered ranges")
+		wantCallError(t, resp, body, http.StatusUnprocessableEntity, sello.CodeValidationFailed, "registered ranges", "register the range DGII authorized first, with POST /TesteCF/secuencias or `sello sequences add`.")
 	})
 
 	t.Run("ListPages", func(t *testing.T) {
