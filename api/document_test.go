@@ -103,3 +103,23 @@ func TestENCFOutsideRanges(t *testing.T) {
 		wantDetails(t, rec.Body.Bytes(), sello.ErrorDetail{Path: sello.ENCFPath, Message: "e-NCF E319000000001 lies in no registered range of type E31 in TesteCF: register the range DGII authorized for it with POST /TesteCF/secuencias or `sello sequences add`, or request a new range of type E31 from DGII (Oficina Virtual, \"Solicitud de secuencias de e-NCF\")."})
 	}
 }
+
+// TestMalformedENCFOneMessage: a malformed e-NCF in a document gets one
+// detail at IdDoc.eNCF, the e-NCF parser's, not the XSD pattern's beside it.
+func TestMalformedENCFOneMessage(t *testing.T) {
+	f := mustFixture(t)
+	for _, tt := range []struct{ encf, want string }{
+		{"E31XYZ", `e-NCF "E31XYZ" must have 13 characters (E, the type, 10 digits).`},
+		{"E310000000001x", `e-NCF "E310000000001x" must have 13 characters (E, the type, 10 digits).`},
+		{"X310000000001", `e-NCF "X310000000001" must start with the series E.`},
+		{"E99000000001A", `e-NCF "E99000000001A" has an unknown type "99".`},
+		{"E310000000000", `e-NCF "E310000000000" has sequential 0; sequentials start at 1.`},
+		{"E320000000001", "e-NCF E320000000001 is of type 32 but TipoeCF is 31."},
+	} {
+		t.Run(tt.encf, func(t *testing.T) {
+			rec := f.do("POST", "/TesteCF/documentos-ecf?validate=true", apitest.Invoice(testRNC, apitest.WithENCF(tt.encf)))
+			wantError(t, rec, http.StatusUnprocessableEntity, sello.CodeValidationFailed, "The document is not valid: 1 problem.")
+			wantDetails(t, rec.Body.Bytes(), sello.ErrorDetail{Path: sello.ENCFPath, Message: tt.want})
+		})
+	}
+}

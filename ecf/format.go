@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/sello-do/sello"
 )
 
 // field is one row of the obligation table: an element, its format, and its
@@ -32,6 +34,7 @@ const (
 	kEnum
 	kDigits
 	kDecimal
+	kENCF
 )
 
 type sign int
@@ -62,9 +65,11 @@ var (
 	phone       = pattern(`^[0-9]{3}-[0-9]{3}-[0-9]{4}$`, "a phone number 999-999-9999")
 	email       = patternMax(`^\w+([-+.]\w+)*@\w+([-.]\w+)*\.\w+([-.]\w+)*$`, "an e-mail address", 80)
 	terminoPago = patternMax(`^[\s\p{L}\p{N}_]{1,15}$`, "up to 15 letters, digits or spaces", 15)
-	encf        = pattern(`^[a-zA-Z0-9]{13}$`, "an e-NCF: 13 letters and digits, like E310000000001")
-	date        = format{kind: kDate}
-	dateTime    = format{kind: kDateTime}
+	// encf is checked by sello.ParseENCF, stricter than the XSD's
+	// [a-zA-Z0-9]{13}, so that a bad e-NCF gets one precise message.
+	encf     = format{kind: kENCF}
+	date     = format{kind: kDate}
+	dateTime = format{kind: kDateTime}
 
 	amount         = dec(16, 2, nonNegative)
 	positiveAmount = dec(16, 2, positive)
@@ -146,6 +151,10 @@ func (f format) checkString(s string) string {
 		}
 		if !f.re.MatchString(s) {
 			return fmt.Sprintf("Must be %s; got %q.", f.what, truncate(s, 40))
+		}
+	case kENCF:
+		if _, err := sello.ParseENCF(s); err != nil {
+			return sello.ErrorMessageOf(err)
 		}
 	case kDate:
 		if _, ok := parseDGIIDate(s); !ok {

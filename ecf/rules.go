@@ -43,12 +43,10 @@ func (c *checker) checkIdentity() {
 	if id.TipoeCF == "" {
 		c.add(pIdDoc+"TipoeCF", "Required: the e-CF type (31, 32, 33, 34, 41, 43, 44, 45, 46 or 47) decides which rules apply.")
 	}
-	if id.ENCF != "" {
-		if e, err := sello.ParseENCF(id.ENCF); err != nil {
-			c.add(pIdDoc+"eNCF", sello.ErrorMessageOf(err))
-		} else if c.col >= 0 && e.Type != c.typ {
-			c.addf(pIdDoc+"eNCF", "e-NCF %s is of type %s but TipoeCF is %s.", id.ENCF, e.Type, c.typ)
-		}
+	// A malformed e-NCF is the structure check's (format encf): only its
+	// type is checked here.
+	if e, err := sello.ParseENCF(id.ENCF); err == nil && c.col >= 0 && e.Type != c.typ {
+		c.addf(pIdDoc+"eNCF", "e-NCF %s is of type %s but TipoeCF is %s.", id.ENCF, e.Type, c.typ)
 	}
 	if rnc := c.emisor().RNCEmisor; rnc != "" && c.issuance.TenantRNC != "" && rnc != c.issuance.TenantRNC {
 		c.addf(pEmisor+"RNCEmisor", "Must be the RNC of the account, %s; got %s.", c.issuance.TenantRNC, rnc)
