@@ -129,15 +129,15 @@ func TestContentTypeIsCaseInsensitive(t *testing.T) {
 func TestContentTypeMissing(t *testing.T) {
 	f := mustFixture(t)
 	certKey := mustKey(t, f, f.tenant.ID, sello.EnvCert, sello.ScopeAdmin)
-	const json = "The request has no Content-Type: send the JSON body with Content-Type: application/json."
+	const sendJSON = "The request has no Content-Type: send the JSON body with Content-Type: application/json."
 	const testSet = `send DGII's workbook as multipart/form-data (part "file") or as application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, or the rows as application/json.`
 	for _, tt := range []struct{ key, path, contentType, want string }{
-		{f.key, "/TesteCF/documentos-ecf", "", json},
-		{f.key, "/TesteCF/documentos-ecf?validate=true", "", json},
-		{f.key, "/TesteCF/documentos-ecf/status/batch", "", json},
-		{f.key, "/TesteCF/secuencias", "", json},
-		{f.key, "/TesteCF/anulaciones", "", json},
-		{f.key, "/TesteCF/aprobaciones-comerciales", "", json},
+		{f.key, "/TesteCF/documentos-ecf", "", sendJSON},
+		{f.key, "/TesteCF/documentos-ecf?validate=true", "", sendJSON},
+		{f.key, "/TesteCF/documentos-ecf/status/batch", "", sendJSON},
+		{f.key, "/TesteCF/secuencias", "", sendJSON},
+		{f.key, "/TesteCF/anulaciones", "", sendJSON},
+		{f.key, "/TesteCF/aprobaciones-comerciales", "", sendJSON},
 		{certKey, "/CerteCF/certificacion/pruebas", "", "The request has no Content-Type: " + testSet},
 		{certKey, "/CerteCF/certificacion/pruebas", "text/csv", `Content-Type "text/csv" is not accepted here: ` + testSet},
 	} {
