@@ -69,9 +69,22 @@ func (r *Reachability) Held() bool { return r.State != DGIIAvailable }
 // threshold. While draining DGII answers again, so it is not.
 func (r *Reachability) SignsInContingency() bool { return r.State == DGIIContingency }
 
-// Clean reports whether a successful call has nothing to record: available
-// with no failure since the last success. Workers skip the write then.
+// Clean reports whether a successful call changes nothing but LastSuccess:
+// available with no failure since the last success.
 func (r *Reachability) Clean() bool { return r.State == DGIIAvailable && r.FailingSince == nil }
+
+// LastSuccessEvery is how often a success is recorded in a clean
+// environment (Clean), where nothing else changes: LastSuccess is then at
+// most this old, for one write per environment per LastSuccessEvery
+// instead of one per call to DGII. Successes that change the state are
+// always recorded.
+const LastSuccessEvery = time.Minute
+
+// BeatDue reports whether a success at now is due to refresh LastSuccess:
+// none is recorded, or the last is LastSuccessEvery old.
+func (r *Reachability) BeatDue(now time.Time) bool {
+	return r.LastSuccess == nil || now.Sub(*r.LastSuccess) >= LastSuccessEvery
+}
 
 // DGIIOutcome is what a call to DGII (or the end of a drain) tells of
 // DGII's reachability.
@@ -91,7 +104,8 @@ const (
 // ("" for none): a failure starts FailingSince and, once failures have
 // lasted after with no success, enters contingency (from available or
 // draining); a success clears FailingSince and turns contingency into
-// draining; a drain's end turns draining into available.
+// draining (in a clean environment it only refreshes LastSuccess, at most
+// every LastSuccessEvery); a drain's end turns draining into available.
 func (r Reachability) apply(o DGIIOutcome, now time.Time, after time.Duration) (Reachability, DGIIState) {
 	now = *StoredTime(&now)
 	switch o {
@@ -106,6 +120,9 @@ func (r Reachability) apply(o DGIIOutcome, now time.Time, after time.Duration) (
 			return r, DGIIContingency
 		}
 	case DGIISucceeded:
+		if r.Clean() && !r.BeatDue(now) {
+			return r, ""
+		}
 		r.FailingSince, r.LastSuccess, r.UpdatedAt = nil, &now, now
 		if r.State == DGIIContingency {
 			r.State, r.Until = DGIIDraining, &now

@@ -178,7 +178,12 @@ func (s *Server) handleGetCertificationPDFs(w http.ResponseWriter, r *http.Reque
 }
 
 // printedRepresentations renders the PDF of each signed e-CF of run into a
-// ZIP and returns it with the number of PDFs.
+// ZIP and returns it with the number of PDFs. Every entry is dated the
+// run's creation, so that two downloads of a finished run are the same
+// bytes: ZIP's own (MS-DOS) date has no zone and is written in Dominican
+// time (sello.DRZone), which is what an unzip on a Dominican desk shows;
+// the exact instant goes in the extended timestamp field as well, which
+// unzip tools that know it show in their own zone.
 func printedRepresentations(run *sello.CertificationRun) ([]byte, int, error) {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -207,7 +212,9 @@ func printedRepresentations(run *sello.CertificationRun) ([]byte, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		f, err := zw.Create(strings.ToUpper(row.ENCF) + ".pdf")
+		f, err := zw.CreateHeader(&zip.FileHeader{
+			Name: strings.ToUpper(row.ENCF) + ".pdf", Method: zip.Deflate, Modified: run.CreatedAt.In(sello.DRZone),
+		})
 		if err != nil {
 			return nil, 0, err
 		}

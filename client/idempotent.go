@@ -204,8 +204,9 @@ func (s *SQLEventStore) Release(ctx context.Context, eventID string) error {
 }
 
 // DeleteBefore forgets the events claimed before t and returns how many. Sello
-// retries a delivery for about 28 hours and keeps events 30 days; keep
-// claims at least that long.
+// retries a delivery for about 27½ hours (27 h 35 min by its schedule, up
+// to 33 h with its ±20 % jitter) and keeps events 30 days; keep claims at
+// least that long.
 func (s *SQLEventStore) DeleteBefore(ctx context.Context, t time.Time) (int64, error) {
 	res, err := s.db.ExecContext(ctx, `DELETE FROM `+s.table+` WHERE received_at < `+s.arg(1), t.UTC().Format(receivedAtFormat))
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 // testContingency checks DGII's reachability per environment: transitions
 // happen once under concurrent reports, their events reach the tenants with
 // a certificate in the environment, the contingency job is queued once,
-// and the drain's order and counts.
+// the drain's order and counts, and how often a success is written.
 func testContingency(t *testing.T, open Open) {
 	const after = time.Minute
 	t.Run("Transitions", func(t *testing.T) {
@@ -126,6 +126,35 @@ func testContingency(t *testing.T, open Open) {
 		}
 		if jobs := mustJobsOf(t, r, sello.ContingencyJob{}.Kind()); len(jobs) != 1 {
 			t.Fatalf("contingency jobs %d, want 1: the draining job goes on", len(jobs))
+		}
+	})
+
+	t.Run("LastSuccess", func(t *testing.T) {
+		e := newEnv(t, open)
+		ctx := t.Context()
+		first := mustOutcome(t, e.s, sello.DGIISucceeded, after, "")
+		if first.State != sello.DGIIAvailable || first.LastSuccess == nil {
+			t.Fatalf("a first success: %+v, want available with lastSuccess", first)
+		}
+		// Within LastSuccessEvery: nothing written.
+		e.clock.Add(sello.LastSuccessEvery / 2)
+		mustOutcome(t, e.s, sello.DGIISucceeded, after, "")
+		if got := mustReachability(t, e.s, sello.EnvTest); !got.LastSuccess.Equal(*first.LastSuccess) || !got.UpdatedAt.Equal(first.UpdatedAt) {
+			t.Fatalf("a success %s later: lastSuccess %s, updated %s; want %s kept (not written)", sello.LastSuccessEvery/2, got.LastSuccess, got.UpdatedAt, first.LastSuccess)
+		}
+		// LastSuccessEvery after the first: written again.
+		e.clock.Add(sello.LastSuccessEvery / 2)
+		mustOutcome(t, e.s, sello.DGIISucceeded, after, "")
+		if got := mustReachability(t, e.s, sello.EnvTest); got.LastSuccess.Sub(*first.LastSuccess) < sello.LastSuccessEvery {
+			t.Fatalf("a success %s later: lastSuccess %s, want refreshed from %s", sello.LastSuccessEvery, got.LastSuccess, first.LastSuccess)
+		}
+		// A failure, then a success at once: written (it clears the
+		// failure), however recent the last success.
+		if _, _, err := e.s.RecordDGIIOutcome(ctx, sello.EnvTest, sello.DGIIFailed, after); err != nil {
+			t.Fatal(err)
+		}
+		if got := mustOutcome(t, e.s, sello.DGIISucceeded, after, ""); got.FailingSince != nil {
+			t.Fatalf("a success after a failure: failing since %s, want cleared", got.FailingSince)
 		}
 	})
 

@@ -25,6 +25,7 @@ type reachEntry struct {
 	r        *sello.Reachability
 	read     time.Time // when r was read or written
 	reported time.Time // the last failure this process recorded
+	beat     time.Time // the last refresh of LastSuccess this process tried
 	warned   time.Time // the last deadline warning logged
 }
 
@@ -73,8 +74,10 @@ func (w *Worker) remember(env sello.Environment, r *sello.Reachability, reported
 
 // observe records what a call to DGII in env told of its reachability (err
 // is the call's error): a failure (DGII unreachable or 5xx), at most once
-// per reachRefresh per process; a success, only when the environment is
-// not already clean. Other errors (a refusal) say nothing.
+// per reachRefresh per process; a success, when the environment is not
+// already clean, or else when LastSuccess is due (sello.LastSuccessEvery),
+// tried by one call per reachRefresh per process. Other errors (a refusal)
+// say nothing.
 //
 // A write that fails is logged, not returned: the call's own outcome (a
 // trackId, a verdict) must still be recorded, and the next call writes
@@ -92,13 +95,27 @@ func (w *Worker) observe(ctx context.Context, env sello.Environment, err error) 
 		}
 	case err == nil:
 		var r *sello.Reachability
-		if r, rerr = w.reachability(ctx, env); rerr == nil && !r.Clean() {
+		if r, rerr = w.reachability(ctx, env); rerr == nil && (!r.Clean() || r.BeatDue(w.cfg.Now()) && w.claimBeat(env)) {
 			rerr = w.record(ctx, env, sello.DGIISucceeded)
 		}
 	}
 	if rerr != nil {
 		w.cfg.Logger.Warn("could not record dgii's reachability", "environment", env, "err", rerr)
 	}
+}
+
+// claimBeat reports whether this call is the one, in this process and
+// reachRefresh, to refresh env's LastSuccess: many calls succeed at once,
+// and the others need not queue for the row.
+func (w *Worker) claimBeat(env sello.Environment) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	e := w.reach[env]
+	if e == nil || time.Since(e.beat) < w.reachRefresh() {
+		return false
+	}
+	e.beat = time.Now()
+	return true
 }
 
 // record writes outcome o in env and keeps the result as the process's

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/sello-do/sello"
@@ -17,6 +19,7 @@ import (
 // writes; the rest of sello.Store is not used.
 type reachStore struct {
 	sello.Store
+	mu      sync.Mutex
 	r       sello.Reachability
 	writes  []sello.DGIIOutcome
 	reads   int
@@ -24,19 +27,23 @@ type reachStore struct {
 }
 
 func (s *reachStore) FindReachability(context.Context, sello.Environment) (*sello.Reachability, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.reads++
 	r := s.r
 	return &r, nil
 }
 
 func (s *reachStore) RecordDGIIOutcome(_ context.Context, _ sello.Environment, o sello.DGIIOutcome, _ time.Duration) (*sello.Reachability, sello.DGIIState, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.writes = append(s.writes, o)
 	now := time.Now()
 	switch o {
 	case sello.DGIIFailed:
 		s.r.FailingSince = &now
 	case sello.DGIISucceeded:
-		s.r.FailingSince = nil
+		s.r.FailingSince, s.r.LastSuccess = nil, &now
 	}
 	r := s.r
 	return &r, "", nil
@@ -47,10 +54,11 @@ func (s *reachStore) FindWaitingDocuments(context.Context, sello.Environment, in
 }
 
 // TestObserve: failures are written at most once per refresh, and a
-// success only when something was failing.
+// success (LastSuccess recent) only when something was failing.
 func TestObserve(t *testing.T) {
 	ctx := t.Context()
-	st := &reachStore{r: *sello.NewReachability(sello.EnvTest)}
+	recent := time.Now()
+	st := &reachStore{r: sello.Reachability{Environment: sello.EnvTest, State: sello.DGIIAvailable, LastSuccess: &recent}}
 	w := New(Config{Store: st, ContingencyAfter: time.Hour}) // refresh: 1 s
 	down := fmt.Errorf("send: %w", dgii.ErrUnavailable)
 
@@ -73,6 +81,39 @@ func TestObserve(t *testing.T) {
 	if len(st.writes) != 2 || st.writes[1] != sello.DGIISucceeded {
 		t.Fatalf("writes %v, want failed then succeeded once", st.writes)
 	}
+}
+
+// TestObserveLastSuccess: in a clean environment a success is written when
+// none is recorded, then once per sello.LastSuccessEvery, by one of the
+// calls that succeed at once.
+func TestObserveLastSuccess(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx := t.Context()
+		st := &reachStore{r: *sello.NewReachability(sello.EnvTest)}
+		w := New(Config{Store: st, ContingencyAfter: time.Minute}) // refresh: 1 s
+		succeed := func(n int) {
+			var wg sync.WaitGroup
+			for range n {
+				wg.Go(func() { w.observe(ctx, sello.EnvTest, nil) })
+			}
+			wg.Wait()
+		}
+
+		succeed(8)
+		if len(st.writes) != 1 || st.writes[0] != sello.DGIISucceeded || st.r.LastSuccess == nil {
+			t.Fatalf("8 successes, none recorded before: wrote %v, want one success", st.writes)
+		}
+		time.Sleep(sello.LastSuccessEvery - time.Second)
+		succeed(8)
+		if len(st.writes) != 1 {
+			t.Fatalf("8 successes %s later: wrote %v, want nothing more", sello.LastSuccessEvery-time.Second, st.writes)
+		}
+		time.Sleep(time.Second)
+		succeed(8)
+		if len(st.writes) != 2 {
+			t.Fatalf("8 successes %s later: wrote %v, want one more success", sello.LastSuccessEvery, st.writes)
+		}
+	})
 }
 
 // TestWarnDeadline: a document waiting for 48 hours is logged, with its

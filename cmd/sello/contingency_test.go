@@ -186,3 +186,32 @@ func waitEvents(tb testing.TB, s *testServer, key string, typ sello.EventType, n
 	}
 	return evs
 }
+
+// TestDGIIStatusLastSuccess: once a document is accepted, estado-dgii's
+// lastSuccess says when DGII last answered, though DGII never failed (it
+// was null while every call succeeded); on SQLite and PostgreSQL.
+func TestDGIIStatusLastSuccess(t *testing.T) {
+	t.Run("SQLite", func(t *testing.T) { testDGIIStatusLastSuccess(t) })
+	t.Run("PostgreSQL", func(t *testing.T) { testDGIIStatusLastSuccess(t, "--database-url", pgtest.MustSchema(t)) })
+}
+
+func testDGIIStatusLastSuccess(t *testing.T, storage ...string) {
+	s, _ := mustLifecycleServer(t, storage...)
+	key := s.Keys[sello.EnvTest]
+	if st := dgiiStatus(t, s, key); st["lastSuccess"] != nil {
+		t.Fatalf("before any call to DGII: lastSuccess %v, want null", st["lastSuccess"])
+	}
+	r := s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice()})
+	if r.Status != http.StatusAccepted {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	doc := document(t, r)
+	if d := s.final(t, key, doc["encf"].(string)); d["status"] != "accepted" {
+		t.Fatalf("%s: %v", d["encf"], d["status"])
+	}
+	st := dgiiStatus(t, s, key)
+	last, _ := st["lastSuccess"].(string)
+	if st["state"] != "available" || last == "" || last < doc["createdAt"].(string) || st["failingSince"] != nil || st["lastFailure"] != nil {
+		t.Fatalf("after an accepted document: %v, want available with lastSuccess after %s", st, doc["createdAt"])
+	}
+}
