@@ -35,6 +35,7 @@ func MustOpen(tb testing.TB) *postgres.DB {
 
 func TestStore(t *testing.T) {
 	pgtest.DatabaseURL(t)
+	pgtest.HoldTransactions(t)
 	storetest.Run(t, func(t *testing.T, now func() time.Time) storetest.Store {
 		db := MustOpen(t)
 		db.Now = now

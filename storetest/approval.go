@@ -67,10 +67,7 @@ func testApprovals(t *testing.T, open Open) {
 		if got.Status != sello.ApprovalSendFailed || string(got.ACECF) != "<ACECF/>" || got.Issuer != *failed || got.DGII != *sent {
 			t.Fatalf("after both legs: got %+v", got)
 		}
-		events, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundApprovalFailed, Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
+		events := WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundApprovalFailed, Limit: 10}, AtLeast(1))
 		if len(events) != 1 || events[0].Data.Payload["inboundDocumentId"] != d.ID || events[0].Document.ENCF != d.ENCF {
 			t.Fatalf("events: got %+v, want one %s", events, sello.EventInboundApprovalFailed)
 		}

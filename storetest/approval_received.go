@@ -51,10 +51,7 @@ func testApproval(t *testing.T, open Open) {
 		if !found.UpdatedAt.Equal(got.UpdatedAt) || !found.UpdatedAt.After(doc.UpdatedAt) {
 			t.Errorf("updatedAt: stored %v, returned %v, before %v", found.UpdatedAt, got.UpdatedAt, doc.UpdatedAt)
 		}
-		events, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventECFCommercialApproval, Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
+		events := WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventECFCommercialApproval, Limit: 10}, AtLeast(1))
 		if len(events) != 1 || events[0].Document.ID != doc.ID || events[0].Data.Payload["status"] != sello.ApprovalRejected ||
 			events[0].Data.Payload["reason"] != "Precio incorrecto" || events[0].Data.Severity != "warning" {
 			t.Fatalf("events: got %+v, want one %s of %s", events, sello.EventECFCommercialApproval, doc.ID)
@@ -73,9 +70,8 @@ func testApproval(t *testing.T, open Open) {
 			t.Fatalf("the same verdict again: changed %v, %v; want unchanged", changed, err)
 		}
 		deepEqual(t, "approval after the repeat", again.CommercialApproval, first.CommercialApproval)
-		events, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventECFCommercialApproval, Limit: 10})
-		if err != nil || len(events) != 1 {
-			t.Fatalf("events: got %d, %v; want 1", len(events), err)
+		if events := WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventECFCommercialApproval, Limit: 10}, AtLeast(1)); len(events) != 1 {
+			t.Fatalf("events: got %d; want 1", len(events))
 		}
 	})
 	t.Run("ErrConflict", func(t *testing.T) {

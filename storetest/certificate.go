@@ -183,7 +183,7 @@ func testCertificates(t *testing.T, open Open) {
 		if ok, err := e.s.WarnCertificateExpiring(ctx, c, now.Add(time.Hour)); ok || err != nil {
 			t.Errorf("warn again: got %v, %v; want false, nil", ok, err)
 		}
-		evs := mustEvents(t, e.s, tn.ID, sello.EnvTest)
+		evs := mustEvents(t, e.s, tn.ID, sello.EnvTest, 1)
 		if len(evs) != 1 {
 			t.Fatalf("events: got %d, want 1", len(evs))
 		}
@@ -212,7 +212,7 @@ func testCertificates(t *testing.T, open Open) {
 		c.ID = sello.NewID()
 		_, err := e.s.WarnCertificateExpiring(t.Context(), c, now)
 		wantError(t, err, sello.CodeNotFound, c.ID)
-		if evs := mustEvents(t, e.s, tn.ID, sello.EnvTest); len(evs) != 0 {
+		if evs := mustEvents(t, e.s, tn.ID, sello.EnvTest, 0); len(evs) != 0 {
 			t.Errorf("events: got %d, want none", len(evs))
 		}
 	})

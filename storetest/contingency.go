@@ -63,7 +63,7 @@ func testContingency(t *testing.T, open Open) {
 		}
 		until := *got.Until
 
-		evs := mustDGIIEvents(t, e.s, issuer.ID, sello.EnvTest)
+		evs := mustDGIIEvents(t, e.s, issuer.ID, sello.EnvTest, 2)
 		if len(evs) != 2 || evs[0].Type != sello.EventDGIIUnavailable || evs[1].Type != sello.EventDGIIAvailable {
 			t.Fatalf("issuer's events %v, want dgii.unavailable then dgii.available", eventTypes(evs))
 		}
@@ -73,7 +73,7 @@ func testContingency(t *testing.T, open Open) {
 			t.Fatalf("events %+v %+v: want no document, warning then info", evs[0], evs[1])
 		}
 		for _, tn := range []*sello.Tenant{other, bare} {
-			if evs := mustDGIIEvents(t, e.s, tn.ID, sello.EnvTest); len(evs) != 0 {
+			if evs := mustDGIIEvents(t, e.s, tn.ID, sello.EnvTest, 0); len(evs) != 0 {
 				t.Fatalf("tenant without a TesteCF certificate got %v", eventTypes(evs))
 			}
 		}
@@ -121,7 +121,7 @@ func testContingency(t *testing.T, open Open) {
 		if again.Until != nil || !again.Since.After(now) {
 			t.Fatalf("second contingency %+v: want a new since and no until", again)
 		}
-		if evs := mustDGIIEvents(t, e.s, tn.ID, sello.EnvTest); len(evs) != 3 || evs[2].Type != sello.EventDGIIUnavailable {
+		if evs := mustDGIIEvents(t, e.s, tn.ID, sello.EnvTest, 3); len(evs) != 3 || evs[2].Type != sello.EventDGIIUnavailable {
 			t.Fatalf("events %v, want unavailable, available, unavailable", eventTypes(evs))
 		}
 		if jobs := mustJobsOf(t, r, sello.ContingencyJob{}.Kind()); len(jobs) != 1 {
@@ -228,7 +228,7 @@ func testContingency(t *testing.T, open Open) {
 				t.Fatalf("read back: %v, %v", d, err)
 			}
 		}
-		evs := mustEvents(t, e.s, tn.ID, sello.EnvTest)
+		evs := mustEvents(t, e.s, tn.ID, sello.EnvTest, 3)
 		for _, ev := range evs {
 			want := map[string]any{}
 			if ev.Type != sello.EventECFQueued {
@@ -285,16 +285,20 @@ func concurrentOutcomes(tb testing.TB, s sello.Store, o sello.DGIIOutcome, after
 	return n
 }
 
-// mustDGIIEvents lists the tenant's dgii.* events in env.
-func mustDGIIEvents(tb testing.TB, s sello.Store, tenantID string, en sello.Environment) []*sello.Event {
+// mustDGIIEvents lists the tenant's dgii.* events in env, waiting until
+// there are at least n (see WaitEvents).
+func mustDGIIEvents(tb testing.TB, s sello.Store, tenantID string, en sello.Environment, n int) []*sello.Event {
 	tb.Helper()
-	var out []*sello.Event
-	for _, ev := range mustEvents(tb, s, tenantID, en) {
-		if ev.Type == sello.EventDGIIUnavailable || ev.Type == sello.EventDGIIAvailable {
-			out = append(out, ev)
+	dgii := func(evs []*sello.Event) []*sello.Event {
+		var out []*sello.Event
+		for _, ev := range evs {
+			if ev.Type == sello.EventDGIIUnavailable || ev.Type == sello.EventDGIIAvailable {
+				out = append(out, ev)
+			}
 		}
+		return out
 	}
-	return out
+	return dgii(WaitEvents(tb, s, tenantID, en, sello.EventFilter{}, func(evs []*sello.Event) bool { return len(dgii(evs)) >= n }))
 }
 
 func eventTypes(evs []*sello.Event) []sello.EventType {

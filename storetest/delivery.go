@@ -74,7 +74,7 @@ func testDelivery(t *testing.T, open Open) {
 		if err != nil || !bytes.Equal(xml, arecfXML) {
 			t.Errorf("FindDocumentARECF: got %q, %v; want %q byte for byte", xml, err, arecfXML)
 		}
-		evs := mustEvents(t, e.s, doc.TenantID, doc.Environment)
+		evs := WaitEvents(t, e.s, doc.TenantID, doc.Environment, sello.EventFilter{}, WithType(sello.EventECFDelivered))
 		last := evs[len(evs)-1]
 		if last.Type != sello.EventECFDelivered || last.Document.Status != sello.StatusAccepted || last.Data.Severity != "info" {
 			t.Errorf("last event: got %s (%s, %s), want ecf.delivered of an accepted document", last.Type, last.Document.Status, last.Data.Severity)
@@ -95,7 +95,7 @@ func testDelivery(t *testing.T, open Open) {
 		deepEqual(t, "delivery", got.Delivery, out)
 		deepEqual(t, "resource delivery", got.Resource().Delivery, out)
 		deepEqual(t, "stored delivery", mustDocumentByID(t, e.s, doc).Delivery, out)
-		evs := mustEvents(t, e.s, doc.TenantID, doc.Environment)
+		evs := WaitEvents(t, e.s, doc.TenantID, doc.Environment, sello.EventFilter{}, WithType(sello.EventECFDeliveryFailed))
 		last := evs[len(evs)-1]
 		if last.Type != sello.EventECFDeliveryFailed || last.Data.Severity != "error" || last.Data.Message != out.Reason {
 			t.Errorf("last event: got %s (%s, %q), want ecf.delivery_failed, error, %q", last.Type, last.Data.Severity, last.Data.Message, out.Reason)
@@ -105,11 +105,11 @@ func testDelivery(t *testing.T, open Open) {
 	t.Run("NotElectronic", func(t *testing.T) {
 		e := newEnv(t, open)
 		doc := newAcceptedDoc(t, e, sello.TypeCreditoFiscal)
-		before := len(mustEvents(t, e.s, doc.TenantID, doc.Environment))
+		before := len(WaitEvents(t, e.s, doc.TenantID, doc.Environment, sello.EventFilter{}, WithType(sello.EventECFAccepted)))
 		out := sello.Delivery{Status: sello.DeliveryNotElectronic}
 		got := mustUpdate(t, e.s, doc, sello.DeliveryOutcome(doc, out, nil))
 		deepEqual(t, "resource delivery", got.Resource().Delivery, out)
-		if after := len(mustEvents(t, e.s, doc.TenantID, doc.Environment)); after != before {
+		if after := len(mustEvents(t, e.s, doc.TenantID, doc.Environment, before)); after != before {
 			t.Errorf("events: got %d new, want none for not_electronic", after-before)
 		}
 		_, err := e.s.FindDocumentARECF(t.Context(), doc.TenantID, doc.Environment, doc.ID)

@@ -69,10 +69,7 @@ func testCreateDocument(t *testing.T, open Open) {
 		tn := MustCreateTenant(t, e.s)
 		MustAddSequence(t, e.s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 10)
 		doc := MustCreateDocument(t, e.s, newDoc(tn.ID, sello.EnvTest, sello.TypeCreditoFiscal))
-		evs, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{})
-		if err != nil {
-			t.Fatalf("ListEvents: %v", err)
-		}
+		evs := mustEvents(t, e.s, tn.ID, sello.EnvTest, 1)
 		if len(evs) != 1 {
 			t.Fatalf("events: got %d, want 1", len(evs))
 		}
@@ -135,10 +132,7 @@ func testCreateDocument(t *testing.T, open Open) {
 		if got := mustSequence(t, e.s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, from).Next; got != from+goroutines*each {
 			t.Errorf("sequence Next: got %d, want %d", got, from+goroutines*each)
 		}
-		evs, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Limit: sello.MaxPageSize})
-		if err != nil {
-			t.Fatalf("ListEvents: %v", err)
-		}
+		evs := mustEvents(t, e.s, tn.ID, sello.EnvTest, min(goroutines*each, sello.MaxPageSize))
 		if len(evs) != min(goroutines*each, sello.MaxPageSize) {
 			t.Errorf("events: got %d, want %d", len(evs), min(goroutines*each, sello.MaxPageSize))
 		}

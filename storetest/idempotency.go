@@ -42,9 +42,8 @@ func testIdempotency(t *testing.T, open Open) {
 		if err != nil || len(docs) != 1 {
 			t.Errorf("documents: got %d (%v), want 1", len(docs), err)
 		}
-		evs, err := e.s.ListEvents(ctx, tn.ID, sello.EnvTest, sello.EventFilter{})
-		if err != nil || len(evs) != 1 {
-			t.Errorf("events: got %d (%v), want 1", len(evs), err)
+		if evs := mustEvents(t, e.s, tn.ID, sello.EnvTest, 1); len(evs) != 1 {
+			t.Errorf("events: got %d, want 1", len(evs))
 		}
 	})
 	t.Run("ErrKeyReused", func(t *testing.T) {

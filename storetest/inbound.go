@@ -50,10 +50,7 @@ func testInbound(t *testing.T, open Open) {
 		}
 		deepEqual(t, "by e-NCF", byENCF, want)
 
-		events, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
+		events := WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 10}, AtLeast(1))
 		if len(events) != 1 || events[0].Data.Payload["inboundDocumentId"] != got.ID || events[0].Document.ENCF != got.ENCF ||
 			events[0].Document.Status != sello.InboundStatusReceived {
 			t.Fatalf("events: got %+v, want one %s with inboundDocumentId %s", events, sello.EventInboundReceived, got.ID)
@@ -72,10 +69,7 @@ func testInbound(t *testing.T, open Open) {
 		if got.ID != first.ID || string(got.Acuse) != string(first.Acuse) || string(got.XML) != string(first.XML) {
 			t.Fatalf("second create: got %s %q, want the first %s %q", got.ID, got.Acuse, first.ID, first.Acuse)
 		}
-		events, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		} else if len(events) != 1 {
+		if events := WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 10}, AtLeast(1)); len(events) != 1 {
 			t.Fatalf("events: got %d, want 1 (none for the duplicate)", len(events))
 		}
 		// Another issuer may use the same number.
@@ -115,10 +109,7 @@ func testInbound(t *testing.T, open Open) {
 			t.Fatal("tenant b got tenant a's document")
 		}
 		MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvCert, "131000001", 1))
-		events, err := e.s.ListEvents(t.Context(), b.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 10})
-		if err != nil {
-			t.Fatal(err)
-		} else if len(events) != 1 || events[0].Data.Payload["inboundDocumentId"] == doc.ID {
+		if events := WaitEvents(t, e.s, b.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 10}, AtLeast(1)); len(events) != 1 || events[0].Data.Payload["inboundDocumentId"] == doc.ID {
 			t.Fatalf("tenant b's events: got %d (%+v), want its own one", len(events), events)
 		}
 	})

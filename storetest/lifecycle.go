@@ -56,16 +56,6 @@ func mustDocumentByID(tb testing.TB, s sello.Store, doc *sello.Document) *sello.
 	return got
 }
 
-// mustEvents lists a tenant's events in env.
-func mustEvents(tb testing.TB, s sello.Store, tenantID string, en sello.Environment) []*sello.Event {
-	tb.Helper()
-	evs, err := s.ListEvents(tb.Context(), tenantID, en, sello.EventFilter{Limit: sello.MaxPageSize})
-	if err != nil {
-		tb.Fatalf("ListEvents: %v", err)
-	}
-	return evs
-}
-
 // mustHistory reads a document's status history.
 func mustHistory(tb testing.TB, s sello.Store, doc *sello.Document) []sello.StatusChange {
 	tb.Helper()
@@ -113,7 +103,7 @@ func testLifecycle(t *testing.T, open Open) {
 			t.Errorf("FindDocumentXML: got %q, %v; want %q byte for byte", xml, err, signedXML)
 		}
 
-		evs := mustEvents(t, e.s, doc.TenantID, doc.Environment)
+		evs := mustEvents(t, e.s, doc.TenantID, doc.Environment, 2)
 		if len(evs) != 2 {
 			t.Fatalf("events: got %d, want ecf.queued and ecf.signed", len(evs))
 		}
@@ -134,7 +124,7 @@ func testLifecycle(t *testing.T, open Open) {
 		e := newEnv(t, open)
 		doc := newLifecycleDoc(t, e)
 		signed := mustUpdate(t, e.s, doc, signChange())
-		events := len(mustEvents(t, e.s, doc.TenantID, doc.Environment))
+		events := len(mustEvents(t, e.s, doc.TenantID, doc.Environment, 2))
 
 		ch := sello.DocumentChange{
 			From: []sello.Status{sello.StatusQueuedForSigning}, Status: sello.StatusSigned,
@@ -148,7 +138,7 @@ func testLifecycle(t *testing.T, open Open) {
 		wantError(t, err, sello.CodeConflict, "is signed, not submitted or queued_for_signing")
 
 		deepEqual(t, "document after the conflicts", mustDocumentByID(t, e.s, doc), signed)
-		if got := len(mustEvents(t, e.s, doc.TenantID, doc.Environment)); got != events {
+		if got := len(mustEvents(t, e.s, doc.TenantID, doc.Environment, events)); got != events {
 			t.Errorf("events: got %d, want %d", got, events)
 		}
 		if got := len(mustHistory(t, e.s, doc)); got != 2 {
@@ -170,7 +160,7 @@ func testLifecycle(t *testing.T, open Open) {
 			{Status: sello.StatusQueuedForSigning, At: doc.CreatedAt},
 			{Status: sello.StatusQueuedForSigning, At: got.UpdatedAt, Reason: "noted"},
 		})
-		if got := len(mustEvents(t, e.s, doc.TenantID, doc.Environment)); got != 1 {
+		if got := len(mustEvents(t, e.s, doc.TenantID, doc.Environment, 1)); got != 1 {
 			t.Errorf("events: got %d, want 1 (no EventType, no event)", got)
 		}
 	})
@@ -223,7 +213,7 @@ func testLifecycle(t *testing.T, open Open) {
 			r.QRURL == nil || r.DGII == nil || len(r.DGII.Mensajes) != 2 {
 			t.Errorf("resource: got %+v", r)
 		}
-		evs := mustEvents(t, e.s, doc.TenantID, doc.Environment)
+		evs := WaitEvents(t, e.s, doc.TenantID, doc.Environment, sello.EventFilter{}, WithType(sello.EventECFRejected))
 		last := evs[len(evs)-1]
 		deepEqual(t, "rejected event document", last.Document, &sello.EventDocument{ID: doc.ID, Type: "E31", ENCF: doc.ENCF, Status: sello.StatusRejected, TrackID: ptr("trk-42")})
 		if last.Type != sello.EventECFRejected || last.Data.Severity != "error" || last.Data.Message != "Rejected by DGII." {
@@ -256,7 +246,7 @@ func testLifecycle(t *testing.T, open Open) {
 		if last := h[len(h)-1]; last.Status != sello.StatusFailed || last.Reason != "No valid signing certificate." {
 			t.Errorf("history: got %+v", h)
 		}
-		evs := mustEvents(t, e.s, doc.TenantID, doc.Environment)
+		evs := WaitEvents(t, e.s, doc.TenantID, doc.Environment, sello.EventFilter{}, WithType(sello.EventECFFailed))
 		if last := evs[len(evs)-1]; last.Type != sello.EventECFFailed || last.Data.Severity != "error" || last.Document.Status != sello.StatusFailed {
 			t.Errorf("event: got %s %+v %+v", last.Type, last.Data, last.Document)
 		}
@@ -362,7 +352,7 @@ func testLifecycle(t *testing.T, open Open) {
 		if ok != 1 || conflicts != goroutines-1 || len(others) > 0 {
 			t.Errorf("got %d applied, %d conflicts, errors %v; want 1 and %d", ok, conflicts, others, goroutines-1)
 		}
-		if got := len(mustEvents(t, e.s, doc.TenantID, doc.Environment)); got != 2 {
+		if got := len(mustEvents(t, e.s, doc.TenantID, doc.Environment, 2)); got != 2 {
 			t.Errorf("events: got %d, want 2", got)
 		}
 		if got := len(mustHistory(t, e.s, doc)); got != 2 {

@@ -190,10 +190,7 @@ func testEvents(t *testing.T, open Open) {
 		tn := MustCreateTenant(t, e.s)
 		MustAddSequence(t, e.s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 100)
 		docs := mustCreateN(t, e, tn.ID, sello.EnvTest, 5, 0)
-		all, err := e.s.ListEvents(ctx, tn.ID, sello.EnvTest, sello.EventFilter{})
-		if err != nil {
-			t.Fatalf("ListEvents: %v", err)
-		}
+		all := mustEvents(t, e.s, tn.ID, sello.EnvTest, len(docs))
 		var got []string
 		for i, ev := range all {
 			got = append(got, ev.Document.ENCF)
@@ -219,9 +216,8 @@ func testEvents(t *testing.T, open Open) {
 			typ  sello.EventType
 			want int
 		}{{sello.EventECFQueued, 2}, {sello.EventECFAccepted, 0}} {
-			got, err := e.s.ListEvents(t.Context(), tn.ID, sello.EnvTest, sello.EventFilter{Type: tt.typ})
-			if err != nil || len(got) != tt.want {
-				t.Errorf("type %s: got %d events (%v), want %d", tt.typ, len(got), err, tt.want)
+			if got := WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: tt.typ}, AtLeast(tt.want)); len(got) != tt.want {
+				t.Errorf("type %s: got %d events, want %d", tt.typ, len(got), tt.want)
 			}
 		}
 	})

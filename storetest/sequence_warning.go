@@ -50,7 +50,7 @@ func testSequenceWarnings(t *testing.T, open Open) {
 				t.Errorf("warn %s again: got %v, %v; want false, nil", w, ok, err)
 			}
 		}
-		evs := mustEvents(t, e.s, tn.ID, sello.EnvTest)
+		evs := mustEvents(t, e.s, tn.ID, sello.EnvTest, 2)
 		if len(evs) != 2 {
 			t.Fatalf("events: got %d, want 2", len(evs))
 		}
@@ -79,7 +79,7 @@ func testSequenceWarnings(t *testing.T, open Open) {
 		s := &sello.Sequence{ID: sello.NewID(), TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, From: 1, To: 10}
 		_, err := e.s.WarnSequence(t.Context(), s, sello.SequenceWarningLow, e.clock.Peek())
 		wantError(t, err, sello.CodeNotFound, s.ID)
-		if evs := mustEvents(t, e.s, tn.ID, sello.EnvTest); len(evs) != 0 {
+		if evs := mustEvents(t, e.s, tn.ID, sello.EnvTest, 0); len(evs) != 0 {
 			t.Errorf("events: got %d, want none", len(evs))
 		}
 	})
@@ -104,7 +104,7 @@ func testSequenceWarningIsolation(t *testing.T, e env, s *sello.Sequence, tenant
 		_, err := e.s.WarnSequence(ctx, &other, w, now)
 		wantError(t, err, sello.CodeNotFound, s.ID)
 	}
-	for _, ev := range mustEvents(t, e.s, s.TenantID, s.Environment) {
+	for _, ev := range mustEvents(t, e.s, s.TenantID, s.Environment, 0) {
 		if ev.Type == sello.EventSequenceLow || ev.Type == sello.EventSequenceExpiring {
 			t.Errorf("%s written: %+v", ev.Type, ev)
 		}

@@ -239,9 +239,9 @@ func testVoids(t *testing.T, open Open) {
 		deepEqual(t, "dgii", got.DGII, dgii)
 		_, err = e.s.RecordVoidOutcome(ctx, tn.ID, sello.EnvTest, v.ID, sello.VoidOutcome{State: sello.VoidRejected})
 		wantError(t, err, sello.CodeConflict, "accepted")
-		evs, err := e.s.ListEvents(ctx, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventVoidUpdated, Limit: 10})
-		if err != nil || len(evs) != 1 || evs[0].Data.Payload["voidId"] != v.ID || fmt.Sprint(evs[0].Data.Payload["state"]) != "accepted" {
-			t.Fatalf("void.updated events: got %+v, %v; want one, accepted", evs, err)
+		evs := WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventVoidUpdated, Limit: 10}, AtLeast(1))
+		if len(evs) != 1 || evs[0].Data.Payload["voidId"] != v.ID || fmt.Sprint(evs[0].Data.Payload["state"]) != "accepted" {
+			t.Fatalf("void.updated events: got %+v; want one, accepted", evs)
 		}
 	})
 	t.Run("List", func(t *testing.T) {

@@ -144,17 +144,24 @@ func newWebhookEnv(t *testing.T, open Open) webhookEnv {
 }
 
 // emit writes an ecf.queued event of the tenant in en (by creating a
-// document) and returns it.
+// document) and returns it, once the feed lists it (see WaitEvents): every
+// event written before it is listed too.
 func (w webhookEnv) emit(t *testing.T, en sello.Environment) *sello.Event {
 	t.Helper()
 	doc := MustCreateDocument(t, w.s, newDoc(w.tn.ID, en, sello.TypeCreditoFiscal))
-	for _, ev := range mustEvents(t, w.s, w.tn.ID, en) {
-		if ev.Document != nil && ev.Document.ID == doc.ID {
-			return ev
+	var found *sello.Event
+	WaitEvents(t, w.s, w.tn.ID, en, sello.EventFilter{Type: sello.EventECFQueued}, func(evs []*sello.Event) bool {
+		for _, ev := range evs {
+			if ev.Document != nil && ev.Document.ID == doc.ID {
+				found = ev
+			}
 		}
+		return found != nil
+	})
+	if found == nil {
+		t.Fatalf("no event of document %s", doc.ID)
 	}
-	t.Fatalf("no event of document %s", doc.ID)
-	return nil
+	return found
 }
 
 // attempt is a failed attempt of d at at.

@@ -184,7 +184,7 @@ func testWebhookTestDelivery(t *testing.T, open Open) {
 	if r := work.Event.Resource(); r.Environment != "certecf" || r.Type != "webhook_endpoint.test" {
 		t.Errorf("resource: %+v", r)
 	}
-	if evs := mustEvents(t, w.s, w.tn.ID, sello.EnvCert); len(evs) != 0 {
+	if evs := mustEvents(t, w.s, w.tn.ID, sello.EnvCert, 0); len(evs) != 0 {
 		t.Errorf("events outbox: got %d events, want none (test events are not in it)", len(evs))
 	}
 	// A replay of a test delivery carries the same test event.

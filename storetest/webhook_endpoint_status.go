@@ -142,8 +142,8 @@ func testWebhookDisable(t *testing.T, open Open) {
 	if err := w.s.PauseWebhookEndpoint(ctx, w.tn.ID, ep.ID); err != nil {
 		t.Fatal(err)
 	}
-	w.emit(t, sello.EnvTest) // held
-	eventsBefore := len(mustEvents(t, w.s, w.tn.ID, sello.EnvTest))
+	w.emit(t, sello.EnvTest) // held; emit waited for the feed
+	eventsBefore := len(mustEvents(t, w.s, w.tn.ID, sello.EnvTest, 0))
 
 	now := w.clock.Peek().Truncate(time.Millisecond)
 	ok, err := w.s.DisableWebhookEndpoint(ctx, w.tn.ID, ep.ID, "Failing for 5 days.", now)
@@ -166,7 +166,7 @@ func testWebhookDisable(t *testing.T, open Open) {
 			t.Errorf("delivery %s: LastError %q, want the reason", d.ID, d.LastError)
 		}
 	}
-	evs := mustEvents(t, w.s, w.tn.ID, sello.EnvTest)
+	evs := mustEvents(t, w.s, w.tn.ID, sello.EnvTest, eventsBefore+1)
 	if len(evs) != eventsBefore+1 {
 		t.Fatalf("events: got %d, want %d", len(evs), eventsBefore+1)
 	}
@@ -190,7 +190,7 @@ func testWebhookDisable(t *testing.T, open Open) {
 	if ok, err := w.s.DisableWebhookEndpoint(ctx, w.tn.ID, ep.ID, "again", now); ok || err != nil {
 		t.Errorf("disable again: got %v, %v; want false", ok, err)
 	}
-	if got := len(mustEvents(t, w.s, w.tn.ID, sello.EnvTest)); got != eventsBefore+1 {
+	if got := len(mustEvents(t, w.s, w.tn.ID, sello.EnvTest, eventsBefore+1)); got != eventsBefore+1 {
 		t.Errorf("events after disabling again: got %d, want %d", got, eventsBefore+1)
 	}
 	wantError(t, w.s.PauseWebhookEndpoint(ctx, w.tn.ID, ep.ID), sello.CodeConflict, "disabled")
@@ -227,8 +227,8 @@ func testWebhookDelete(t *testing.T, open Open) {
 	if err := w.s.PauseWebhookEndpoint(ctx, w.tn.ID, ep.ID); err != nil {
 		t.Fatal(err)
 	}
-	w.emit(t, sello.EnvTest) // held
-	eventsBefore := len(mustEvents(t, w.s, w.tn.ID, sello.EnvTest))
+	w.emit(t, sello.EnvTest) // held; emit waited for the feed
+	eventsBefore := len(mustEvents(t, w.s, w.tn.ID, sello.EnvTest, 0))
 	now := w.clock.Peek().Truncate(time.Millisecond)
 
 	if err := w.s.DeleteWebhookEndpoint(ctx, w.tn.ID, ep.ID, now); err != nil {
@@ -258,7 +258,7 @@ func testWebhookDelete(t *testing.T, open Open) {
 	if err != nil || work.Endpoint.ID != ep.ID || work.Endpoint.Status != sello.WebhookEndpointDisabled {
 		t.Fatalf("FindWebhookWork of a deleted endpoint's delivery: %+v, %v; want it, disabled", work, err)
 	}
-	if got := len(mustEvents(t, w.s, w.tn.ID, sello.EnvTest)); got != eventsBefore {
+	if got := len(mustEvents(t, w.s, w.tn.ID, sello.EnvTest, eventsBefore)); got != eventsBefore {
 		t.Errorf("events after delete: got %d, want %d (deleting writes none)", got, eventsBefore)
 	}
 	// No more deliveries; the other endpoint still gets its own.

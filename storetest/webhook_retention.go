@@ -42,11 +42,11 @@ func testWebhookRetention(t *testing.T, open Open) {
 		t.Fatalf("DeleteEventsBefore: got %d, %v; want 3 (two of the tenant's, one of the other)", n, err)
 	}
 	var ids []string
-	for _, ev := range mustEvents(t, w.s, w.tn.ID, sello.EnvTest) {
+	for _, ev := range mustEvents(t, w.s, w.tn.ID, sello.EnvTest, 2) {
 		ids = append(ids, ev.ID)
 	}
 	deepEqual(t, "events kept", ids, []string{open_.ID, recent.ID})
-	if got := mustEvents(t, w.s, noHooks.ID, sello.EnvTest); len(got) != 0 {
+	if got := mustEvents(t, w.s, noHooks.ID, sello.EnvTest, 0); len(got) != 0 {
 		t.Errorf("other tenant's events: got %d, want none", len(got))
 	}
 	var kept []string
