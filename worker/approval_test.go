@@ -60,10 +60,11 @@ func (d *deliveryTest) approvalReceipt(in *sello.InboundDocument) *dgiisim.Appro
 	return nil
 }
 
-// lastInboundEvent is the last event of the inbound document in.
-func (d *deliveryTest) lastInboundEvent(t *testing.T, in *sello.InboundDocument) *sello.Event {
+// lastInboundEvent is the last event of the inbound document in, once the
+// feed lists one of type typ.
+func (d *deliveryTest) lastInboundEvent(t *testing.T, in *sello.InboundDocument, typ sello.EventType) *sello.Event {
 	t.Helper()
-	return d.lastEvent(t, &sello.Document{ID: in.ID, TenantID: in.TenantID, Environment: in.Environment})
+	return d.lastEvent(t, &sello.Document{ID: in.ID, TenantID: in.TenantID, Environment: in.Environment}, typ)
 }
 
 func TestApproval(t *testing.T) {
@@ -112,7 +113,7 @@ func TestApproval(t *testing.T) {
 				if tc.req.Motivo != "" && !bytes.Contains(got.ACECF, []byte("<DetalleMotivoRechazo>"+tc.req.Motivo+"</DetalleMotivoRechazo>")) {
 					t.Errorf("ACECF without the motivo: %s", got.ACECF)
 				}
-				if ev := d.lastInboundEvent(t, in); ev == nil || ev.Type != tc.event || ev.Data.Payload["approvalId"] != got.ID {
+				if ev := d.lastInboundEvent(t, in, tc.event); ev == nil || ev.Type != tc.event || ev.Data.Payload["approvalId"] != got.ID {
 					t.Errorf("last event: got %+v, want %s", ev, tc.event)
 				}
 			})

@@ -137,19 +137,22 @@ func (d *deliveryTest) receipt(doc *sello.Document) *dgiisim.Receipt {
 	return nil
 }
 
-// lastEvent is the document's last event.
-func (d *deliveryTest) lastEvent(t *testing.T, doc *sello.Document) *sello.Event {
+// lastEvent is the document's last event, once the feed lists one of
+// type typ (see storetest.WaitEvents).
+func (d *deliveryTest) lastEvent(t *testing.T, doc *sello.Document, typ sello.EventType) *sello.Event {
 	t.Helper()
-	evs, err := d.st.ListEvents(t.Context(), doc.TenantID, doc.Environment, sello.EventFilter{Limit: sello.MaxPageSize})
-	if err != nil {
-		t.Fatal(err)
-	}
 	var last *sello.Event
-	for _, ev := range evs {
-		if ev.Document != nil && ev.Document.ID == doc.ID {
-			last = ev
+	storetest.WaitEvents(t, d.st, doc.TenantID, doc.Environment, sello.EventFilter{}, func(evs []*sello.Event) bool {
+		last = nil
+		seen := false
+		for _, ev := range evs {
+			if ev.Document != nil && ev.Document.ID == doc.ID {
+				last = ev
+				seen = seen || ev.Type == typ
+			}
 		}
-	}
+		return seen
+	})
 	return last
 }
 
@@ -187,7 +190,7 @@ func TestDelivery(t *testing.T) {
 				if err != nil || !bytes.Equal(arecf, rc.ARECF) {
 					t.Errorf("stored ARECF: %v; want the receiver's, byte for byte", err)
 				}
-				if ev := d.lastEvent(t, doc); ev == nil || ev.Type != tc.event {
+				if ev := d.lastEvent(t, doc, tc.event); ev == nil || ev.Type != tc.event {
 					t.Errorf("last event: got %+v, want %s", ev, tc.event)
 				}
 			})
@@ -201,7 +204,7 @@ func TestDelivery(t *testing.T) {
 			if rc := d.receipt(doc); rc != nil {
 				t.Errorf("a receiver got the e-CF of a buyer not in the directory: %+v", rc)
 			}
-			if ev := d.lastEvent(t, doc); ev == nil || ev.Type != sello.EventECFAccepted {
+			if ev := d.lastEvent(t, doc, sello.EventECFAccepted); ev == nil || ev.Type != sello.EventECFAccepted {
 				t.Errorf("last event: got %+v, want none after ecf.accepted", ev)
 			}
 		})

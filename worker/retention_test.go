@@ -21,14 +21,14 @@ func TestDeleteOldEvents(t *testing.T) {
 		if n, err := h.w.DeleteOldEvents(t.Context()); err != nil || n != 0 {
 			t.Fatalf("deleted %d (%v) of today's events", n, err)
 		}
-		if len(h.disabledEvents(t, sello.EnvTest)) != 1 {
+		if len(h.disabledEvents(t, sello.EnvTest, 1)) != 1 {
 			t.Fatal("today's event is gone")
 		}
 		h.offset.Store(int64(sello.EventRetention + time.Hour))
 		if n, err := h.w.DeleteOldEvents(t.Context()); err != nil || n != 1 {
 			t.Fatalf("31 days later: deleted %d (%v), want 1", n, err)
 		}
-		if len(h.disabledEvents(t, sello.EnvTest)) != 0 {
+		if len(h.disabledEvents(t, sello.EnvTest, 0)) != 0 {
 			t.Fatal("the old event is still listed")
 		}
 	})

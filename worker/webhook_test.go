@@ -46,6 +46,7 @@ const testVersion = "1.2.3-test"
 func forEachStore(t *testing.T, f func(t *testing.T, st storetest.Store)) {
 	t.Run("SQLite", func(t *testing.T) { f(t, sqlitetest.MustOpen(t)) })
 	t.Run("PostgreSQL", func(t *testing.T) {
+		pgtest.HoldTransactions(t)
 		db, err := postgres.Open(t.Context(), pgtest.MustSchema(t))
 		if err != nil {
 			t.Fatal(err)
@@ -232,14 +233,11 @@ func (h *hookTest) findEndpoint(tb testing.TB, id string) *sello.WebhookEndpoint
 	return e
 }
 
-// disabledEvents lists the tenant's webhook_endpoint.disabled events in env.
-func (h *hookTest) disabledEvents(tb testing.TB, env sello.Environment) []*sello.Event {
+// disabledEvents lists the tenant's webhook_endpoint.disabled events in
+// env, waiting until there are at least n (see storetest.WaitEvents).
+func (h *hookTest) disabledEvents(tb testing.TB, env sello.Environment, n int) []*sello.Event {
 	tb.Helper()
-	events, err := h.st.ListEvents(tb.Context(), h.tenant.ID, env, sello.EventFilter{Type: sello.EventWebhookEndpointDisabled, Limit: 100})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return events
+	return storetest.WaitEvents(tb, h.st, h.tenant.ID, env, sello.EventFilter{Type: sello.EventWebhookEndpointDisabled}, storetest.AtLeast(n))
 }
 
 // receiver is a webhook receiver on loopback that records what it gets.
@@ -357,7 +355,7 @@ func TestWebhookDelivery(t *testing.T) {
 		if _, err := st.DisableWebhookEndpoint(t.Context(), h.tenant.ID, other.ID, "for the test", time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		events := h.disabledEvents(t, sello.EnvTest)
+		events := h.disabledEvents(t, sello.EnvTest, 1)
 		if len(events) != 1 {
 			t.Fatalf("%d events", len(events))
 		}
@@ -493,7 +491,7 @@ func TestWebhookGone(t *testing.T) {
 		if !strings.Contains(ep.DisabledReason, "410") {
 			t.Fatalf("endpoint %s, reason %q", ep.Status, ep.DisabledReason)
 		}
-		if events := h.disabledEvents(t, sello.EnvTest); len(events) != 1 || events[0].Data.Payload["endpointId"] != e.ID {
+		if events := h.disabledEvents(t, sello.EnvTest, 1); len(events) != 1 || events[0].Data.Payload["endpointId"] != e.ID {
 			t.Fatalf("disabled events %v", events)
 		}
 		ev := verify(t, watcher.waitRequests(t, 1)[0], secretB)
@@ -697,7 +695,7 @@ func TestWebhookFailingFiveDays(t *testing.T) {
 		if ep.Status != sello.WebhookEndpointActive || ep.FailingSince == nil || time.Since(*ep.FailingSince) < 5*24*time.Hour {
 			t.Fatalf("after the first failure: %s, failing since %v", ep.Status, ep.FailingSince)
 		}
-		if len(h.disabledEvents(t, sello.EnvTest)) != 0 {
+		if len(h.disabledEvents(t, sello.EnvTest, 0)) != 0 {
 			t.Fatal("disabled at the first failure")
 		}
 
@@ -707,7 +705,7 @@ func TestWebhookFailingFiveDays(t *testing.T) {
 		if !strings.Contains(ep.DisabledReason, "5 days") {
 			t.Fatalf("after six days of failures: %s, reason %q", ep.Status, ep.DisabledReason)
 		}
-		if events := h.disabledEvents(t, sello.EnvTest); len(events) != 1 || events[0].Data.Payload["endpointId"] != e.ID {
+		if events := h.disabledEvents(t, sello.EnvTest, 1); len(events) != 1 || events[0].Data.Payload["endpointId"] != e.ID {
 			t.Fatalf("disabled events %v", events)
 		}
 	})
