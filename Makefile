@@ -18,10 +18,20 @@ build: ## build the sello binary into bin/sello
 run: ## run the service on the embedded default with demo data
 	$(GO) run ./cmd/sello serve --demo
 
-test: ## vet and run every test with the race detector (the PostgreSQL suite too when SELLO_TEST_DATABASE_URL is set), then list what skipped and why
-	$(GO) vet ./...
-	$(GO) test -race -count=1 -json ./... | $(GO) run ./internal/testsummary
-	[ ! -f client/go.mod ] || (cd client && go vet ./... && go test -race -count=1 ./...)
+# test runs every step even when one fails, so that one run shows every
+# failure: vet, then the tests of both modules (the project's and the
+# client's, client/) through one summary, which lists the failed and
+# skipped tests of both; it fails if any step did.
+test: ## vet and run every test of both modules with the race detector (the PostgreSQL suite too when SELLO_TEST_DATABASE_URL is set), then list what failed, what skipped and why
+	@status=0; \
+	echo "$(GO) vet ./..."; $(GO) vet ./... || status=1; \
+	if [ -f client/go.mod ]; then echo "(cd client && $(GO) vet ./...)"; (cd client && $(GO) vet ./...) || status=1; fi; \
+	echo "$(GO) test -race -count=1 ./... (and in client/)"; \
+	( rc=0; \
+	  $(GO) test -race -count=1 -json ./... || rc=1; \
+	  if [ -f client/go.mod ]; then (cd client && $(GO) test -race -count=1 -json ./...) || rc=1; fi; \
+	  exit $$rc ) | $(GO) run ./internal/testsummary || status=1; \
+	exit $$status
 
 test-postgres: ## run the storage and API suites against the local PostgreSQL
 	SELLO_TEST_DATABASE_URL='$(PG_URL)' $(GO) test -count=1 ./postgres/ ./storetest/ ./cmd/sello/
