@@ -1,5 +1,8 @@
 # Sello — make help lists the targets.
 GO ?= go
+# A package's tests may take longer than go test's 10-minute default on a
+# busy 2-core machine (api and cmd/sello ran past it beside a parallel build).
+TEST_TIMEOUT ?= 30m
 PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 
 # bash with pipefail, so that a recipe piping go test into the summary
@@ -28,8 +31,8 @@ test: ## vet and run every test of both modules with the race detector (the Post
 	if [ -f client/go.mod ]; then echo "(cd client && $(GO) vet ./...)"; (cd client && $(GO) vet ./...) || status=1; fi; \
 	echo "$(GO) test -race -count=1 ./... (and in client/)"; \
 	( rc=0; \
-	  $(GO) test -race -count=1 -json ./... || rc=1; \
-	  if [ -f client/go.mod ]; then (cd client && $(GO) test -race -count=1 -json ./...) || rc=1; fi; \
+	  $(GO) test -race -count=1 -timeout=$(TEST_TIMEOUT) -json ./... || rc=1; \
+	  if [ -f client/go.mod ]; then (cd client && $(GO) test -race -count=1 -timeout=$(TEST_TIMEOUT) -json ./...) || rc=1; fi; \
 	  exit $$rc ) | $(GO) run ./internal/testsummary || status=1; \
 	exit $$status
 
