@@ -96,7 +96,8 @@ type Reception struct {
 	Store ReceptionStore
 	XML   ReceptionXML
 	// Trust are the CAs whose certificates the receivers trust, nil for
-	// none: then nobody is trusted, and eCF refuses every signer.
+	// none: then every signer is recorded untrusted, in eCF too
+	// (CheckSigner).
 	Trust *TrustRoots
 	// MasterKey opens the tenants' certificates, which sign their acuses.
 	MasterKey *MasterKey
@@ -322,11 +323,11 @@ func ApprovalRefused(msg string, why error) error {
 // approval service of the tenant that issued the document (FACTS §2.2):
 // the ACECF's verdict as recorded (RecordReceivedApproval: received at now
 // when it did not need recording), and the document after.
-// The ACECF must read, be named {RNCComprador}{eNCF}.xml when named, have
-// a signature that holds and a signer CheckSigner accepts at its
-// FechaHoraAprobacionComercial (and, in eCF, who holds the call's token),
-// name the tenant as RNCEmisor, and be dated no earlier than the
-// document's FechaEmision and at most ReceiverClockSkew ahead of now.
+// The ACECF must read, be named {RNCComprador}{eNCF}.xml when named, name
+// the tenant as RNCEmisor, be dated no earlier than the document's
+// FechaEmision and at most ReceiverClockSkew ahead of now (CheckDate), and
+// have a signature that holds and a signer CheckSigner accepts at its
+// FechaHoraAprobacionComercial (and, in eCF, who holds the call's token).
 // Every refusal is INVALID_REQUEST (HTTP 400, DGII's "insatisfactorio");
 // one that does not match a document of the tenant's says so without
 // naming any value of the tenant's. Returns PAYLOAD_TOO_LARGE too.
@@ -339,11 +340,18 @@ func (rc *Reception) ReceiveApproval(ctx context.Context, in ReceivedACECF) (*Ap
 	if want := a.BuyerRNC + a.ENCF + ".xml"; in.FileName != "" && !strings.EqualFold(in.FileName, want) {
 		return nil, nil, Errorf(CodeInvalidRequest, "The file must be named %s (RNCComprador and eNCF), not %q.", want, in.FileName)
 	}
+	// The cheap refusals first: they need no signature work.
+	now := rc.now()
+	if err := a.CheckIssuer(t.RNC); err != nil {
+		return nil, nil, err
+	}
+	if err := a.CheckDate(now); err != nil {
+		return nil, nil, err
+	}
 	cert, err := rc.XML.Verify(data)
 	if err != nil {
 		return nil, nil, ApprovalRefused("The ACECF's signature is not valid.", err)
 	}
-	now := rc.now()
 	a.Signer, err = rc.Trust.CheckSigner(cert, env, a.DecidedAt, now)
 	if err == nil {
 		err = CheckTokenHolder(in.Token, env, a.Signer)
@@ -352,12 +360,6 @@ func (rc *Reception) ReceiveApproval(ctx context.Context, in ReceivedACECF) (*Ap
 		return nil, nil, ApprovalRefused("This receiver does not accept the ACECF's signer.", err)
 	}
 	a.TenantID, a.Environment = t.ID, env
-	if err := a.CheckIssuer(t.RNC); err != nil {
-		return nil, nil, err
-	}
-	if err := a.CheckDate(now); err != nil {
-		return nil, nil, err
-	}
 	doc, _, err := rc.Store.ReceiveCommercialApproval(ctx, a)
 	if ErrorCodeOf(err) == CodeNotFound {
 		return nil, nil, ApprovalRefused(approvalMismatch, err)

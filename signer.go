@@ -97,7 +97,8 @@ const ReceiverClockSkew = 5 * time.Minute
 // receiver trusts (serve --receiver-trust-roots): the CAs INDOTEL accredits
 // for DGII's signing certificates, their issuing (subordinate) CAs
 // included. Every certificate of the bundle is an anchor, so an issuing CA
-// in it needs no root above it. A nil *TrustRoots trusts nobody.
+// in it needs no root above it. A nil *TrustRoots trusts nobody and
+// refuses nobody (CheckSigner).
 type TrustRoots struct {
 	pool  *x509.CertPool
 	names []string
@@ -158,10 +159,13 @@ func refuseSigner(format string, args ...any) error {
 // env at signedAt (the document's FechaHoraFirma, an ACECF's
 // FechaHoraAprobacionComercial, now for a seed), at now. The certificate
 // must be valid at signedAt, which may not be later than now plus
-// ReceiverClockSkew, and allow digitalSignature or nonRepudiation; in eCF
-// it must chain to r (x509 path validation at signedAt), elsewhere it is
-// recorded untrusted unless it does. It returns the signer, with Trusted
-// set, and a *SignerRefused when it is refused.
+// ReceiverClockSkew, and allow digitalSignature or nonRepudiation. It is
+// trusted when it chains to r (x509 path validation at signedAt). In eCF,
+// with roots configured, an untrusted certificate is refused; without
+// (r nil) every signer is recorded untrusted, as in TesteCF and CerteCF,
+// whose certification traffic DGII signs with test certificates of its
+// own. It returns the signer, with Trusted set, and a *SignerRefused when
+// it is refused.
 func (r *TrustRoots) CheckSigner(cert *x509.Certificate, env Environment, signedAt, now time.Time) (*Signer, error) {
 	s := NewSigner(cert)
 	switch {
@@ -181,7 +185,7 @@ func (r *TrustRoots) CheckSigner(cert *x509.Certificate, env Environment, signed
 		_, why = cert.Verify(x509.VerifyOptions{Roots: r.pool, CurrentTime: signedAt, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
 	}
 	s.Trusted = why == nil
-	if !s.Trusted && env == EnvProd {
+	if !s.Trusted && env == EnvProd && r != nil {
 		return s, refuseSigner("certificate %s (issuer %s) does not chain to the trust roots: %v", s.Subject, s.Issuer, why)
 	}
 	return s, nil

@@ -23,8 +23,9 @@ type Server struct {
 	// receivers' acuses (ARECF).
 	MasterKey *sello.MasterKey
 	// ReceiverTrust are the CAs the receivers trust to vouch for their
-	// signers (serve --receiver-trust-roots); nil trusts nobody: signers
-	// are recorded untrusted, and refused in eCF.
+	// signers (serve --receiver-trust-roots): with them, eCF refuses a
+	// signer that does not chain to them; nil trusts nobody and refuses
+	// nobody (sello.TrustRoots.CheckSigner).
 	ReceiverTrust *sello.TrustRoots
 	Logger        *slog.Logger
 	// Now is the clock; time.Now when nil.
