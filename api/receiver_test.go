@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -37,6 +38,8 @@ type receiverFixture struct {
 	supplier *xmldsig.Signer
 	clock    *storetest.Clock
 	mk       *sello.MasterKey
+	// log is what the server logged.
+	log bytes.Buffer
 }
 
 var (
@@ -93,7 +96,8 @@ func mustReceiverFixture(tb testing.TB, authOff bool) *receiverFixture {
 
 // trusting makes f's receiver trust roots (nil: none configured).
 func (f *receiverFixture) trusting(roots *sello.TrustRoots) *receiverFixture {
-	f.handler = (&api.Server{Store: f.store, MasterKey: f.mk, Now: f.clock.Now, ReceiverTrust: roots}).Handler()
+	f.handler = (&api.Server{Store: f.store, MasterKey: f.mk, Now: f.clock.Now, ReceiverTrust: roots,
+		Logger: slog.New(slog.NewTextHandler(&f.log, nil))}).Handler()
 	return f
 }
 
