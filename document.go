@@ -70,6 +70,9 @@ const (
 	ApprovalPending  = "pending"
 	ApprovalApproved = "approved"
 	ApprovalRejected = "rejected"
+	// ApprovalDisputed is a document's approval when signers of different
+	// holders sent different verdicts (ReceivedApproval.Apply).
+	ApprovalDisputed = "disputed"
 )
 
 // Document is an e-CF a tenant issued through Sello.
@@ -154,9 +157,15 @@ type Delivery struct {
 }
 
 // CommercialApproval is the buyer's commercial verdict on a document, as
-// stored (the document's commercial_approval column).
+// received in its signed ACECF (ReceivedApproval.Apply): the first verdict
+// received, and every other verdict from another signer that differs from
+// it.
 type CommercialApproval struct {
+	// Status is ApprovalApproved or ApprovalRejected, ApprovalDisputed
+	// when verdicts differ.
 	Status string `json:"status"`
+	// Reason, BuyerRNC, DecidedAt, ReceivedAt and Signer are the first
+	// verdict's.
 	Reason string `json:"reason,omitempty"`
 	// BuyerRNC is the RNCComprador of the buyer's ACECF.
 	BuyerRNC string `json:"buyerRnc,omitempty"`
@@ -164,17 +173,69 @@ type CommercialApproval struct {
 	DecidedAt *time.Time `json:"decidedAt,omitempty"`
 	// ReceivedAt is when Sello received the ACECF.
 	ReceivedAt *time.Time `json:"receivedAt,omitempty"`
+	Signer     *Signer    `json:"signer,omitempty"`
+	// Verdicts are the verdicts received, first first; empty in an
+	// approval recorded before Sello kept them (the fields above are its
+	// one verdict: AllVerdicts).
+	Verdicts []ApprovalVerdict `json:"verdicts,omitempty"`
+}
+
+// ApprovalVerdict is one signed ACECF's verdict on a document.
+type ApprovalVerdict struct {
+	// Status is ApprovalApproved or ApprovalRejected.
+	Status     string     `json:"status"`
+	Reason     string     `json:"reason,omitempty"`
+	BuyerRNC   string     `json:"buyerRnc,omitempty"`
+	DecidedAt  *time.Time `json:"decidedAt,omitempty"`
+	ReceivedAt *time.Time `json:"receivedAt,omitempty"`
+	// Signer is who signed the ACECF, nil when it was received before
+	// Sello recorded signers.
+	Signer *Signer `json:"signer,omitempty"`
+}
+
+// AllVerdicts returns a's verdicts, first first: none when a is nil.
+func (a *CommercialApproval) AllVerdicts() []ApprovalVerdict {
+	switch {
+	case a == nil:
+		return nil
+	case len(a.Verdicts) > 0:
+		return a.Verdicts
+	case a.Status == ApprovalApproved || a.Status == ApprovalRejected:
+		return []ApprovalVerdict{{Status: a.Status, Reason: a.Reason, BuyerRNC: a.BuyerRNC, DecidedAt: a.DecidedAt, ReceivedAt: a.ReceivedAt, Signer: a.Signer}}
+	}
+	return nil
 }
 
 // CommercialApprovalResource is the public form of a commercial approval
 // (DocumentResource.CommercialApproval): null fields where the verdict did
-// not say.
+// not say. Its reason, buyerRnc, decidedAt, receivedAt and signer are the
+// first verdict's; verdicts lists them all.
 type CommercialApprovalResource struct {
-	Status     string  `json:"status"`
-	Reason     *string `json:"reason"`
-	BuyerRNC   *string `json:"buyerRnc"`
-	DecidedAt  *string `json:"decidedAt"`
-	ReceivedAt *string `json:"receivedAt"`
+	Status     string                    `json:"status"`
+	Reason     *string                   `json:"reason"`
+	BuyerRNC   *string                   `json:"buyerRnc"`
+	DecidedAt  *string                   `json:"decidedAt"`
+	ReceivedAt *string                   `json:"receivedAt"`
+	Signer     *SignerResource           `json:"signer"`
+	Verdicts   []ApprovalVerdictResource `json:"verdicts"`
+}
+
+// ApprovalVerdictResource is the public form of an ApprovalVerdict.
+type ApprovalVerdictResource struct {
+	Status     string          `json:"status"`
+	Reason     *string         `json:"reason"`
+	BuyerRNC   *string         `json:"buyerRnc"`
+	DecidedAt  *string         `json:"decidedAt"`
+	ReceivedAt *string         `json:"receivedAt"`
+	Signer     *SignerResource `json:"signer"`
+}
+
+// Resource returns the public form of v.
+func (v ApprovalVerdict) Resource() ApprovalVerdictResource {
+	return ApprovalVerdictResource{
+		Status: v.Status, Reason: nullable(v.Reason), BuyerRNC: nullable(v.BuyerRNC),
+		DecidedAt: formatTimePtr(v.DecidedAt), ReceivedAt: formatTimePtr(v.ReceivedAt), Signer: v.Signer.Resource(),
+	}
 }
 
 // Resource returns the public form of a.
@@ -182,14 +243,14 @@ func (a *CommercialApproval) Resource() *CommercialApprovalResource {
 	if a == nil {
 		return nil
 	}
-	r := &CommercialApprovalResource{Status: a.Status, Reason: nullable(a.Reason), BuyerRNC: nullable(a.BuyerRNC)}
-	if a.DecidedAt != nil {
-		s := FormatTime(*a.DecidedAt)
-		r.DecidedAt = &s
+	verdicts := a.AllVerdicts()
+	r := &CommercialApprovalResource{
+		Status: a.Status, Reason: nullable(a.Reason), BuyerRNC: nullable(a.BuyerRNC),
+		DecidedAt: formatTimePtr(a.DecidedAt), ReceivedAt: formatTimePtr(a.ReceivedAt), Signer: a.Signer.Resource(),
+		Verdicts: make([]ApprovalVerdictResource, len(verdicts)),
 	}
-	if a.ReceivedAt != nil {
-		s := FormatTime(*a.ReceivedAt)
-		r.ReceivedAt = &s
+	for i, v := range verdicts {
+		r.Verdicts[i] = v.Resource()
 	}
 	return r
 }
@@ -279,7 +340,7 @@ func (d *Document) buyerSide() (Delivery, *CommercialApproval) {
 		delivery = Delivery{Status: DeliveryNotSent}
 	}
 	approval := d.CommercialApproval
-	if approval != nil && approval.Status != ApprovalApproved && approval.Status != ApprovalRejected {
+	if approval != nil && approval.Status != ApprovalApproved && approval.Status != ApprovalRejected && approval.Status != ApprovalDisputed {
 		approval = nil
 	}
 	return delivery, approval

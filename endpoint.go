@@ -261,7 +261,7 @@ func NewWebhookEndpointDisabledEvent(tenantID string, env Environment, id, url, 
 // type of event.go. A type added there must be added here.
 var WebhookEventTypes = []EventType{
 	EventECFQueued, EventECFSigned, EventECFSubmitted, EventECFAccepted, EventECFAcceptedConditional,
-	EventECFRejected, EventECFFailed, EventECFDelivered, EventECFDeliveryFailed, EventECFCommercialApproval,
+	EventECFRejected, EventECFFailed, EventECFDelivered, EventECFDeliveryFailed, EventECFCommercialApproval, EventECFCommercialApprovalDisputed,
 	EventInboundReceived, EventInboundApprovalSent, EventInboundApprovalFailed, EventSequenceLow, EventSequenceExpiring, EventCertificateExpiring,
 	EventWebhookEndpointDisabled,
 	EventVoidUpdated,

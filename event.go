@@ -9,23 +9,26 @@ type EventType string
 
 // Event types.
 const (
-	EventECFQueued               EventType = "ecf.queued"
-	EventECFSigned               EventType = "ecf.signed"
-	EventECFSubmitted            EventType = "ecf.submitted"
-	EventECFAccepted             EventType = "ecf.accepted"
-	EventECFAcceptedConditional  EventType = "ecf.accepted_conditional"
-	EventECFRejected             EventType = "ecf.rejected"
-	EventECFFailed               EventType = "ecf.failed"
-	EventECFDelivered            EventType = "ecf.delivered"
-	EventECFDeliveryFailed       EventType = "ecf.delivery_failed"
-	EventECFCommercialApproval   EventType = "ecf.commercial_approval.received"
-	EventInboundReceived         EventType = "tax.public.receiver.ecf.received"
-	EventInboundApprovalSent     EventType = "inbound.approval.sent"
-	EventInboundApprovalFailed   EventType = "inbound.approval.failed"
-	EventSequenceLow             EventType = "sequence.low"
-	EventSequenceExpiring        EventType = "sequence.expiring"
-	EventCertificateExpiring     EventType = "certificate.expiring"
-	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
+	EventECFQueued              EventType = "ecf.queued"
+	EventECFSigned              EventType = "ecf.signed"
+	EventECFSubmitted           EventType = "ecf.submitted"
+	EventECFAccepted            EventType = "ecf.accepted"
+	EventECFAcceptedConditional EventType = "ecf.accepted_conditional"
+	EventECFRejected            EventType = "ecf.rejected"
+	EventECFFailed              EventType = "ecf.failed"
+	EventECFDelivered           EventType = "ecf.delivered"
+	EventECFDeliveryFailed      EventType = "ecf.delivery_failed"
+	EventECFCommercialApproval  EventType = "ecf.commercial_approval.received"
+	// EventECFCommercialApprovalDisputed: signers of different holders sent
+	// different verdicts on one document (ReceivedApproval.Apply).
+	EventECFCommercialApprovalDisputed EventType = "ecf.commercial_approval.disputed"
+	EventInboundReceived               EventType = "tax.public.receiver.ecf.received"
+	EventInboundApprovalSent           EventType = "inbound.approval.sent"
+	EventInboundApprovalFailed         EventType = "inbound.approval.failed"
+	EventSequenceLow                   EventType = "sequence.low"
+	EventSequenceExpiring              EventType = "sequence.expiring"
+	EventCertificateExpiring           EventType = "certificate.expiring"
+	EventWebhookEndpointDisabled       EventType = "webhook_endpoint.disabled"
 	// DGII's reachability in an environment (contingency.go): sent to every
 	// tenant with a certificate there.
 	EventDGIIUnavailable EventType = "dgii.unavailable"

@@ -26,6 +26,11 @@ type InboundDocument struct {
 	XML []byte
 	// Acuse is the signed ARECF Sello answered.
 	Acuse []byte
+	// Signer is who signed the e-CF (CheckSigner), nil for a document
+	// received before Sello recorded signers. What Sello can check of it
+	// ends there; DGII's confirmation of the document (consultaestado,
+	// FACTS §1.6) is to be recorded beside it.
+	Signer *Signer
 	// Approval is the tenant's commercial approval (ApprovalPending,
 	// ApprovalApproved, ApprovalRejected).
 	Approval   string
@@ -94,14 +99,65 @@ func InboundDocumentNotFound(id string) error {
 	return Errorf(CodeNotFound, "Inbound document %q not found.", id)
 }
 
+// InboundTx is what StoreInboundDocument asks of the transaction that
+// stores a received document: the statements, no rules.
+type InboundTx interface {
+	// InsertInboundDocument writes d unless the tenant already has a
+	// document of d.IssuerRNC and d.ENCF in d.Environment: inserted is
+	// false then, and nothing is written. Returns NOT_FOUND when the
+	// tenant does not exist.
+	InsertInboundDocument(ctx context.Context, d *InboundDocument) (inserted bool, err error)
+	// InboundDocumentByENCF returns the tenant's document of issuerRNC and
+	// encf in env. Returns NOT_FOUND.
+	InboundDocumentByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) (*InboundDocument, error)
+	// InsertEvent writes ev to the outbox with its webhook deliveries.
+	InsertEvent(ctx context.Context, ev *Event) error
+}
+
+// StoreInboundDocument stores d, received, in the one transaction inTx runs
+// (the store's; now is the time read in it): the document with its ID,
+// Approval (pending), ReceivedAt and UpdatedAt set, and its
+// tax.public.receiver.ecf.received event. When the tenant already has a
+// document of d.IssuerRNC and d.ENCF in d.Environment it stores nothing
+// and returns that one with existing = true. Stores implement
+// InboundStore.CreateInboundDocument with it. Returns INVALID_REQUEST
+// (CheckNew) and NOT_FOUND when the tenant does not exist.
+func StoreInboundDocument(ctx context.Context, d *InboundDocument, inTx func(fn func(tx InboundTx, now time.Time) error) error) (stored *InboundDocument, existing bool, err error) {
+	if err := d.CheckNew(); err != nil {
+		return nil, false, err
+	}
+	err = inTx(func(tx InboundTx, now time.Time) error {
+		n := *d
+		n.ID, n.Approval, n.ReceivedAt, n.UpdatedAt = NewID(), ApprovalPending, now, now
+		inserted, err := tx.InsertInboundDocument(ctx, &n)
+		if err != nil {
+			return err
+		}
+		if !inserted {
+			existing = true
+			stored, err = tx.InboundDocumentByENCF(ctx, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF)
+			return err
+		}
+		stored, existing = &n, false
+		// What a received document sets off, in the transaction that
+		// stores it: its event (and, where DGII is to confirm it, the job
+		// that asks DGII's consultaestado).
+		return tx.InsertEvent(ctx, NewInboundReceivedEvent(&n, now))
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	return stored, existing, nil
+}
+
 // InboundStore keeps the documents suppliers send to a tenant's receiver.
 type InboundStore interface {
-	// CreateInboundDocument stores d, its acuse and its
-	// tax.public.receiver.ecf.received event in one transaction, and sets
-	// its ID, Approval (pending), ReceivedAt and UpdatedAt. When the tenant
-	// already has a document of d.IssuerRNC and d.ENCF in d.Environment it
-	// stores nothing and returns that one with existing = true. Returns
-	// INVALID_REQUEST (CheckNew) and NOT_FOUND if the tenant does not exist.
+	// CreateInboundDocument stores d (StoreInboundDocument): the
+	// document, its acuse and its tax.public.receiver.ecf.received event
+	// in one transaction, or, when the tenant already has a document of
+	// d.IssuerRNC and d.ENCF in d.Environment, that one with existing =
+	// true. Returns INVALID_REQUEST (CheckNew) and NOT_FOUND if the tenant
+	// does not exist.
 	CreateInboundDocument(ctx context.Context, d *InboundDocument) (stored *InboundDocument, existing bool, err error)
 	// FindInboundDocument returns NOT_FOUND if the tenant has no such
 	// document in env.
@@ -169,16 +225,19 @@ func ParseApprovalState(s string) (string, error) {
 // API (GET /{env}/documentos-recibidos): times in UTC ISO 8601 with
 // milliseconds.
 type InboundDocumentResource struct {
-	ID         string        `json:"id"`
-	Type       string        `json:"type"`
-	ENCF       string        `json:"encf"`
-	Issuer     InboundIssuer `json:"issuer"`
-	BuyerRNC   string        `json:"buyerRnc"`
-	IssueDate  string        `json:"issueDate"`
-	Total      string        `json:"total"`
-	Approval   string        `json:"approval"`
-	ReceivedAt string        `json:"receivedAt"`
-	UpdatedAt  string        `json:"updatedAt"`
+	ID        string        `json:"id"`
+	Type      string        `json:"type"`
+	ENCF      string        `json:"encf"`
+	Issuer    InboundIssuer `json:"issuer"`
+	BuyerRNC  string        `json:"buyerRnc"`
+	IssueDate string        `json:"issueDate"`
+	Total     string        `json:"total"`
+	Approval  string        `json:"approval"`
+	// Signer is who signed the e-CF, null for a document received before
+	// Sello recorded signers.
+	Signer     *SignerResource `json:"signer"`
+	ReceivedAt string          `json:"receivedAt"`
+	UpdatedAt  string          `json:"updatedAt"`
 }
 
 // InboundIssuer is the supplier who issued an inbound document.
@@ -198,6 +257,7 @@ func (d *InboundDocument) Resource() InboundDocumentResource {
 		IssueDate:  d.IssueDate.String(),
 		Total:      d.Total,
 		Approval:   d.Approval,
+		Signer:     d.Signer.Resource(),
 		ReceivedAt: FormatTime(d.ReceivedAt),
 		UpdatedAt:  FormatTime(d.UpdatedAt),
 	}

@@ -23,6 +23,10 @@ type ReceiverToken struct {
 	Hash        []byte
 	IssuedAt    time.Time
 	ExpiresAt   time.Time
+	// Signer is who signed the seed the token was issued for: in eCF the
+	// documents posted with the token must be signed by the same holder
+	// (CheckTokenHolder).
+	Signer *Signer
 }
 
 // NewReceiverSeed returns a fresh random seed value (26 base32 characters,
@@ -30,12 +34,12 @@ type ReceiverToken struct {
 func NewReceiverSeed() string { return rand.Text() }
 
 // NewReceiverToken returns a token of the tenant's receiver in env issued
-// at now, and its plaintext, shown once.
-func NewReceiverToken(tenantID string, env Environment, now time.Time) (*ReceiverToken, string) {
+// at now to the signer of its seed, and its plaintext, shown once.
+func NewReceiverToken(tenantID string, env Environment, signer *Signer, now time.Time) (*ReceiverToken, string) {
 	plain := rand.Text() + rand.Text()
 	return &ReceiverToken{
 		TenantID: tenantID, Environment: env, Hash: HashReceiverToken(plain),
-		IssuedAt: now, ExpiresAt: now.Add(ReceiverTokenTTL),
+		IssuedAt: now, ExpiresAt: now.Add(ReceiverTokenTTL), Signer: signer,
 	}, plain
 }
 
@@ -69,10 +73,10 @@ type ReceiverStore interface {
 	// and stores tok in the same transaction. Returns UNAUTHENTICATED
 	// (ReceiverSeedRefused) otherwise.
 	RedeemReceiverSeed(ctx context.Context, tenantID string, env Environment, value string, tok *ReceiverToken, now time.Time) error
-	// CheckReceiverToken returns nil when a token of that hash was issued
-	// to the tenant in env and is unexpired at now, else UNAUTHENTICATED
-	// (ReceiverTokenRefused).
-	CheckReceiverToken(ctx context.Context, tenantID string, env Environment, hash []byte, now time.Time) error
+	// CheckReceiverToken returns the token of that hash issued to the
+	// tenant in env, with its signer, when it is unexpired at now, else
+	// UNAUTHENTICATED (ReceiverTokenRefused).
+	CheckReceiverToken(ctx context.Context, tenantID string, env Environment, hash []byte, now time.Time) (*ReceiverToken, error)
 	// SetReceiverAuth sets whether the tenant's receiver services require
 	// a token (Tenant.ReceiverAuthOff is its opposite). Returns NOT_FOUND.
 	SetReceiverAuth(ctx context.Context, tenantID string, required bool) error

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/ecf"
+	"github.com/sello-do/sello/xmldsig"
 )
 
 const aprobacion = "/TesteCF/receptor/" + testRNC + "/fe/aprobacioncomercial/api/ecf"
@@ -19,14 +20,20 @@ const aprobacion = "/TesteCF/receptor/" + testRNC + "/fe/aprobacioncomercial/api
 // supplier's RNC (the buyer here), numbered n and accepted by DGII.
 func (f *receiverFixture) issuedDocument(tb testing.TB, n int64) *sello.Document {
 	tb.Helper()
+	return f.issuedDocumentIn(tb, sello.EnvTest, n)
+}
+
+// issuedDocumentIn is issuedDocument in env.
+func (f *receiverFixture) issuedDocumentIn(tb testing.TB, env sello.Environment, n int64) *sello.Document {
+	tb.Helper()
 	ctx := tb.Context()
 	if n == 1 {
-		if err := f.store.AddSequence(ctx, &sello.Sequence{TenantID: f.tenant.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, From: 1, To: 100}); err != nil {
+		if err := f.store.AddSequence(ctx, &sello.Sequence{TenantID: f.tenant.ID, Environment: env, Type: sello.TypeCreditoFiscal, From: 1, To: 100}); err != nil {
 			tb.Fatal(err)
 		}
 	}
 	doc, _, err := f.store.CreateDocument(ctx, sello.DocumentDraft{
-		TenantID: f.tenant.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
+		TenantID: f.tenant.ID, Environment: env, Type: sello.TypeCreditoFiscal,
 		Prepare: func(e sello.ENCF, _ *sello.Sequence) (*sello.PreparedDocument, error) {
 			return &sello.PreparedDocument{Payload: []byte(`{}`), Total: "1180.00", BuyerRNC: supplierRNC,
 				IssueDate: sello.Date{Year: 2026, Month: 3, Day: 9}}, nil
@@ -35,20 +42,26 @@ func (f *receiverFixture) issuedDocument(tb testing.TB, n int64) *sello.Document
 	if err != nil {
 		tb.Fatal(err)
 	}
-	doc, err = f.store.UpdateDocument(ctx, f.tenant.ID, sello.EnvTest, doc.ID, sello.DocumentChange{Status: sello.StatusAccepted})
+	doc, err = f.store.UpdateDocument(ctx, f.tenant.ID, env, doc.ID, sello.DocumentChange{Status: sello.StatusAccepted})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	return doc
 }
 
-// acecf is the buyer's ACECF on doc (rejected when reason is set), signed
-// after edit changes it.
+// acecf is the buyer's ACECF on doc (rejected when reason is set), dated
+// now (to the second), signed by the supplier after edit changes it.
 func (f *receiverFixture) acecf(tb testing.TB, doc *sello.Document, reason string, edit func(a *ecf.ACECF)) []byte {
+	tb.Helper()
+	return f.acecfBy(tb, f.supplier, doc, reason, edit)
+}
+
+// acecfBy is acecf signed by signer.
+func (f *receiverFixture) acecfBy(tb testing.TB, signer *xmldsig.Signer, doc *sello.Document, reason string, edit func(a *ecf.ACECF)) []byte {
 	tb.Helper()
 	a := &ecf.ACECF{
 		RNCEmisor: testRNC, ENCF: doc.ENCF, FechaEmision: doc.IssueDate, MontoTotal: doc.Total,
-		RNCComprador: supplierRNC, Estado: ecf.ApprovalAccepted, At: time.Date(2026, 3, 10, 18, 30, 0, 0, time.UTC),
+		RNCComprador: supplierRNC, Estado: ecf.ApprovalAccepted, At: f.clock.Now().Truncate(time.Second),
 	}
 	if reason != "" {
 		a.Estado, a.DetalleMotivoRechazo = ecf.ApprovalRejected, reason
@@ -60,7 +73,7 @@ func (f *receiverFixture) acecf(tb testing.TB, doc *sello.Document, reason strin
 	if err != nil {
 		tb.Fatal(err)
 	}
-	signed, err := f.supplier.Sign(x)
+	signed, err := signer.Sign(x)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -92,7 +105,8 @@ func TestAprobacionComercial(t *testing.T) {
 	t.Run("OK", func(t *testing.T) {
 		f := mustReceiverFixture(t, true)
 		doc := f.issuedDocument(t, 1)
-		rec := f.postApproval(t, strings.Replace(aprobacion, "/aprobacioncomercial/", "/AprobacionComercial/", 1), "", f.acecf(t, doc, "", nil))
+		x := f.acecf(t, doc, "", nil)
+		rec := f.postApproval(t, strings.Replace(aprobacion, "/aprobacioncomercial/", "/AprobacionComercial/", 1), "", x)
 		wantStatus(t, rec, 200)
 		var got struct {
 			OK                 bool
@@ -102,8 +116,17 @@ func TestAprobacionComercial(t *testing.T) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || !got.OK || got.ENCF != doc.ENCF {
 			t.Fatalf("body %s: %v", rec.Body, err)
 		}
+		parsed, err := ecf.ParseACECF(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		signer, _ := got.CommercialApproval["signer"].(map[string]any)
+		if signer["serialNumber"] != supplierRNC || signer["trusted"] != false || signer["fingerprint"] == "" {
+			t.Errorf("commercialApproval.signer: got %v, want the supplier's certificate, untrusted", signer)
+		}
+		delete(got.CommercialApproval, "signer")
 		want := map[string]any{"status": "approved", "reason": nil, "buyerRnc": supplierRNC,
-			"decidedAt": "2026-03-10T18:30:00.000Z", "receivedAt": got.CommercialApproval["receivedAt"]}
+			"decidedAt": sello.FormatTime(parsed.At), "receivedAt": got.CommercialApproval["receivedAt"]}
 		if got.CommercialApproval["receivedAt"] == nil || !maps.Equal(got.CommercialApproval, want) {
 			t.Errorf("commercialApproval: got %v, want %v", got.CommercialApproval, want)
 		}
@@ -121,8 +144,9 @@ func TestAprobacionComercial(t *testing.T) {
 		if len(events) != 1 {
 			t.Errorf("%d events after a retry, want 1", len(events))
 		}
-		// Another verdict on the same document: 409.
-		wantStatus(t, f.postApproval(t, aprobacion, "", f.acecf(t, doc, "Precio incorrecto", nil)), 409, "CONFLICT", "cannot be changed")
+		// Another verdict of the same signer on the same document: 400
+		// (DGII's contract knows no 409).
+		wantStatus(t, f.postApproval(t, aprobacion, "", f.acecf(t, doc, "Precio incorrecto", nil)), 400, "INVALID_REQUEST", "cannot be changed")
 	})
 	t.Run("Rejected", func(t *testing.T) {
 		f := mustReceiverFixture(t, true)
@@ -138,16 +162,24 @@ func TestAprobacionComercial(t *testing.T) {
 			edit func(a *ecf.ACECF)
 			want string
 		}{
-			{"MontoTotal", func(a *ecf.ACECF) { a.MontoTotal = "1180.01" }, "MontoTotal 1180.01, not 1180.00"},
-			{"FechaEmision", func(a *ecf.ACECF) { a.FechaEmision.Day = 8 }, "FechaEmision 08-03-2026, not 09-03-2026"},
-			{"RNCComprador", func(a *ecf.ACECF) { a.RNCComprador = "101010101" }, "RNCComprador 101010101, not " + supplierRNC},
-			{"eNCF", func(a *ecf.ACECF) { a.ENCF = "E310000000099" }, "No document E310000000099"},
+			{"MontoTotal", func(a *ecf.ACECF) { a.MontoTotal = "1180.01" }, "matches no document"},
+			{"FechaEmision", func(a *ecf.ACECF) { a.FechaEmision.Day = 8 }, "matches no document"},
+			{"RNCComprador", func(a *ecf.ACECF) { a.RNCComprador = "101010101" }, "matches no document"},
+			{"eNCF", func(a *ecf.ACECF) { a.ENCF = "E310000000099" }, "matches no document"},
 			{"RNCEmisor", func(a *ecf.ACECF) { a.RNCEmisor = "101010101" }, "RNCEmisor 101010101 is not this receiver's"},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				x := f.acecf(t, doc, "", tt.edit)
 				body, ct := upload(t, "", x)
-				wantStatus(t, f.raw(aprobacion, "", ct, body), 400, "INVALID_REQUEST", tt.want)
+				rec := f.raw(aprobacion, "", ct, body)
+				wantStatus(t, rec, 400, "INVALID_REQUEST", tt.want)
+				// The answer names none of the document's values
+				// (it used to: "the document has MontoTotal 1180.00…").
+				for _, ours := range []string{doc.Total, doc.IssueDate.DGII(), "1180", "09-03-2026"} {
+					if strings.Contains(rec.Body.String(), ours) {
+						t.Errorf("the refusal %s names the document's %s", rec.Body, ours)
+					}
+				}
 			})
 		}
 		stored, _ := f.store.FindDocument(t.Context(), f.tenant.ID, sello.EnvTest, doc.ENCF)

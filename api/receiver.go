@@ -1,20 +1,18 @@
 package api
 
 import (
-	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"mime/multipart"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/ecf"
-	"github.com/sello-do/sello/xmldsig"
 )
 
 // The tenants' receiver services (DESIGN §6; FACTS §2): what DGII and the
@@ -44,19 +42,29 @@ func (s *Server) receiverTenant(r *http.Request) (sello.Environment, *sello.Tena
 	return env, t, err
 }
 
-// requireReceiverToken checks the bearer token of a call to the tenant's
-// reception service, unless the tenant turned authentication off. Returns
-// UNAUTHENTICATED.
-func (s *Server) requireReceiverToken(r *http.Request, t *sello.Tenant, env sello.Environment) error {
-	if t.ReceiverAuthOff {
-		return nil
+// reception is the domain's answerer of the receiver services, over the
+// server's store, trust roots, master key and clock.
+func (s *Server) reception() *sello.Reception {
+	return &sello.Reception{Store: s.Store, XML: receptionXML{}, Trust: s.ReceiverTrust, MasterKey: s.MasterKey, Now: s.now}
+}
+
+// receiverToken checks the bearer token of a call to the tenant's
+// reception or commercial approval service (sello.Reception.Authenticate).
+// Returns UNAUTHENTICATED.
+func (s *Server) receiverToken(r *http.Request, t *sello.Tenant, env sello.Environment) (*sello.ReceiverToken, error) {
+	token := ""
+	if scheme, v, _ := strings.Cut(r.Header.Get("Authorization"), " "); strings.EqualFold(scheme, "Bearer") {
+		token = strings.TrimSpace(v)
 	}
-	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return sello.Errorf(sello.CodeUnauthenticated,
-			"This receiver requires Authorization: Bearer with a token from its fe/autenticacion/api/validacioncertificado service.")
-	}
-	return s.Store.CheckReceiverToken(r.Context(), t.ID, env, sello.HashReceiverToken(strings.TrimSpace(token)), s.now())
+	return s.reception().Authenticate(r.Context(), t, env, token)
+}
+
+// logRefusal logs why a receiver service refused a call: the answer does
+// not say (a caller learns nothing from it), the operator needs to know.
+func (s *Server) logRefusal(r *http.Request, t *sello.Tenant, env sello.Environment, what string, why error) {
+	s.Logger.LogAttrs(r.Context(), slog.LevelWarn, "receiver refused "+what,
+		slog.String("correlation_id", correlationID(r.Context())), slog.String("tenant_rnc", t.RNC),
+		slog.String("environment", string(env)), slog.String("reason", why.Error()))
 }
 
 // readXMLPart reads the part named xml of a multipart/form-data request,
@@ -145,7 +153,8 @@ type tokenAnswer struct {
 
 // handleValidacionCertificado answers POST
 // …/fe/autenticacion/api/validacioncertificado: a token for a seed this
-// receiver issued to the tenant, unused, unexpired and validly signed.
+// receiver issued to the tenant, unused, unexpired and validly signed by a
+// signer it accepts (sello.Reception.ValidateSeed).
 func (s *Server) handleValidacionCertificado(w http.ResponseWriter, r *http.Request) error {
 	env, t, err := s.receiverTenant(r)
 	if err != nil {
@@ -155,16 +164,11 @@ func (s *Server) handleValidacionCertificado(w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return err
 	}
-	value, err := ecf.ParseSemilla(data)
+	tok, plain, err := s.reception().ValidateSeed(r.Context(), t, env, data)
 	if err != nil {
-		return err
-	}
-	if _, err := xmldsig.Verify(data); err != nil {
-		return &sello.Error{Code: sello.CodeUnauthenticated, Message: "The seed's signature is not valid.", Err: err}
-	}
-	now := s.now()
-	tok, plain := sello.NewReceiverToken(t.ID, env, now.UTC().Truncate(time.Second))
-	if err := s.Store.RedeemReceiverSeed(r.Context(), t.ID, env, value, tok, now); err != nil {
+		if sello.ErrorCodeOf(err) == sello.CodeUnauthenticated {
+			s.logRefusal(r, t, env, "a seed", err)
+		}
 		return err
 	}
 	const layout = "2006-01-02T15:04:05Z"
@@ -187,124 +191,27 @@ func wantsXML(r *http.Request) bool {
 }
 
 // handleRecepcion answers POST …/fe/recepcion/api/ecf with a signed ARECF
-// (FACTS §2.3), having stored a received document and its acuse first.
+// (FACTS §2.3; sello.Reception.ReceiveECF), having stored a received
+// document and its acuse first.
 func (s *Server) handleRecepcion(w http.ResponseWriter, r *http.Request) error {
 	env, t, err := s.receiverTenant(r)
 	if err != nil {
 		return err
 	}
-	if err := s.requireReceiverToken(r, t, env); err != nil {
+	tok, err := s.receiverToken(r, t, env)
+	if err != nil {
 		return err
 	}
 	data, filename, err := readXMLPart(w, r, ecf.MaxECFSize)
 	if err != nil {
 		return err
 	}
-	acuse, err := s.receive(r, t, env, data, filename)
+	rec, err := s.reception().ReceiveECF(r.Context(), sello.ReceivedECF{Tenant: t, Environment: env, Token: tok, XML: data, FileName: filename})
 	if err != nil {
 		return err
 	}
-	return writeXML(w, http.StatusOK, acuse)
-}
-
-// receive decides, signs and (when received) stores the acuse of data.
-func (s *Server) receive(r *http.Request, t *sello.Tenant, env sello.Environment, data []byte, filename string) ([]byte, error) {
-	ctx := r.Context()
-	h, err := ecf.ParseECFHeader(data)
-	if sello.ErrorCodeOf(err) == sello.CodeValidationFailed {
-		// Readable enough to answer: a specification error.
-		if rnc, encf := ecf.ECFIdentity(data); rnc != "" {
-			return s.signAcuse(ctx, t, env, &ecf.ARECF{RNCEmisor: rnc, ENCF: encf}, ecf.ReasonSpecification)
-		}
-		return nil, err
-	} else if err != nil {
-		return nil, err
+	if rec.Why != nil {
+		s.logRefusal(r, t, env, fmt.Sprintf("an e-CF (code %d)", rec.Code), rec.Why)
 	}
-	a := &ecf.ARECF{RNCEmisor: h.RNCEmisor, ENCF: h.ENCF}
-	stored, err := s.Store.FindInboundDocumentByENCF(ctx, t.ID, env, h.RNCEmisor, h.ENCF)
-	if err == nil && stored.Same(data) {
-		return stored.Acuse, nil // a retry: the same answer
-	} else if err != nil && sello.ErrorCodeOf(err) != sello.CodeNotFound {
-		return nil, err
-	}
-	switch {
-	case filename != "" && !strings.EqualFold(filename, h.RNCEmisor+h.ENCF+".xml"):
-		return s.signAcuse(ctx, t, env, a, ecf.ReasonSpecification)
-	case !verifies(data):
-		// Before the structure: a wrapped or tampered document is a
-		// signature problem (code 2), whatever else it carries.
-		return s.signAcuse(ctx, t, env, a, ecf.ReasonSignature)
-	case !readable(data):
-		// The ARECF has no room for the problem: code 1 says it all.
-		return s.signAcuse(ctx, t, env, a, ecf.ReasonSpecification)
-	case !h.TipoeCF.B2B():
-		return s.signAcuse(ctx, t, env, a, ecf.ReasonSpecification)
-	case h.RNCComprador != t.RNC:
-		return s.signAcuse(ctx, t, env, a, ecf.ReasonWrongBuyer)
-	case stored != nil:
-		return s.signAcuse(ctx, t, env, a, ecf.ReasonDuplicate)
-	}
-	acuse, err := s.signAcuse(ctx, t, env, a, 0)
-	if err != nil {
-		return nil, err
-	}
-	d := &sello.InboundDocument{
-		TenantID: t.ID, Environment: env, Type: h.TipoeCF, ENCF: h.ENCF,
-		IssuerRNC: h.RNCEmisor, IssuerName: h.RazonSocialEmisor, BuyerRNC: h.RNCComprador,
-		IssueDate: h.FechaEmision, Total: h.MontoTotal, XML: data, Acuse: acuse,
-	}
-	stored, existing, err := s.Store.CreateInboundDocument(ctx, d)
-	if err != nil {
-		return nil, err
-	} else if existing && !stored.Same(data) {
-		// Another document under this e-NCF got in first.
-		return s.signAcuse(ctx, t, env, a, ecf.ReasonDuplicate)
-	}
-	return stored.Acuse, nil
-}
-
-// readable reports whether data reads into Sello's model of its type,
-// held to the structural rules of its XSD (ecf.ReadXML).
-func readable(data []byte) bool {
-	_, err := ecf.ReadXML(data)
-	return err == nil
-}
-
-// verifies reports whether data's signature holds (xmldsig.Verify, which
-// refuses wrapped signatures).
-func verifies(data []byte) bool {
-	_, err := xmldsig.Verify(data)
-	return err == nil
-}
-
-// signAcuse completes a (its RNCEmisor and eNCF set) as the tenant's acuse
-// now, received when reason is 0, and signs it with the tenant's
-// certificate. Returns UNAVAILABLE when the tenant has no valid
-// certificate in env.
-func (s *Server) signAcuse(ctx context.Context, t *sello.Tenant, env sello.Environment, a *ecf.ARECF, reason ecf.NotReceivedReason) ([]byte, error) {
-	now := s.now()
-	a.RNCComprador, a.At = t.RNC, now
-	a.Estado, a.CodigoMotivoNoRecibido = ecf.ReceiptReceived, reason
-	if reason != 0 {
-		a.Estado = ecf.ReceiptNotReceived
-	}
-	unsigned, err := a.XML()
-	if err != nil {
-		return nil, fmt.Errorf("build arecf: %w", err)
-	}
-	cert, err := s.Store.FindSigningCertificate(ctx, t.ID, env, now)
-	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
-		return nil, &sello.Error{Code: sello.CodeUnavailable, Message: "This receiver cannot sign its acuse now: it has no valid certificate in " + string(env) + ".", Err: err}
-	} else if err != nil {
-		return nil, err
-	}
-	key, x, err := cert.OpenKey(s.MasterKey)
-	if err != nil {
-		return nil, err
-	}
-	signed, err := (&xmldsig.Signer{Key: key, Cert: x}).Sign(unsigned)
-	if err != nil {
-		return nil, fmt.Errorf("sign arecf: %w", err)
-	}
-	return signed, nil
+	return writeXML(w, http.StatusOK, rec.Acuse)
 }

@@ -62,7 +62,13 @@ func BenchmarkRecepcionVsRSA(b *testing.B) {
 // signature.
 func unsignedECFItems(tb testing.TB, buyer string, n int64, items int) []byte {
 	tb.Helper()
-	now := time.Now()
+	return unsignedECFAt(tb, buyer, n, items, time.Now())
+}
+
+// unsignedECFAt is unsignedECFItems issued and signed (FechaHoraFirma) at
+// now.
+func unsignedECFAt(tb testing.TB, buyer string, n int64, items int, now time.Time) []byte {
+	tb.Helper()
 	m := ecf.SampleInvoice(supplierRNC, sello.TodayInDR(now))
 	m["ECF"].(map[string]any)["Encabezado"].(map[string]any)["Comprador"].(map[string]any)["RNCComprador"] = buyer
 	if items > 1 {

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -36,6 +37,9 @@ type receiverFixture struct {
 	cert     *x509.Certificate // the tenant's
 	supplier *xmldsig.Signer
 	clock    *storetest.Clock
+	mk       *sello.MasterKey
+	// log is what the server logged.
+	log bytes.Buffer
 }
 
 var (
@@ -77,16 +81,23 @@ func mustReceiverFixture(tb testing.TB, authOff bool) *receiverFixture {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	c, err := sello.NewCertificate(t.ID, sello.EnvTest, tenantCert, tenantKey, mk)
-	if err != nil {
-		tb.Fatal(err)
+	for _, env := range []sello.Environment{sello.EnvTest, sello.EnvProd} {
+		c, err := sello.NewCertificate(t.ID, env, tenantCert, tenantKey, mk)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if err := db.AddCertificate(ctx, c); err != nil {
+			tb.Fatal(err)
+		}
 	}
-	if err := db.AddCertificate(ctx, c); err != nil {
-		tb.Fatal(err)
-	}
-	f := &receiverFixture{store: db, tenant: t, cert: tenantCert, supplier: supplierKeyCache, clock: storetest.NewClock(time.Now(), 0)}
-	srv := &api.Server{Store: db, MasterKey: mk, Now: f.clock.Now}
-	f.handler = srv.Handler()
+	f := &receiverFixture{store: db, tenant: t, cert: tenantCert, supplier: supplierKeyCache, clock: storetest.NewClock(time.Now(), 0), mk: mk}
+	return f.trusting(nil)
+}
+
+// trusting makes f's receiver trust roots (nil: none configured).
+func (f *receiverFixture) trusting(roots *sello.TrustRoots) *receiverFixture {
+	f.handler = (&api.Server{Store: f.store, MasterKey: f.mk, Now: f.clock.Now, ReceiverTrust: roots,
+		Logger: slog.New(slog.NewTextHandler(&f.log, nil))}).Handler()
 	return f
 }
 

@@ -22,7 +22,12 @@ type Server struct {
 	// MasterKey opens the tenants' certificates, which sign their
 	// receivers' acuses (ARECF).
 	MasterKey *sello.MasterKey
-	Logger    *slog.Logger
+	// ReceiverTrust are the CAs the receivers trust to vouch for their
+	// signers (serve --receiver-trust-roots): with them, eCF refuses a
+	// signer that does not chain to them; nil trusts nobody and refuses
+	// nobody (sello.TrustRoots.CheckSigner).
+	ReceiverTrust *sello.TrustRoots
+	Logger        *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Ready reports whether the service can take traffic (GET /readyz);

@@ -102,9 +102,11 @@ type Delivery struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// CommercialApproval is the buyer's commercial verdict.
+// CommercialApproval is the buyer's commercial verdict: the first verdict
+// received, and Verdicts, every verdict kept.
 type CommercialApproval struct {
-	// Status is approved or rejected.
+	// Status is approved or rejected, or disputed when certificates of
+	// different holders sent different verdicts (see Verdicts).
 	Status string `json:"status"`
 	// Reason is the buyer's DetalleMotivoRechazo on a rejection.
 	Reason string `json:"reason,omitempty"`
@@ -114,6 +116,38 @@ type CommercialApproval struct {
 	// Sello received it; nil when unknown.
 	DecidedAt  *time.Time `json:"decidedAt,omitempty"`
 	ReceivedAt *time.Time `json:"receivedAt,omitempty"`
+	// Signer signed the first verdict's ACECF; nil when unknown.
+	Signer *Signer `json:"signer,omitempty"`
+	// Verdicts are every verdict kept, first first: more than one when
+	// disputed.
+	Verdicts []ApprovalVerdict `json:"verdicts,omitempty"`
+}
+
+// ApprovalVerdict is one signed ACECF's verdict.
+type ApprovalVerdict struct {
+	// Status is approved or rejected.
+	Status     string     `json:"status"`
+	Reason     string     `json:"reason,omitempty"`
+	BuyerRNC   string     `json:"buyerRnc,omitempty"`
+	DecidedAt  *time.Time `json:"decidedAt,omitempty"`
+	ReceivedAt *time.Time `json:"receivedAt,omitempty"`
+	// Signer signed the ACECF; nil when unknown.
+	Signer *Signer `json:"signer,omitempty"`
+}
+
+// Signer is the certificate that signed a document a receiver received.
+type Signer struct {
+	Subject string `json:"subject"`
+	// SerialNumber is the subject's serialNumber, the holder's identity
+	// (IDCDO-<cédula>); "" when it has none.
+	SerialNumber string    `json:"serialNumber,omitempty"`
+	Issuer       string    `json:"issuer"`
+	NotBefore    time.Time `json:"notBefore"`
+	NotAfter     time.Time `json:"notAfter"`
+	// Fingerprint is the SHA-256 of the DER certificate, hex.
+	Fingerprint string `json:"fingerprint"`
+	// Trusted says the certificate chains to the receiver's trust roots.
+	Trusted bool `json:"trusted"`
 }
 
 // DocumentResponse is an answer carrying one document.

@@ -14,22 +14,25 @@ type EventType string
 
 // The event types.
 const (
-	EventECFQueued               EventType = "ecf.queued"
-	EventECFSigned               EventType = "ecf.signed"
-	EventECFSubmitted            EventType = "ecf.submitted"
-	EventECFAccepted             EventType = "ecf.accepted"
-	EventECFAcceptedConditional  EventType = "ecf.accepted_conditional"
-	EventECFRejected             EventType = "ecf.rejected"
-	EventECFFailed               EventType = "ecf.failed"
-	EventECFDelivered            EventType = "ecf.delivered"
-	EventECFDeliveryFailed       EventType = "ecf.delivery_failed"
-	EventECFCommercialApproval   EventType = "ecf.commercial_approval.received"
-	EventInboundReceived         EventType = "tax.public.receiver.ecf.received"
-	EventSequenceLow             EventType = "sequence.low"
-	EventSequenceExpiring        EventType = "sequence.expiring"
-	EventCertificateExpiring     EventType = "certificate.expiring"
-	EventWebhookEndpointDisabled EventType = "webhook_endpoint.disabled"
-	EventVoidUpdated             EventType = "void.updated"
+	EventECFQueued              EventType = "ecf.queued"
+	EventECFSigned              EventType = "ecf.signed"
+	EventECFSubmitted           EventType = "ecf.submitted"
+	EventECFAccepted            EventType = "ecf.accepted"
+	EventECFAcceptedConditional EventType = "ecf.accepted_conditional"
+	EventECFRejected            EventType = "ecf.rejected"
+	EventECFFailed              EventType = "ecf.failed"
+	EventECFDelivered           EventType = "ecf.delivered"
+	EventECFDeliveryFailed      EventType = "ecf.delivery_failed"
+	EventECFCommercialApproval  EventType = "ecf.commercial_approval.received"
+	// Certificates of different holders sent different commercial
+	// verdicts on a document (a warning; data.payload.verdicts).
+	EventECFCommercialApprovalDisputed EventType = "ecf.commercial_approval.disputed"
+	EventInboundReceived               EventType = "tax.public.receiver.ecf.received"
+	EventSequenceLow                   EventType = "sequence.low"
+	EventSequenceExpiring              EventType = "sequence.expiring"
+	EventCertificateExpiring           EventType = "certificate.expiring"
+	EventWebhookEndpointDisabled       EventType = "webhook_endpoint.disabled"
+	EventVoidUpdated                   EventType = "void.updated"
 	// DGII unreachable in the environment past the contingency threshold,
 	// and reachable again (data.payload: since, until, waiting).
 	EventDGIIUnavailable EventType = "dgii.unavailable"

@@ -2,49 +2,64 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
-// CreateInboundDocument implements sello.InboundStore: the document, its
-// acuse and its event in one transaction, or the one already stored.
+// CreateInboundDocument implements sello.InboundStore with
+// sello.StoreInboundDocument, in one transaction.
 func (db *DB) CreateInboundDocument(ctx context.Context, d *sello.InboundDocument) (*sello.InboundDocument, bool, error) {
-	if err := d.CheckNew(); err != nil {
-		return nil, false, err
-	}
-	n := *d
-	n.ID, n.Approval, n.ReceivedAt = sello.NewID(), sello.ApprovalPending, db.now()
-	n.UpdatedAt = n.ReceivedAt
-	var stored *sello.InboundDocument
-	existing := false
-	err := db.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `
-			INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-				issue_date, total, xml, acuse, approval, received_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-			ON CONFLICT (tenant_id, environment, issuer_rnc, encf) DO NOTHING`,
-			n.ID, n.TenantID, n.Environment, n.Type, n.ENCF, n.IssuerRNC, n.IssuerName, n.BuyerRNC,
-			dateValue(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, n.ReceivedAt, n.UpdatedAt)
-		if errorKind(err) == kindForeignKey {
-			return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + n.TenantID + "\" not found.", Err: err}
-		} else if err != nil {
-			return dbError(err, "create inbound document")
-		}
-		if tag.RowsAffected() == 0 {
-			existing = true
-			stored, err = findInbound(ctx, tx, `issuer_rnc = $3 AND encf = $4`, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF)
-			return err
-		}
-		stored = &n
-		return db.insertEvent(ctx, tx, sello.NewInboundReceivedEvent(&n, n.ReceivedAt))
+	return sello.StoreInboundDocument(ctx, d, func(fn func(sello.InboundTx, time.Time) error) error {
+		return db.inTx(ctx, func(tx pgx.Tx) error { return fn(inboundTx{db: db, tx: tx}, db.now()) })
 	})
+}
+
+// inboundTx is sello.InboundTx over one of the store's transactions.
+type inboundTx struct {
+	db *DB
+	tx pgx.Tx
+}
+
+// InsertInboundDocument implements sello.InboundTx. A concurrent insert of
+// the same e-NCF waits for the other transaction and then inserts nothing.
+func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument) (bool, error) {
+	signer, err := sqlval.JSONOrNull(n.Signer)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
-	return stored, existing, nil
+	tag, err := t.tx.Exec(ctx, `
+		INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
+			issue_date, total, xml, acuse, approval, received_at, updated_at, signer)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+		ON CONFLICT (tenant_id, environment, issuer_rnc, encf) DO NOTHING`,
+		n.ID, n.TenantID, n.Environment, n.Type, n.ENCF, n.IssuerRNC, n.IssuerName, n.BuyerRNC,
+		dateValue(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, n.ReceivedAt, n.UpdatedAt, signer)
+	if errorKind(err) == kindForeignKey {
+		return false, &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + n.TenantID + "\" not found.", Err: err}
+	} else if err != nil {
+		return false, dbError(err, "create inbound document")
+	}
+	return tag.RowsAffected() > 0, nil
+}
+
+// InboundDocumentByENCF implements sello.InboundTx.
+func (t inboundTx) InboundDocumentByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) (*sello.InboundDocument, error) {
+	d, err := findInbound(ctx, t.tx, `issuer_rnc = $3 AND encf = $4`, tenantID, env, issuerRNC, encf)
+	if isNoRows(err) {
+		return nil, sello.InboundDocumentByENCFNotFound(issuerRNC, encf)
+	}
+	return d, err
+}
+
+// InsertEvent implements sello.InboundTx.
+func (t inboundTx) InsertEvent(ctx context.Context, ev *sello.Event) error {
+	return t.db.insertEvent(ctx, t.tx, ev)
 }
 
 // FindInboundDocument implements sello.InboundStore. Returns NOT_FOUND.
@@ -75,9 +90,9 @@ type rowQuerier interface {
 // leaves out its XML and acuse, which only a lookup of one document reads.
 const (
 	inboundColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-		issue_date, total, xml, acuse, approval, received_at, updated_at`
+		issue_date, total, xml, acuse, approval, received_at, updated_at, signer`
 	inboundListColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-		issue_date, total, ''::bytea, ''::bytea, approval, received_at, updated_at`
+		issue_date, total, ''::bytea, ''::bytea, approval, received_at, updated_at, signer`
 )
 
 // findInbound returns the tenant's inbound document in env that where
@@ -142,9 +157,16 @@ func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sel
 func scanInbound(r pgx.Row) (*sello.InboundDocument, error) {
 	var d sello.InboundDocument
 	var issued time.Time
+	var signer []byte
 	if err := r.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.IssuerRNC, &d.IssuerName, &d.BuyerRNC,
-		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &d.ReceivedAt, &d.UpdatedAt); err != nil {
+		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &d.ReceivedAt, &d.UpdatedAt, &signer); err != nil {
 		return nil, err
+	}
+	if signer != nil {
+		d.Signer = new(sello.Signer)
+		if err := json.Unmarshal(signer, d.Signer); err != nil {
+			return nil, fmt.Errorf("decode signer: %w", err)
+		}
 	}
 	d.IssueDate = sello.DateOf(issued)
 	d.ReceivedAt, d.UpdatedAt = utc(d.ReceivedAt), utc(d.UpdatedAt)

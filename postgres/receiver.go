@@ -2,10 +2,13 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
 // CreateReceiverSeed implements sello.ReceiverStore. Returns NOT_FOUND.
@@ -40,24 +43,39 @@ func (db *DB) RedeemReceiverSeed(ctx context.Context, tenantID string, env sello
 		if _, err := tx.Exec(ctx, `DELETE FROM receiver_tokens WHERE tenant_id = $1 AND expires_at <= $2`, tenantID, now); err != nil {
 			return dbError(err, "forget expired tokens")
 		}
+		signer, err := sqlval.JSONOrNull(tok.Signer)
+		if err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, `
-			INSERT INTO receiver_tokens (tenant_id, environment, hash, issued_at, expires_at) VALUES ($1, $2, $3, $4, $5)`,
-			tenantID, env, tok.Hash, tok.IssuedAt, tok.ExpiresAt)
+			INSERT INTO receiver_tokens (tenant_id, environment, hash, issued_at, expires_at, signer) VALUES ($1, $2, $3, $4, $5, $6)`,
+			tenantID, env, tok.Hash, tok.IssuedAt, tok.ExpiresAt, signer)
 		return dbError(err, "create receiver token")
 	})
 }
 
 // CheckReceiverToken implements sello.ReceiverStore. Returns
 // UNAUTHENTICATED.
-func (db *DB) CheckReceiverToken(ctx context.Context, tenantID string, env sello.Environment, hash []byte, now time.Time) error {
-	var one int
+func (db *DB) CheckReceiverToken(ctx context.Context, tenantID string, env sello.Environment, hash []byte, now time.Time) (*sello.ReceiverToken, error) {
+	tok := &sello.ReceiverToken{TenantID: tenantID, Environment: env, Hash: hash}
+	var signer []byte
 	err := db.pool.QueryRow(ctx, `
-		SELECT 1 FROM receiver_tokens WHERE tenant_id = $1 AND environment = $2 AND hash = $3 AND expires_at > $4`,
-		tenantID, env, hash, now).Scan(&one)
+		SELECT issued_at, expires_at, signer FROM receiver_tokens
+		WHERE tenant_id = $1 AND environment = $2 AND hash = $3 AND expires_at > $4`,
+		tenantID, env, hash, now).Scan(&tok.IssuedAt, &tok.ExpiresAt, &signer)
 	if isNoRows(err) {
-		return sello.ReceiverTokenRefused()
+		return nil, sello.ReceiverTokenRefused()
+	} else if err != nil {
+		return nil, dbError(err, "check receiver token")
 	}
-	return dbError(err, "check receiver token")
+	tok.IssuedAt, tok.ExpiresAt = utc(tok.IssuedAt), utc(tok.ExpiresAt)
+	if signer != nil {
+		tok.Signer = new(sello.Signer)
+		if err := json.Unmarshal(signer, tok.Signer); err != nil {
+			return nil, fmt.Errorf("decode token signer: %w", err)
+		}
+	}
+	return tok, nil
 }
 
 // SetReceiverAuth implements sello.ReceiverStore. Returns NOT_FOUND.

@@ -3,50 +3,66 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
-// CreateInboundDocument implements sello.InboundStore: the document, its
-// acuse and its event in one transaction, or the one already stored.
+// CreateInboundDocument implements sello.InboundStore with
+// sello.StoreInboundDocument, in one IMMEDIATE transaction.
 func (db *DB) CreateInboundDocument(ctx context.Context, d *sello.InboundDocument) (*sello.InboundDocument, bool, error) {
-	if err := d.CheckNew(); err != nil {
-		return nil, false, err
-	}
-	n := *d
-	n.ID, n.Approval, n.ReceivedAt = sello.NewID(), sello.ApprovalPending, db.now()
-	n.UpdatedAt = n.ReceivedAt
-	var stored *sello.InboundDocument
-	existing := false
-	err := db.inTx(ctx, func(tx querier) error {
-		res, err := tx.exec(ctx, `
-			INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-				issue_date, total, xml, acuse, approval, received_at, updated_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (tenant_id, environment, issuer_rnc, encf) DO NOTHING`,
-			n.ID, n.TenantID, n.Environment, n.Type, n.ENCF, n.IssuerRNC, n.IssuerName, n.BuyerRNC,
-			formatDate(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, formatTime(n.ReceivedAt), formatTime(n.UpdatedAt))
-		if errorKind(err) == kindForeignKey {
-			return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + n.TenantID + "\" not found.", Err: err}
-		} else if err != nil {
-			return dbError(err, "create inbound document")
-		}
-		if added, err := res.RowsAffected(); err != nil {
-			return dbError(err, "create inbound document")
-		} else if added == 0 {
-			existing = true
-			stored, err = findInbound(ctx, tx, `issuer_rnc = ? AND encf = ?`, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF)
-			return err
-		}
-		stored = &n
-		return db.insertEvent(ctx, tx, sello.NewInboundReceivedEvent(&n, n.ReceivedAt))
+	return sello.StoreInboundDocument(ctx, d, func(fn func(sello.InboundTx, time.Time) error) error {
+		return db.inTx(ctx, func(tx querier) error { return fn(inboundTx{db: db, tx: tx}, db.now()) })
 	})
+}
+
+// inboundTx is sello.InboundTx over one of the store's transactions.
+type inboundTx struct {
+	db *DB
+	tx querier
+}
+
+// InsertInboundDocument implements sello.InboundTx.
+func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument) (bool, error) {
+	signer, err := sqlval.JSONOrNull(n.Signer)
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
-	return stored, existing, nil
+	res, err := t.tx.exec(ctx, `
+		INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
+			issue_date, total, xml, acuse, approval, received_at, updated_at, signer)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (tenant_id, environment, issuer_rnc, encf) DO NOTHING`,
+		n.ID, n.TenantID, n.Environment, n.Type, n.ENCF, n.IssuerRNC, n.IssuerName, n.BuyerRNC,
+		formatDate(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, formatTime(n.ReceivedAt), formatTime(n.UpdatedAt), signer)
+	if errorKind(err) == kindForeignKey {
+		return false, &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + n.TenantID + "\" not found.", Err: err}
+	} else if err != nil {
+		return false, dbError(err, "create inbound document")
+	}
+	added, err := res.RowsAffected()
+	if err != nil {
+		return false, dbError(err, "create inbound document")
+	}
+	return added > 0, nil
+}
+
+// InboundDocumentByENCF implements sello.InboundTx.
+func (t inboundTx) InboundDocumentByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) (*sello.InboundDocument, error) {
+	d, err := findInbound(ctx, t.tx, `issuer_rnc = ? AND encf = ?`, tenantID, env, issuerRNC, encf)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, sello.InboundDocumentByENCFNotFound(issuerRNC, encf)
+	}
+	return d, err
+}
+
+// InsertEvent implements sello.InboundTx.
+func (t inboundTx) InsertEvent(ctx context.Context, ev *sello.Event) error {
+	return t.db.insertEvent(ctx, t.tx, ev)
 }
 
 // FindInboundDocument implements sello.InboundStore. Returns NOT_FOUND.
@@ -72,9 +88,9 @@ func (db *DB) FindInboundDocumentByENCF(ctx context.Context, tenantID string, en
 // out its XML and acuse, which only a lookup of one document reads.
 const (
 	inboundColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-		issue_date, total, xml, acuse, approval, received_at, updated_at`
+		issue_date, total, xml, acuse, approval, received_at, updated_at, signer`
 	inboundListColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-		issue_date, total, x'', x'', approval, received_at, updated_at`
+		issue_date, total, x'', x'', approval, received_at, updated_at, signer`
 )
 
 // findInbound returns the tenant's inbound document in env that where
@@ -150,9 +166,16 @@ func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sel
 func scanInbound(s scanner) (*sello.InboundDocument, error) {
 	var d sello.InboundDocument
 	var issued, received, updated string
+	var signer sql.NullString
 	if err := s.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.IssuerRNC, &d.IssuerName, &d.BuyerRNC,
-		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &received, &updated); err != nil {
+		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &received, &updated, &signer); err != nil {
 		return nil, err
+	}
+	if signer.Valid {
+		d.Signer = new(sello.Signer)
+		if err := json.Unmarshal([]byte(signer.String), d.Signer); err != nil {
+			return nil, fmt.Errorf("decode signer: %w", err)
+		}
 	}
 	var err error
 	if d.IssueDate, err = parseDate(issued); err != nil {

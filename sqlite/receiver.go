@@ -3,10 +3,13 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
 // CreateReceiverSeed implements sello.ReceiverStore. Returns NOT_FOUND.
@@ -43,24 +46,44 @@ func (db *DB) RedeemReceiverSeed(ctx context.Context, tenantID string, env sello
 		if _, err := tx.exec(ctx, `DELETE FROM receiver_tokens WHERE tenant_id = ? AND expires_at <= ?`, tenantID, formatTime(now)); err != nil {
 			return dbError(err, "forget expired tokens")
 		}
+		signer, err := sqlval.JSONOrNull(tok.Signer)
+		if err != nil {
+			return err
+		}
 		_, err = tx.exec(ctx, `
-			INSERT INTO receiver_tokens (tenant_id, environment, hash, issued_at, expires_at) VALUES (?, ?, ?, ?, ?)`,
-			tenantID, env, tok.Hash, formatTime(tok.IssuedAt), formatTime(tok.ExpiresAt))
+			INSERT INTO receiver_tokens (tenant_id, environment, hash, issued_at, expires_at, signer) VALUES (?, ?, ?, ?, ?, ?)`,
+			tenantID, env, tok.Hash, formatTime(tok.IssuedAt), formatTime(tok.ExpiresAt), signer)
 		return dbError(err, "create receiver token")
 	})
 }
 
 // CheckReceiverToken implements sello.ReceiverStore. Returns
 // UNAUTHENTICATED.
-func (db *DB) CheckReceiverToken(ctx context.Context, tenantID string, env sello.Environment, hash []byte, now time.Time) error {
-	var one int
+func (db *DB) CheckReceiverToken(ctx context.Context, tenantID string, env sello.Environment, hash []byte, now time.Time) (*sello.ReceiverToken, error) {
+	tok := &sello.ReceiverToken{TenantID: tenantID, Environment: env, Hash: hash}
+	var issued, expires string
+	var signer sql.NullString
 	err := db.q().queryRow(ctx, `
-		SELECT 1 FROM receiver_tokens WHERE tenant_id = ? AND environment = ? AND hash = ? AND expires_at > ?`,
-		tenantID, env, hash, formatTime(now)).Scan(&one)
+		SELECT issued_at, expires_at, signer FROM receiver_tokens
+		WHERE tenant_id = ? AND environment = ? AND hash = ? AND expires_at > ?`,
+		tenantID, env, hash, formatTime(now)).Scan(&issued, &expires, &signer)
 	if errors.Is(err, sql.ErrNoRows) {
-		return sello.ReceiverTokenRefused()
+		return nil, sello.ReceiverTokenRefused()
+	} else if err != nil {
+		return nil, dbError(err, "check receiver token")
 	}
-	return dbError(err, "check receiver token")
+	if tok.IssuedAt, err = parseTime(issued); err != nil {
+		return nil, err
+	} else if tok.ExpiresAt, err = parseTime(expires); err != nil {
+		return nil, err
+	}
+	if signer.Valid {
+		tok.Signer = new(sello.Signer)
+		if err := json.Unmarshal([]byte(signer.String), tok.Signer); err != nil {
+			return nil, fmt.Errorf("decode token signer: %w", err)
+		}
+	}
+	return tok, nil
 }
 
 // SetReceiverAuth implements sello.ReceiverStore. Returns NOT_FOUND.

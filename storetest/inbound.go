@@ -7,15 +7,26 @@ import (
 	"github.com/sello-do/sello"
 )
 
-// newInbound is an inbound document of tenantID from issuerRNC, numbered n.
+// testSigner is a signer whose holder is serialNumber, trusted or not.
+func testSigner(serialNumber string, trusted bool) *sello.Signer {
+	return &sello.Signer{
+		Subject: "CN=Juan Pérez,SERIALNUMBER=" + serialNumber, SerialNumber: serialNumber, Issuer: "CN=Prueba CA",
+		NotBefore: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), NotAfter: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC),
+		Fingerprint: "5e110" + serialNumber, Trusted: trusted,
+	}
+}
+
+// newInbound is an inbound document of tenantID from issuerRNC, numbered n,
+// signed by a trusted signer.
 func newInbound(tenantID string, en sello.Environment, issuerRNC string, n int64) *sello.InboundDocument {
 	e := encf(sello.TypeCreditoFiscal, n)
 	return &sello.InboundDocument{
 		TenantID: tenantID, Environment: en, Type: sello.TypeCreditoFiscal, ENCF: e,
 		IssuerRNC: issuerRNC, IssuerName: "Proveedor Ejemplo SRL", BuyerRNC: "130000001",
 		IssueDate: sello.Date{Year: 2026, Month: 3, Day: 9}, Total: "1180.00",
-		XML:   []byte("<ECF><eNCF>" + e + "</eNCF></ECF>"),
-		Acuse: []byte("<ARECF><eNCF>" + e + "</eNCF></ARECF>"),
+		XML:    []byte("<ECF><eNCF>" + e + "</eNCF></ECF>"),
+		Acuse:  []byte("<ARECF><eNCF>" + e + "</eNCF></ARECF>"),
+		Signer: testSigner("IDCDO-00100000001", true),
 	}
 }
 
@@ -118,7 +129,7 @@ func testInbound(t *testing.T, open Open) {
 func testReceiverAuth(t *testing.T, open Open) {
 	redeem := func(t *testing.T, e env, tn *sello.Tenant, en sello.Environment, seed string) (string, error) {
 		t.Helper()
-		tok, plain := sello.NewReceiverToken(tn.ID, en, e.clock.Peek())
+		tok, plain := sello.NewReceiverToken(tn.ID, en, testSigner("IDCDO-00100000001", false), e.clock.Peek())
 		return plain, e.s.RedeemReceiverSeed(t.Context(), tn.ID, en, seed, tok, e.clock.Peek())
 	}
 	t.Run("OK", func(t *testing.T) {
@@ -132,14 +143,20 @@ func testReceiverAuth(t *testing.T, open Open) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := e.s.CheckReceiverToken(t.Context(), tn.ID, sello.EnvTest, sello.HashReceiverToken(plain), e.clock.Peek()); err != nil {
+		tok, err := e.s.CheckReceiverToken(t.Context(), tn.ID, sello.EnvTest, sello.HashReceiverToken(plain), e.clock.Peek())
+		if err != nil {
 			t.Fatalf("fresh token: %v", err)
+		}
+		// The token keeps who signed its seed.
+		deepEqual(t, "the token's signer", tok.Signer, testSigner("IDCDO-00100000001", false))
+		if tok.TenantID != tn.ID || tok.Environment != sello.EnvTest || !tok.ExpiresAt.Equal(tok.IssuedAt.Add(sello.ReceiverTokenTTL)) {
+			t.Errorf("token: got %+v", tok)
 		}
 		_, err = redeem(t, e, tn, sello.EnvTest, seed)
 		wantError(t, err, sello.CodeUnauthenticated, "seed", "used or expired")
 
 		e.clock.Add(sello.ReceiverTokenTTL)
-		err = e.s.CheckReceiverToken(t.Context(), tn.ID, sello.EnvTest, sello.HashReceiverToken(plain), e.clock.Peek())
+		_, err = e.s.CheckReceiverToken(t.Context(), tn.ID, sello.EnvTest, sello.HashReceiverToken(plain), e.clock.Peek())
 		wantError(t, err, sello.CodeUnauthenticated, "token")
 	})
 	t.Run("ErrExpiredSeed", func(t *testing.T) {
@@ -176,9 +193,9 @@ func testReceiverAuth(t *testing.T, open Open) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = e.s.CheckReceiverToken(t.Context(), b.ID, sello.EnvTest, sello.HashReceiverToken(plain), e.clock.Peek())
+		_, err = e.s.CheckReceiverToken(t.Context(), b.ID, sello.EnvTest, sello.HashReceiverToken(plain), e.clock.Peek())
 		wantError(t, err, sello.CodeUnauthenticated)
-		err = e.s.CheckReceiverToken(t.Context(), a.ID, sello.EnvProd, sello.HashReceiverToken(plain), e.clock.Peek())
+		_, err = e.s.CheckReceiverToken(t.Context(), a.ID, sello.EnvProd, sello.HashReceiverToken(plain), e.clock.Peek())
 		wantError(t, err, sello.CodeUnauthenticated)
 	})
 	t.Run("Setting", func(t *testing.T) {

@@ -64,6 +64,38 @@ func EncodePKCS12(key *rsa.PrivateKey, cert *x509.Certificate, password string) 
 // with KeyUsage digitalSignature and nonRepudiation like the certificates
 // DGII accepts. It is for tests and the TesteCF/CerteCF environments.
 func GenerateSelfSigned(subject pkix.Name, notAfter time.Time) (*rsa.PrivateKey, *x509.Certificate, error) {
+	return generate(&x509.Certificate{
+		Subject:  subject,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment,
+	}, notAfter, nil, nil)
+}
+
+// GenerateCA makes an RSA-2048 key and a self-signed CA certificate for
+// it (basicConstraints CA, keyCertSign), valid from now (less a minute)
+// until notAfter, to issue signing certificates with IssueCertificate. It
+// is for tests and demos (sello serve --demo's demo CA).
+func GenerateCA(subject pkix.Name, notAfter time.Time) (*rsa.PrivateKey, *x509.Certificate, error) {
+	return generate(&x509.Certificate{
+		Subject:  subject,
+		IsCA:     true,
+		KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageCRLSign,
+	}, notAfter, nil, nil)
+}
+
+// IssueCertificate makes an RSA-2048 key and a signing certificate for it
+// issued by ca (whose key is caKey), valid from now (less a minute) until
+// notAfter, with KeyUsage digitalSignature and nonRepudiation like the
+// certificates DGII accepts. It is for tests and demos.
+func IssueCertificate(caKey *rsa.PrivateKey, ca *x509.Certificate, subject pkix.Name, notAfter time.Time) (*rsa.PrivateKey, *x509.Certificate, error) {
+	return generate(&x509.Certificate{
+		Subject:  subject,
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment,
+	}, notAfter, caKey, ca)
+}
+
+// generate makes a key and a certificate of tmpl for it, valid from now
+// (less a minute) until notAfter, issued by parent (self-signed when nil).
+func generate(tmpl *x509.Certificate, notAfter time.Time, parentKey *rsa.PrivateKey, parent *x509.Certificate) (*rsa.PrivateKey, *x509.Certificate, error) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate certificate: %w", err)
@@ -72,16 +104,13 @@ func GenerateSelfSigned(subject pkix.Name, notAfter time.Time) (*rsa.PrivateKey,
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate certificate: %w", err)
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               subject,
-		Issuer:                subject,
-		NotBefore:             time.Now().Add(-time.Minute),
-		NotAfter:              notAfter,
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageContentCommitment,
-		BasicConstraintsValid: true,
+	tmpl.SerialNumber = serial
+	tmpl.NotBefore, tmpl.NotAfter = time.Now().Add(-time.Minute), notAfter
+	tmpl.BasicConstraintsValid = true
+	if parent == nil {
+		parent, parentKey = tmpl, key
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
 	if err != nil {
 		return nil, nil, fmt.Errorf("generate certificate: %w", err)
 	}
