@@ -340,7 +340,9 @@ func TestRecepcionBadInput(t *testing.T) {
 		{"Doctype", recepcion, doctypeType, doctype, 400, sello.CodeInvalidRequest},
 		{"Oversized", recepcion, hugeType, huge, 413, sello.CodePayloadTooLarge},
 		{"BrokenMultipart", recepcion, okType, ok[:len(ok)/2], 400, sello.CodeInvalidRequest},
-		{"UnknownRNC", "/TesteCF/receptor/131999999/fe/recepcion/api/ecf", okType, ok, 404, sello.CodeNotFound},
+		// An RNC that is no tenant's requires a token, as a tenant's does.
+		{"UnknownRNC", "/TesteCF/receptor/131999999/fe/recepcion/api/ecf", okType, ok, 401, sello.CodeUnauthenticated},
+		{"MalformedRNC", "/TesteCF/receptor/13199/fe/recepcion/api/ecf", okType, ok, 404, sello.CodeNotFound},
 		{"UnknownEnvironment", "/Prod/receptor/" + testRNC + "/fe/recepcion/api/ecf", okType, ok, 404, sello.CodeNotFound},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -427,7 +429,9 @@ func TestReceiverAuth(t *testing.T) {
 	})
 	t.Run("ErrSeedNotIssued", func(t *testing.T) {
 		f := mustReceiverFixture(t, false)
-		signed, err := f.supplier.Sign(ecf.SemillaXML(sello.NewReceiverSeed(), f.clock.Now()))
+		// A seed as another server (another key) issues them.
+		other := sello.IssueReceiverSeed([]byte("another server's key"), sello.EnvTest, testRNC, f.clock.Now())
+		signed, err := f.supplier.Sign(ecf.SemillaXML(other.Value, other.IssuedAt))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -438,7 +442,9 @@ func TestReceiverAuth(t *testing.T) {
 	t.Run("ErrSignature", func(t *testing.T) {
 		f := mustReceiverFixture(t, false)
 		signed := seed(t, f, base+"semilla")
-		tampered := bytes.Replace(signed, []byte("<valor>"), []byte("<valor>x"), 1)
+		// The seed is checked first (a changed valor is a seed this
+		// receiver did not issue): tamper with the signature itself.
+		tampered := bytes.Replace(signed, []byte("<SignatureValue>"), []byte("<SignatureValue>AAAA"), 1)
 		if rec := validate(t, f, tampered, ""); rec.Code != 401 || !strings.Contains(rec.Body.String(), "signature") {
 			t.Fatalf("got %d %s, want 401", rec.Code, rec.Body)
 		}
