@@ -42,21 +42,6 @@ var DefaultReceiverLimits = ReceiverLimits{
 	Timeout:     time.Minute,
 }
 
-// Validate returns INVALID_REQUEST naming the first limit that is not
-// usable.
-func (l ReceiverLimits) Validate() error {
-	if err := l.PerAddress.Validate(); err != nil {
-		return Errorf(CodeInvalidRequest, "The receivers' limit per address: %s", ErrorMessageOf(err))
-	} else if err := l.PerTenant.Validate(); err != nil {
-		return Errorf(CodeInvalidRequest, "The receivers' limit per tenant: %s", ErrorMessageOf(err))
-	} else if l.IssuerQuota < 0 {
-		return Errorf(CodeInvalidRequest, "The receivers' quota per issuer must be 0 (none) or more, not %d.", l.IssuerQuota)
-	} else if l.Timeout <= 0 {
-		return Errorf(CodeInvalidRequest, "The receivers' timeout must be positive, not %s.", l.Timeout)
-	}
-	return nil
-}
-
 // checkIssuerQuota returns RATE_LIMITED, with the seconds until the
 // earliest counted document leaves the window, when the tenant's receiver
 // in env took IssuerQuota documents of issuerRNC in the last

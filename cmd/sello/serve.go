@@ -84,10 +84,19 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := setFromEnv(fs, getenv, "contingency-after", "SELLO_CONTINGENCY_AFTER"); err != nil {
 		return err
 	}
+	var rf receiverFlags
+	rf.register(fs)
+	if err := setFromEnv(fs, getenv, receiverEnv...); err != nil {
+		return err
+	}
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := checkServeFlags(fs, &sf, *shutdownTimeout); err != nil {
+		return err
+	}
+	receiverLimits, trustedProxies, err := rf.parse()
+	if err != nil {
 		return err
 	}
 	if *deliveryRetry <= 0 {
@@ -192,7 +201,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		defer stopDebug()
 	}
 
-	srv := &api.Server{Store: st, RateLimiter: st.limiter, MasterKey: mk, Logger: logger, Ready: st.ready}
+	srv := &api.Server{Store: st, RateLimiter: st.limiter, MasterKey: mk, Logger: logger, Ready: st.ready,
+		ReceiverLimits: receiverLimits, TrustedProxies: trustedProxies}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
