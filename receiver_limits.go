@@ -66,10 +66,10 @@ func (rc *Reception) checkIssuerQuota(ctx context.Context, t *Tenant, env Enviro
 	}
 }
 
-// callExpired is UNAVAILABLE once ctx has ended (the call's deadline
-// passed, or its caller left): the receiver then stops, signing and storing
-// nothing more.
-func callExpired(ctx context.Context) error {
+// CallExpired is UNAVAILABLE once ctx has ended (a receiver call's deadline
+// passed, or its caller left), nil before: the receiver then stops, signing
+// and storing nothing more.
+func CallExpired(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return &Error{Code: CodeUnavailable, Message: "This receiver could not answer in time; send again.", Err: err}
 	}

@@ -169,7 +169,7 @@ func (rc *Reception) ValidateSeed(ctx context.Context, env Environment, rnc stri
 	if err := seed.Check(rc.SeedKey, env, rnc, now); err != nil {
 		return nil, "", err
 	}
-	if err := callExpired(ctx); err != nil {
+	if err := CallExpired(ctx); err != nil {
 		return nil, "", err
 	}
 	cert, err := rc.XML.Verify(data)
@@ -270,7 +270,7 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 	if want := h.IssuerRNC + h.ENCF + ".xml"; in.FileName != "" && !strings.EqualFold(in.FileName, want) {
 		return rc.refuseECF(ctx, t, env, a, ReceiptSpecification, fmt.Errorf("file named %q, not %s", in.FileName, want))
 	}
-	if err := callExpired(ctx); err != nil {
+	if err := CallExpired(ctx); err != nil {
 		return nil, err
 	}
 	// The signature before the structure: a wrapped or tampered document
@@ -286,7 +286,7 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 	if err != nil {
 		return rc.refuseECF(ctx, t, env, a, ReceiptSignature, err)
 	}
-	if err := callExpired(ctx); err != nil {
+	if err := CallExpired(ctx); err != nil {
 		return nil, err
 	}
 	if err := rc.XML.CheckECF(data); err != nil {
@@ -332,7 +332,7 @@ func (rc *Reception) refuseECF(ctx context.Context, t *Tenant, env Environment, 
 // now, for code, and signs it with the tenant's certificate. Returns
 // UNAVAILABLE when the tenant has no valid certificate in env.
 func (rc *Reception) signAcuse(ctx context.Context, t *Tenant, env Environment, a Acuse, code ReceiptCode) ([]byte, error) {
-	if err := callExpired(ctx); err != nil {
+	if err := CallExpired(ctx); err != nil {
 		return nil, err
 	}
 	now := rc.now()
@@ -404,7 +404,7 @@ func (rc *Reception) ReceiveApproval(ctx context.Context, in ReceivedACECF) (*Ap
 	if err := a.CheckDate(now); err != nil {
 		return nil, nil, err
 	}
-	if err := callExpired(ctx); err != nil {
+	if err := CallExpired(ctx); err != nil {
 		return nil, nil, err
 	}
 	cert, err := rc.XML.Verify(data)

@@ -41,7 +41,12 @@ func (s *Server) receiver(h handlerFunc) http.Handler {
 		// Not every ResponseWriter reaches a connection (tests' recorders);
 		// the context's deadline holds either way.
 		_ = http.NewResponseController(w).SetReadDeadline(deadline)
-		return h(w, r.WithContext(ctx))
+		err := h(w, r.WithContext(ctx))
+		if expired := sello.CallExpired(ctx); expired != nil && sello.ErrorCodeOf(err) == sello.CodeInternal {
+			// A query cut short by the deadline.
+			return expired
+		}
+		return err
 	})
 }
 

@@ -37,6 +37,8 @@ type receiverFixture struct {
 	supplier *xmldsig.Signer
 	clock    *storetest.Clock
 	mk       *sello.MasterKey
+	// configure changes the server before it serves (with).
+	configure []func(*api.Server)
 }
 
 var (
@@ -63,12 +65,18 @@ func testKeys(tb testing.TB) {
 
 func mustReceiverFixture(tb testing.TB, authOff bool) *receiverFixture {
 	tb.Helper()
-	testKeys(tb)
 	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "sello.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
+	return mustReceiverFixtureOn(tb, db, authOff)
+}
+
+// mustReceiverFixtureOn is mustReceiverFixture over db.
+func mustReceiverFixtureOn(tb testing.TB, db sello.Store, authOff bool) *receiverFixture {
+	tb.Helper()
+	testKeys(tb)
 	ctx := context.Background()
 	t := &sello.Tenant{RNC: testRNC, Name: "Prueba SRL", Plan: sello.DefaultRatePlan, ReceiverAuthOff: authOff}
 	if err := db.CreateTenant(ctx, t); err != nil {
@@ -91,10 +99,30 @@ func mustReceiverFixture(tb testing.TB, authOff bool) *receiverFixture {
 	return f.trusting(nil)
 }
 
-// trusting makes f's receiver trust roots (nil: none configured).
+// trusting makes f's receiver trust roots (nil: none configured), within
+// unlimitedReceivers unless f's configure says otherwise.
 func (f *receiverFixture) trusting(roots *sello.TrustRoots) *receiverFixture {
-	f.handler = (&api.Server{Store: f.store, MasterKey: f.mk, Now: f.clock.Now, ReceiverTrust: roots}).Handler()
+	limits := unlimitedReceivers
+	srv := &api.Server{Store: f.store, MasterKey: f.mk, Now: f.clock.Now, ReceiverTrust: roots, ReceiverLimits: &limits}
+	for _, c := range f.configure {
+		c(srv)
+	}
+	f.handler = srv.Handler()
 	return f
+}
+
+// unlimitedReceivers are limits no test meets unless it means to:
+// benchmarks post thousands of documents from one address and issuer.
+var unlimitedReceivers = sello.ReceiverLimits{
+	PerAddress: sello.RatePlan{Name: "test", Rate: 1e9, Burst: 1 << 30},
+	PerTenant:  sello.RatePlan{Name: "test", Rate: 1e9, Burst: 1 << 30},
+	Timeout:    time.Minute,
+}
+
+// with makes f's receiver, trusting no roots, as configure changes it.
+func (f *receiverFixture) with(configure func(*api.Server)) *receiverFixture {
+	f.configure = append(f.configure, configure)
+	return f.trusting(nil)
 }
 
 // unsignedECF is a valid type-31 e-CF numbered n from the supplier to
