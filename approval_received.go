@@ -73,7 +73,7 @@ func (a *ReceivedApproval) Match(doc *Document) error {
 		diffs = append(diffs, fmt.Sprintf("RNCComprador %s, not %s", a.BuyerRNC, doc.BuyerRNC))
 	}
 	if len(diffs) > 0 {
-		return ApprovalRefused(approvalMismatch, fmt.Errorf("%w document %s: %s", errNoMatch, doc.ENCF, strings.Join(diffs, "; ")))
+		return refuseApproval(approvalMismatch, fmt.Errorf("%w document %s: %s", errNoMatch, doc.ENCF, strings.Join(diffs, "; ")))
 	}
 	if !doc.Type.B2B() {
 		return Errorf(CodeInvalidRequest, "Document %s is of type %s, which takes no commercial approval.", doc.ENCF, doc.Type.Code())

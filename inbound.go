@@ -27,7 +27,9 @@ type InboundDocument struct {
 	// Acuse is the signed ARECF Sello answered.
 	Acuse []byte
 	// Signer is who signed the e-CF (CheckSigner), nil for a document
-	// received before Sello recorded signers.
+	// received before Sello recorded signers. What Sello can check of it
+	// ends there; DGII's confirmation of the document (consultaestado,
+	// FACTS §1.6) is to be recorded beside it.
 	Signer *Signer
 	// Approval is the tenant's commercial approval (ApprovalPending,
 	// ApprovalApproved, ApprovalRejected).

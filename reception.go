@@ -367,11 +367,11 @@ type ReceivedACECF struct {
 	FileName string
 }
 
-// ApprovalRefused is ReceiveApproval's refusal of an ACECF whose signature,
+// refuseApproval is ReceiveApproval's refusal of an ACECF whose signature,
 // signer or fields do not hold: DGII's contract answers 400
 // ("insatisfactorio") and nothing else, so the answer says no more than
 // this; why is in the error's Err, for the log.
-func ApprovalRefused(msg string, why error) error {
+func refuseApproval(msg string, why error) error {
 	return &Error{Code: CodeInvalidRequest, Message: msg, Err: why}
 }
 
@@ -409,19 +409,19 @@ func (rc *Reception) ReceiveApproval(ctx context.Context, in ReceivedACECF) (*Ap
 	}
 	cert, err := rc.XML.Verify(data)
 	if err != nil {
-		return nil, nil, ApprovalRefused("The ACECF's signature is not valid.", err)
+		return nil, nil, refuseApproval("The ACECF's signature is not valid.", err)
 	}
 	a.Signer, err = rc.Trust.CheckSigner(cert, env, a.DecidedAt, now)
 	if err == nil {
 		err = CheckTokenHolder(in.Token, env, a.Signer)
 	}
 	if err != nil {
-		return nil, nil, ApprovalRefused("This receiver does not accept the ACECF's signer.", err)
+		return nil, nil, refuseApproval("This receiver does not accept the ACECF's signer.", err)
 	}
 	a.TenantID, a.Environment = t.ID, env
 	doc, _, err := rc.Store.ReceiveCommercialApproval(ctx, a)
 	if ErrorCodeOf(err) == CodeNotFound {
-		return nil, nil, ApprovalRefused(approvalMismatch, err)
+		return nil, nil, refuseApproval(approvalMismatch, err)
 	} else if err != nil {
 		return nil, nil, err
 	}

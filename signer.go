@@ -104,10 +104,19 @@ type TrustRoots struct {
 	names []string
 }
 
+// NewTrustRoots trusts certs (CA certificates).
+func NewTrustRoots(certs ...*x509.Certificate) *TrustRoots {
+	r := &TrustRoots{pool: x509.NewCertPool()}
+	for _, c := range certs {
+		r.Add(c)
+	}
+	return r
+}
+
 // ParseTrustRoots reads a PEM bundle of CA certificates. It refuses a
 // bundle without one, or with a block that is not a certificate.
 func ParseTrustRoots(bundle []byte) (*TrustRoots, error) {
-	r := &TrustRoots{pool: x509.NewCertPool()}
+	r := NewTrustRoots()
 	for n := 1; ; n++ {
 		var b *pem.Block
 		b, bundle = pem.Decode(bundle)

@@ -7,6 +7,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -39,6 +40,8 @@ type receiverFixture struct {
 	mk       *sello.MasterKey
 	// configure changes the server before it serves (with).
 	configure []func(*api.Server)
+	// log is what the server logged.
+	log bytes.Buffer
 }
 
 var (
@@ -103,7 +106,8 @@ func mustReceiverFixtureOn(tb testing.TB, db sello.Store, authOff bool) *receive
 // unlimitedReceivers unless f's configure says otherwise.
 func (f *receiverFixture) trusting(roots *sello.TrustRoots) *receiverFixture {
 	limits := unlimitedReceivers
-	srv := &api.Server{Store: f.store, MasterKey: f.mk, Now: f.clock.Now, ReceiverTrust: roots, ReceiverLimits: &limits}
+	srv := &api.Server{Store: f.store, MasterKey: f.mk, Now: f.clock.Now, ReceiverTrust: roots, ReceiverLimits: &limits,
+		Logger: slog.New(slog.NewTextHandler(&f.log, nil))}
 	for _, c := range f.configure {
 		c(srv)
 	}

@@ -179,6 +179,13 @@ func TestReceiverTrust(t *testing.T) {
 		rec := f.post(t, receptor(sello.EnvProd, "recepcion"), "", ecfBy(t, k.stranger, 1, time.Now()))
 		f.wantAcuse(t, rec, ecf.ReceiptNotReceived, ecf.ReasonSignature)
 		f.wantStored(t, sello.EnvProd, 1, false)
+		// Why is in the log, not in the answer.
+		if log := f.log.String(); !strings.Contains(log, "receiver refused an e-CF (code 2)") || !strings.Contains(log, "does not chain to the trust roots") {
+			t.Errorf("the log does not say why:\n%s", log)
+		}
+		if strings.Contains(rec.Body.String(), "chain") {
+			t.Errorf("the acuse says why: %s", rec.Body)
+		}
 		// The supplier's own, from the trusted CA: received, its signer
 		// recorded.
 		f.wantAcuse(t, f.post(t, receptor(sello.EnvProd, "recepcion"), "", ecfBy(t, k.supplier, 2, time.Now())), ecf.ReceiptReceived, 0)

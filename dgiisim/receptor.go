@@ -32,7 +32,9 @@ import (
 // a signed ACECF (file {RNCComprador}{eNCF}.xml), 400 for anything else
 // (not an ACECF, a bad file name, a signature that does not verify).
 // 999000012 answers 503 to the first ReceiverDownPosts posts of each
-// approval; 999000013 (RNCAcceptanceDown) always answers 503.
+// approval; 999000013 (RNCAcceptanceDown) always answers 503; 999000014
+// (RNCAcceptanceConflict) always answers 409, as Sello's own receiver once
+// did to a changed verdict.
 //
 // Any other buyer is not in the directory (not electronic); its e-CF posted
 // here anyway gets Estado 1, code 4. An e-CF that does not parse or whose
@@ -45,6 +47,9 @@ const (
 	RNCReceiverDown = "999000012"
 	// RNCAcceptanceDown's commercial approval service always answers 503.
 	RNCAcceptanceDown = "999000013"
+	// RNCAcceptanceConflict's commercial approval service always answers
+	// 409 Conflict.
+	RNCAcceptanceConflict = "999000014"
 	// RNCNotReceived is the first of four: RNCNotReceived+n-1 answers
 	// CodigoMotivoNoRecibido n.
 	RNCNotReceived = "999000021"
@@ -67,6 +72,7 @@ var directory = []directoryEntry{
 	{nombre: "COMPRADOR SIMULADO SIN AUTENTICACION SRL", rnc: RNCDirectoryNoAuth},
 	{nombre: "COMPRADOR SIMULADO RECEPTOR CAIDO SRL", rnc: RNCReceiverDown},
 	{nombre: "EMISOR SIMULADO ACEPTACION CAIDA SRL", rnc: RNCAcceptanceDown},
+	{nombre: "EMISOR SIMULADO ACEPTACION EN CONFLICTO SRL", rnc: RNCAcceptanceConflict},
 	{nombre: "COMPRADOR SIMULADO NO RECIBIDO 1 SRL", rnc: "999000021"},
 	{nombre: "COMPRADOR SIMULADO NO RECIBIDO 2 SRL", rnc: "999000022"},
 	{nombre: "COMPRADOR SIMULADO NO RECIBIDO 3 SRL", rnc: "999000023"},
@@ -318,6 +324,11 @@ func (s *Simulator) aprobacionReceptor(w http.ResponseWriter, r *http.Request, e
 	if k.rncEmisor == RNCAcceptanceDown || (k.rncEmisor == RNCReceiverDown && a.posts == 0 && a.refused < ReceiverDownPosts) {
 		a.refused++
 		unavailable(w)
+		return
+	}
+	if k.rncEmisor == RNCAcceptanceConflict {
+		a.refused++
+		http.Error(w, "Conflict", http.StatusConflict)
 		return
 	}
 	a.estado, a.acecf = estado, up.content

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
 
@@ -27,9 +28,10 @@ import (
 //	    when it declares it, multipart xml {RNCComprador}{eNCF}.xml
 //	  DGII: aprobacioncomercial with the tenant's session
 //	  2xx (DGII: codigo 1) ──> sent
-//	  a refusal (the issuer's 400, DGII's 4xx or codigo 2, no urlAceptacion,
-//	    the SSRF guard) ──> failed at once: sending again cannot change it
-//	  anything else (network, 5xx, 401) ──> the run fails; River retries
+//	  a refusal (the issuer's 4xx but 408 and 429, DGII's 4xx but 401 and
+//	    429 or codigo 2, no urlAceptacion, the SSRF guard) ──> failed at
+//	    once: sending again cannot change it
+//	  anything else (network, 5xx, 429, DGII's 401) ──> the run fails; River retries
 //	    after DeliveryDelay, and the last of ApprovalJobMaxAttempts runs
 //	    records the leg failed with the error
 //
@@ -176,14 +178,16 @@ func (w *Worker) approvalToIssuer(ctx context.Context, a *sello.InboundApproval,
 	return w.receptor(a.Environment).SendApproval(ctx, *entry, fileName, signed, sign)
 }
 
-// issuerRefused reports whether err from approvalToIssuer is final: the
-// receiver's "insatisfactorio" (400), no service to send to, or an address
-// the SSRF guard refuses.
+// issuerRefused reports whether err from approvalToIssuer is final: any
+// 4xx of the issuer's receiver but 408 and 429 (DGII's contract answers an
+// ACECF 200 or 400, "insatisfactorio"; a 401, 404 or 409 will not change
+// by sending the same bytes again, whichever of its services answered
+// it), no service to send to, or an address the SSRF guard refuses.
 func issuerRefused(err error) bool {
 	var re *dgii.ReceptorError
 	var blocked *webhook.BlockedError
 	return errors.Is(err, errNoAcceptance) || errors.As(err, &blocked) ||
-		(errors.As(err, &re) && re.Op == "aprobacioncomercial" && re.Status == 400)
+		(errors.As(err, &re) && re.Status >= 400 && re.Status < 500 && re.Status != http.StatusRequestTimeout && re.Status != http.StatusTooManyRequests)
 }
 
 // errDGIIRefused is DGII's codigo 2 (rechazada) for an approval.

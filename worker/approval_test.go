@@ -82,6 +82,10 @@ func TestApproval(t *testing.T) {
 			{"IssuerDownThenBack", dgiisim.RNCReceiverDown, sello.ApprovalRequest{Estado: sello.EstadoAprobado}, sent, dgiisim.ReceiverDownPosts, sello.EventInboundApprovalSent},
 			{"IssuerDownForGood", dgiisim.RNCAcceptanceDown, sello.ApprovalRequest{Estado: sello.EstadoAprobado},
 				sello.ApprovalLeg{Status: sello.ApprovalSendFailed, Error: "receiver: aprobacioncomercial: HTTP 503"}, sello.ApprovalJobMaxAttempts, sello.EventInboundApprovalFailed},
+			// Every 4xx but 429 is final: a 409 fails at the first post
+			// (it used to be retried for about a day).
+			{"IssuerConflict", dgiisim.RNCAcceptanceConflict, sello.ApprovalRequest{Estado: sello.EstadoAprobado},
+				sello.ApprovalLeg{Status: sello.ApprovalSendFailed, Error: "receiver: aprobacioncomercial: HTTP 409"}, 1, sello.EventInboundApprovalFailed},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				in := d.inbound(t, tc.issuer, "1180")

@@ -556,6 +556,11 @@ func TestTradeBetweenTenants(t *testing.T) {
 	if !bytes.Equal(in.XML, signed.Body) || in.BuyerRNC != demoBuyerRNC || len(in.Acuse) == 0 {
 		t.Errorf("inbound document: buyer %s, %d bytes of XML (the issuer signed %d), %d of acuse", in.BuyerRNC, len(in.XML), len(signed.Body), len(in.Acuse))
 	}
+	// Every check of a signer is on: the issuer's certificate, issued by
+	// the demo CA the receivers trust, is recorded trusted.
+	if in.Signer == nil || !in.Signer.Trusted || in.Signer.SerialNumber != "RNC-"+demoRNC || in.Signer.Issuer != "CN=Sello Demo CA,O=Sello (demo),C=DO" {
+		t.Errorf("the inbound document's signer: got %+v, want the issuer's demo certificate, trusted", in.Signer)
+	}
 }
 
 // TestSimulatorSendsToTenant plays DGII's TesteCF in certification: the
@@ -655,6 +660,9 @@ func testTrade(t *testing.T, s *testServer, estado, motivo string) {
 	a := d["commercialApproval"].(map[string]any)
 	if a["status"] != want || a["buyerRnc"] != demoBuyerRNC || (motivo != "" && a["reason"] != motivo) {
 		t.Fatalf("the issuer's commercialApproval: %v; want %s (%q) from %s", a, want, motivo, demoBuyerRNC)
+	}
+	if signer, _ := a["signer"].(map[string]any); signer["trusted"] != true || signer["serialNumber"] != "RNC-"+demoBuyerRNC || len(a["verdicts"].([]any)) != 1 {
+		t.Fatalf("the approval's signer: %v, verdicts %v; want the buyer's demo certificate, trusted, and one verdict", a["signer"], a["verdicts"])
 	}
 	var events []byte
 	if !testwait.Within(30*time.Second, 20*time.Millisecond, func() bool {

@@ -10,6 +10,8 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -89,6 +91,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := setFromEnv(fs, getenv, receiverEnv...); err != nil {
 		return err
 	}
+	trustRoots := fs.String("receiver-trust-roots", getenv("SELLO_RECEIVER_TRUST_ROOTS"), "PEM bundle of the CAs (INDOTEL-accredited, their issuing CAs included) whose certificates the tenants' receivers trust: in eCF a signer that does not chain to them is refused; without it every signer is recorded trusted: false (env SELLO_RECEIVER_TRUST_ROOTS; docs/receptor.md)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
@@ -111,6 +114,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if *contingencyAfter <= 0 || *contingencyAfter > 24*time.Hour {
 		return usageError{fmt.Sprintf("--contingency-after must be positive and at most 24h (DGII's deadline for e-CFs issued in contingency is 72 h), not %s", *contingencyAfter)}
+	}
+	roots, err := readTrustRoots(*trustRoots)
+	if err != nil {
+		return err
 	}
 	logger, err := newLogger(*logFormat, stderr)
 	if err != nil {
@@ -152,9 +159,23 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	defer stopSim(context.Background())
 	if *demo {
-		if err := seedDemo(ctx, st, mk, df.simulated(), time.Now(), stdout, stderr); err != nil {
+		ca, err := sf.demoCA()
+		if err != nil {
 			return fmt.Errorf("demo: %w", err)
 		}
+		if roots == nil {
+			roots = sello.NewTrustRoots()
+		}
+		roots.Add(ca.cert)
+		if err := seedDemo(ctx, st, mk, ca, df.simulated(), time.Now(), stdout, stderr); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+		logger.Warn("the receivers trust the demo CA (--demo): never serve real taxpayers with it", "demo_ca", filepath.Join(sf.data, demoCAFile))
+	}
+	if roots == nil {
+		logger.Warn("no receiver trust roots (--receiver-trust-roots): eCF receivers cannot tell a stranger from a supplier; every received signature is recorded trusted: false")
+	} else {
+		logger.Info("receiver trust roots", "count", len(roots.Names()), "subjects", roots.Names())
 	}
 
 	if *demo {
@@ -201,7 +222,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		defer stopDebug()
 	}
 
-	srv := &api.Server{Store: st, RateLimiter: st.limiter, MasterKey: mk, Logger: logger, Ready: st.ready,
+	srv := &api.Server{Store: st, RateLimiter: st.limiter, MasterKey: mk, ReceiverTrust: roots, Logger: logger, Ready: st.ready,
 		ReceiverLimits: receiverLimits, TrustedProxies: trustedProxies}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
@@ -350,6 +371,23 @@ func (c *connCounter) wait(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
+}
+
+// readTrustRoots reads the PEM bundle at path (--receiver-trust-roots),
+// nil when path is "".
+func readTrustRoots(path string) (*sello.TrustRoots, error) {
+	if path == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--receiver-trust-roots: cannot read %s: %v", path, errors.Unwrap(err))}
+	}
+	roots, err := sello.ParseTrustRoots(b)
+	if err != nil {
+		return nil, usageError{fmt.Sprintf("--receiver-trust-roots %s: %v: want the CA certificates in PEM (-----BEGIN CERTIFICATE-----)", path, err)}
+	}
+	return roots, nil
 }
 
 // setFromEnv gives flags the values of environment variables, given as
