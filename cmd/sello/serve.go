@@ -224,6 +224,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 
 	srv := &api.Server{Store: st, RateLimiter: st.limiter, MasterKey: mk, ReceiverTrust: roots, Logger: logger, Ready: st.ready,
 		ReceiverLimits: receiverLimits, TrustedProxies: trustedProxies}
+	if p, ok := st.limiter.(bucketPruner); ok {
+		defer startPruning(p, logger)()
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
