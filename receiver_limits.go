@@ -14,9 +14,9 @@ type ReceiverLimits struct {
 	// PerAddress limits the calls of one client address (an IPv6 /64) to
 	// every receiver together.
 	PerAddress RatePlan
-	// PerTenant limits the calls to one receiver, the RNC in the path,
-	// from every address together; an RNC that is no tenant's is counted
-	// the same.
+	// PerTenant limits the calls to one receiver, the RNC and environment
+	// in the path, from every address together; an RNC that is no
+	// tenant's is counted the same.
 	PerTenant RatePlan
 	// IssuerQuota is how many documents of one issuer RNC a tenant's
 	// reception service takes in an environment in IssuerQuotaWindow while

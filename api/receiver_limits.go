@@ -51,15 +51,16 @@ func (s *Server) receiver(h handlerFunc) http.Handler {
 }
 
 // limitReceiver counts a receiver call under its client address and then,
-// when the path's RNC is well formed, under that receiver. Returns
-// RATE_LIMITED.
+// when the path names an environment and a well-formed RNC, under that
+// receiver in that environment (a flood of a tenant's TesteCF receiver
+// leaves its eCF one alone). Returns RATE_LIMITED.
 func (s *Server) limitReceiver(r *http.Request, lim sello.ReceiverLimits) error {
 	addr := clientAddress(r, s.TrustedProxies)
 	if err := s.allowReceiver(r.Context(), "receptor:addr:"+addr, lim.PerAddress, "from your address"); err != nil {
 		return err
 	}
-	if rnc := r.PathValue("rnc"); sello.ValidateRNC(rnc) == nil {
-		return s.allowReceiver(r.Context(), "receptor:rnc:"+rnc, lim.PerTenant, "to this receiver")
+	if env, rnc, err := receiverPath(r); err == nil {
+		return s.allowReceiver(r.Context(), "receptor:rnc:"+string(env)+":"+rnc, lim.PerTenant, "to this receiver")
 	}
 	return nil
 }

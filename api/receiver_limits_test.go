@@ -121,6 +121,9 @@ func TestReceiverRateLimits(t *testing.T) {
 		wantOK(t, "another receiver", f.semillaFrom(unknownRNC, a))
 		wantOK(t, "another receiver", f.semillaFrom(unknownRNC, a))
 		want429(t, f.semillaFrom(unknownRNC, b), 1, "to this receiver")
+		// The tenant's receiver in another environment is another receiver.
+		eCF := httptest.NewRequest("GET", receptor(sello.EnvProd, "autenticacion/api/semilla"), nil)
+		wantOK(t, "the tenant's eCF receiver", f.from(eCF, a))
 	})
 	t.Run("ForwardedFor", func(t *testing.T) {
 		one := sello.RatePlan{Name: "one", Rate: 1, Burst: 1}
