@@ -170,6 +170,10 @@ type InboundStore interface {
 	// the cursor of the next page ("" on the last). Returns INVALID_REQUEST
 	// for a malformed cursor.
 	ListInboundDocuments(ctx context.Context, tenantID string, env Environment, f InboundFilter) (docs []*InboundDocument, next string, err error)
+	// CountInboundFromIssuer counts the tenant's documents of issuerRNC in
+	// env received at or after since, and returns the receivedAt of the
+	// earliest of them (zero when none): what IssuerQuota counts.
+	CountInboundFromIssuer(ctx context.Context, tenantID string, env Environment, issuerRNC string, since time.Time) (n int, earliest time.Time, err error)
 }
 
 // InboundFilter selects inbound documents in ListInboundDocuments.

@@ -3,7 +3,9 @@ package sello
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -14,6 +16,9 @@ import (
 // demo mode, from a file generated in the data folder.
 type MasterKey struct {
 	aead cipher.AEAD
+	// derive is the key DeriveKey's keys come from, apart from the one
+	// that encrypts.
+	derive []byte
 }
 
 // sealVersion prefixes every sealed value, so the scheme can change.
@@ -50,7 +55,20 @@ func NewMasterKey(key []byte) (*MasterKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MasterKey{aead: aead}, nil
+	return &MasterKey{aead: aead, derive: hmacSHA256(key, []byte("sello master key: derived keys"))}, nil
+}
+
+// DeriveKey returns a 32-byte key for purpose, the same for every node
+// that shares the master key and independent of the key of every other
+// purpose (HMAC-SHA256 of the purpose).
+func (k *MasterKey) DeriveKey(purpose string) []byte {
+	return hmacSHA256(k.derive, []byte(purpose))
+}
+
+func hmacSHA256(key, msg []byte) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write(msg)
+	return m.Sum(nil)
 }
 
 // GenerateMasterKey returns a new random key, base64-encoded.

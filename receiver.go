@@ -2,8 +2,11 @@ package sello
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base32"
+	"encoding/binary"
 	"time"
 )
 
@@ -29,9 +32,71 @@ type ReceiverToken struct {
 	Signer *Signer
 }
 
-// NewReceiverSeed returns a fresh random seed value (26 base32 characters,
-// 130 bits).
-func NewReceiverSeed() string { return rand.Text() }
+// ReceiverSeed is a seed of a tenant's receiver (DGII's SemillaModel): its
+// valor and its fecha, the time it was issued.
+//
+// Seeds are stateless: the valor is a random nonce and a MAC, under a
+// server key every node shares (MasterKey.DeriveKey), of the nonce, the
+// environment, the receiver's RNC and the fecha. Issuing one stores
+// nothing, so a flood of semilla calls writes nothing; a seed is recorded
+// only when it is redeemed (RedeemReceiverSeed), once.
+type ReceiverSeed struct {
+	Value    string
+	IssuedAt time.Time
+}
+
+// The seed's valor: seedNonceSize random bytes then seedMACSize bytes of
+// HMAC-SHA256, in unpadded base32 (52 characters of A–Z and 2–7).
+const (
+	seedNonceSize = 16
+	seedMACSize   = 16
+	// seedPrecision is the fecha's: seven fractional digits.
+	seedPrecision = 100 * time.Nanosecond
+)
+
+var seedEncoding = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// IssueReceiverSeed returns a fresh seed of the receiver at rnc in env,
+// issued at now, under key.
+func IssueReceiverSeed(key []byte, env Environment, rnc string, now time.Time) ReceiverSeed {
+	nonce := make([]byte, seedNonceSize, seedNonceSize+seedMACSize)
+	rand.Read(nonce)
+	at := now.Round(0).Truncate(seedPrecision)
+	return ReceiverSeed{Value: seedEncoding.EncodeToString(append(nonce, seedMAC(key, env, rnc, nonce, at)...)), IssuedAt: at}
+}
+
+// ExpiresAt is when the seed can no longer be redeemed: ReceiverSeedTTL
+// after its fecha.
+func (s ReceiverSeed) ExpiresAt() time.Time { return s.IssuedAt.Add(ReceiverSeedTTL) }
+
+// Check reports whether s, valor and fecha, is a seed IssueReceiverSeed
+// gave the receiver at rnc in env under key, unexpired at now (and not
+// issued more than ReceiverClockSkew after it). Whether it was used is the
+// store's to say. Returns UNAUTHENTICATED (ReceiverSeedRefused).
+func (s ReceiverSeed) Check(key []byte, env Environment, rnc string, now time.Time) error {
+	raw, err := seedEncoding.DecodeString(s.Value)
+	if err != nil || len(raw) != seedNonceSize+seedMACSize {
+		return ReceiverSeedRefused()
+	}
+	nonce, mac := raw[:seedNonceSize], raw[seedNonceSize:]
+	if !hmac.Equal(mac, seedMAC(key, env, rnc, nonce, s.IssuedAt)) {
+		return ReceiverSeedRefused()
+	}
+	if !now.Before(s.ExpiresAt()) || s.IssuedAt.After(now.Add(ReceiverClockSkew)) {
+		return ReceiverSeedRefused()
+	}
+	return nil
+}
+
+// seedMAC is the MAC of a seed's nonce for the receiver at rnc in env,
+// issued at at.
+func seedMAC(key []byte, env Environment, rnc string, nonce []byte, at time.Time) []byte {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte("sello receiver seed\x00" + string(env) + "\x00" + rnc + "\x00"))
+	m.Write(nonce)
+	m.Write(binary.BigEndian.AppendUint64(nil, uint64(at.UnixNano())))
+	return m.Sum(nil)[:seedMACSize]
+}
 
 // NewReceiverToken returns a token of the tenant's receiver in env issued
 // at now to the signer of its seed, and its plaintext, shown once.
@@ -64,19 +129,20 @@ func ReceiverTokenRefused() error { return receiverRefusal("token") }
 // ReceiverStore keeps the seeds and tokens of the tenants' receiver
 // services (DESIGN §6) and whether they require a token.
 type ReceiverStore interface {
-	// CreateReceiverSeed records a seed issued to a caller of the tenant's
-	// receiver in env, good until expiresAt (and forgets the tenant's
-	// expired ones). Returns NOT_FOUND if the tenant does not exist.
-	CreateReceiverSeed(ctx context.Context, tenantID string, env Environment, value string, expiresAt time.Time) error
-	// RedeemReceiverSeed uses the seed value, issued by
-	// CreateReceiverSeed to the tenant in env, unused and unexpired at now,
-	// and stores tok in the same transaction. Returns UNAUTHENTICATED
-	// (ReceiverSeedRefused) otherwise.
-	RedeemReceiverSeed(ctx context.Context, tenantID string, env Environment, value string, tok *ReceiverToken, now time.Time) error
+	// RedeemReceiverSeed records the seed value of the tenant's receiver
+	// in env as used, kept until expiresAt (the seed's own expiry), and
+	// stores tok in the same transaction. Returns UNAUTHENTICATED
+	// (ReceiverSeedRefused) when the seed was redeemed before, and
+	// NOT_FOUND if the tenant does not exist.
+	RedeemReceiverSeed(ctx context.Context, tenantID string, env Environment, value string, expiresAt time.Time, tok *ReceiverToken) error
 	// CheckReceiverToken returns the token of that hash issued to the
 	// tenant in env, with its signer, when it is unexpired at now, else
 	// UNAUTHENTICATED (ReceiverTokenRefused).
 	CheckReceiverToken(ctx context.Context, tenantID string, env Environment, hash []byte, now time.Time) (*ReceiverToken, error)
+	// DeleteExpiredReceiverAuth forgets, across tenants, the used seeds
+	// and the tokens expired at now (a range of an index on their expiry),
+	// and returns how many of each it deleted.
+	DeleteExpiredReceiverAuth(ctx context.Context, now time.Time) (seeds, tokens int64, err error)
 	// SetReceiverAuth sets whether the tenant's receiver services require
 	// a token (Tenant.ReceiverAuthOff is its opposite). Returns NOT_FOUND.
 	SetReceiverAuth(ctx context.Context, tenantID string, required bool) error

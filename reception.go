@@ -32,9 +32,10 @@ type ReceptionXML interface {
 	// CheckECF reads data into its type's model, held to its XSD's
 	// structure; the error says what does not.
 	CheckECF(data []byte) error
-	// ReadSeed returns the valor of a signed SemillaModel. Returns
-	// INVALID_REQUEST.
-	ReadSeed(data []byte) (string, error)
+	// ReadSeed returns the valor and fecha of a signed SemillaModel,
+	// which must be the document issued with its signature added. Returns
+	// INVALID_REQUEST and PAYLOAD_TOO_LARGE.
+	ReadSeed(data []byte) (*ReceiverSeed, error)
 	// ReadApproval reads a signed ACECF's fields. Returns INVALID_REQUEST
 	// (with a detail per bad field) or PAYLOAD_TOO_LARGE.
 	ReadApproval(data []byte) (*ReceivedApproval, error)
@@ -89,6 +90,8 @@ type ReceptionStore interface {
 	// FindSigningCertificate is CertificateStore's: the tenant's
 	// certificate that signs its acuses.
 	FindSigningCertificate(ctx context.Context, tenantID string, env Environment, now time.Time) (*Certificate, error)
+	// FindTenantByRNC is TenantStore's.
+	FindTenantByRNC(ctx context.Context, rnc string) (*Tenant, error)
 }
 
 // Reception answers the calls to the tenants' receiver services.
@@ -101,6 +104,11 @@ type Reception struct {
 	Trust *TrustRoots
 	// MasterKey opens the tenants' certificates, which sign their acuses.
 	MasterKey *MasterKey
+	// SeedKey makes and checks the seeds (IssueReceiverSeed); every node
+	// must have the same.
+	SeedKey []byte
+	// IssuerQuota is ReceiverLimits.IssuerQuota: 0 for none.
+	IssuerQuota int
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -115,46 +123,79 @@ func (rc *Reception) now() time.Time {
 // Authenticate checks the bearer token (plain, "" when the call presented
 // none) of a call to the tenant's reception or commercial approval service
 // in env and returns it, with its signer; nil, nil when the tenant's
-// receiver takes calls without a token (Tenant.ReceiverAuthOff). Returns
+// receiver takes calls without a token (Tenant.ReceiverAuthOff). t is nil
+// at an RNC that is no tenant's: the call is refused as at a tenant's, the
+// token looked up as any other (and found in no tenant's). Returns
 // UNAUTHENTICATED.
 func (rc *Reception) Authenticate(ctx context.Context, t *Tenant, env Environment, plain string) (*ReceiverToken, error) {
-	if t.ReceiverAuthOff {
-		return nil, nil
+	tenantID := ""
+	if t != nil {
+		if t.ReceiverAuthOff {
+			return nil, nil
+		}
+		tenantID = t.ID
 	}
 	if plain == "" {
 		return nil, Errorf(CodeUnauthenticated,
 			"This receiver requires Authorization: Bearer with a token from its fe/autenticacion/api/validacioncertificado service.")
 	}
-	return rc.Store.CheckReceiverToken(ctx, t.ID, env, HashReceiverToken(plain), rc.now())
+	return rc.Store.CheckReceiverToken(ctx, tenantID, env, HashReceiverToken(plain), rc.now())
 }
 
-// ValidateSeed answers a signed seed posted to the tenant's
-// validacioncertificado service in env: a token, and its plaintext, for a
-// seed the receiver issued to the tenant, unused and unexpired, whose
-// signature holds and whose signer CheckSigner accepts now. The token
-// records the signer. Returns INVALID_REQUEST (not a seed) and
-// UNAUTHENTICATED, whose Err (logged, never answered) says why a signature
-// or signer was refused.
-func (rc *Reception) ValidateSeed(ctx context.Context, t *Tenant, env Environment, data []byte) (*ReceiverToken, string, error) {
-	value, err := rc.XML.ReadSeed(data)
+// IssueSeed answers the semilla service of the receiver at rnc in env: a
+// fresh seed (IssueReceiverSeed), stored nowhere, whether or not rnc is a
+// tenant's.
+func (rc *Reception) IssueSeed(env Environment, rnc string) ReceiverSeed {
+	return IssueReceiverSeed(rc.SeedKey, env, rnc, rc.now())
+}
+
+// ValidateSeed answers a signed seed posted to the validacioncertificado
+// service of the receiver at rnc in env: a token of the tenant at rnc, and
+// its plaintext, for a seed the receiver issued (IssueSeed), signed as
+// issued (ReceptionXML.ReadSeed), unused and unexpired, whose signature
+// holds and whose signer CheckSigner accepts now. The token records the
+// signer. The seed is checked before its signature, and the signature
+// before the tenant is looked up: at an RNC that is no tenant's, the seed
+// costs the same work and is refused as a signer the receiver does not
+// accept. Returns INVALID_REQUEST (not a seed as issued) and
+// UNAUTHENTICATED, whose Err (logged, never answered) says why a seed,
+// signature or signer was refused.
+func (rc *Reception) ValidateSeed(ctx context.Context, env Environment, rnc string, data []byte) (*ReceiverToken, string, error) {
+	seed, err := rc.XML.ReadSeed(data)
 	if err != nil {
+		return nil, "", err
+	}
+	now := rc.now()
+	if err := seed.Check(rc.SeedKey, env, rnc, now); err != nil {
+		return nil, "", err
+	}
+	if err := CallExpired(ctx); err != nil {
 		return nil, "", err
 	}
 	cert, err := rc.XML.Verify(data)
 	if err != nil {
 		return nil, "", &Error{Code: CodeUnauthenticated, Message: "The seed's signature is not valid.", Err: err}
 	}
-	now := rc.now()
+	t, err := rc.Store.FindTenantByRNC(ctx, rnc)
+	if ErrorCodeOf(err) == CodeNotFound {
+		return nil, "", &Error{Code: CodeUnauthenticated, Message: seedSignerRefused, Err: fmt.Errorf("no tenant has RNC %s", rnc)}
+	} else if err != nil {
+		return nil, "", err
+	}
 	signer, err := rc.Trust.CheckSigner(cert, env, now, now)
 	if err != nil {
-		return nil, "", &Error{Code: CodeUnauthenticated, Message: "This receiver does not accept the seed's signer.", Err: err}
+		return nil, "", &Error{Code: CodeUnauthenticated, Message: seedSignerRefused, Err: err}
 	}
 	tok, plain := NewReceiverToken(t.ID, env, signer, now.UTC().Truncate(time.Second))
-	if err := rc.Store.RedeemReceiverSeed(ctx, t.ID, env, value, tok, now); err != nil {
+	if err := rc.Store.RedeemReceiverSeed(ctx, t.ID, env, seed.Value, seed.ExpiresAt(), tok); err != nil {
 		return nil, "", err
 	}
 	return tok, plain, nil
 }
+
+// seedSignerRefused is the answer to a seed whose signer the receiver does
+// not accept, or signed for an RNC that is no tenant's.
+const seedSignerRefused = "This receiver does not accept the seed's signer."
 
 // ReceivedECF is an e-CF posted to a tenant's reception service.
 type ReceivedECF struct {
@@ -189,6 +230,8 @@ type ECFReceipt struct {
 //     e-NCF is an error, not an acuse);
 //   - the same bytes received before get the stored acuse again (a
 //     supplier's retry);
+//   - the issuer is within its quota (IssuerQuota; RATE_LIMITED, not an
+//     acuse: the document was not judged);
 //   - the file is named {RNCEmisor}{eNCF}.xml, when named (code 1);
 //   - the signature holds (code 2), its signer passes CheckSigner at
 //     FechaHoraFirma (code 2) and, in eCF, holds the call's token
@@ -198,7 +241,8 @@ type ECFReceipt struct {
 //   - no other document of the issuer's e-NCF was received (code 3).
 //
 // Returns UNAVAILABLE when the tenant has no certificate to sign its acuse
-// with, and the errors of the e-CF that cannot be answered.
+// with or ctx ended first (nothing is signed or stored after), RATE_LIMITED,
+// and the errors of the e-CF that cannot be answered.
 func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceipt, error) {
 	t, env, data := in.Tenant, in.Environment, in.XML
 	h, err := rc.XML.ReadECFHeader(data)
@@ -220,8 +264,14 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 	} else if err != nil && ErrorCodeOf(err) != CodeNotFound {
 		return nil, err
 	}
+	if err := rc.checkIssuerQuota(ctx, t, env, h.IssuerRNC); err != nil {
+		return nil, err
+	}
 	if want := h.IssuerRNC + h.ENCF + ".xml"; in.FileName != "" && !strings.EqualFold(in.FileName, want) {
 		return rc.refuseECF(ctx, t, env, a, ReceiptSpecification, fmt.Errorf("file named %q, not %s", in.FileName, want))
+	}
+	if err := CallExpired(ctx); err != nil {
+		return nil, err
 	}
 	// The signature before the structure: a wrapped or tampered document
 	// is a signature problem (code 2), whatever else it carries.
@@ -235,6 +285,9 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 	}
 	if err != nil {
 		return rc.refuseECF(ctx, t, env, a, ReceiptSignature, err)
+	}
+	if err := CallExpired(ctx); err != nil {
+		return nil, err
 	}
 	if err := rc.XML.CheckECF(data); err != nil {
 		// The ARECF has no room for the problem: code 1 says it all.
@@ -279,6 +332,9 @@ func (rc *Reception) refuseECF(ctx context.Context, t *Tenant, env Environment, 
 // now, for code, and signs it with the tenant's certificate. Returns
 // UNAVAILABLE when the tenant has no valid certificate in env.
 func (rc *Reception) signAcuse(ctx context.Context, t *Tenant, env Environment, a Acuse, code ReceiptCode) ([]byte, error) {
+	if err := CallExpired(ctx); err != nil {
+		return nil, err
+	}
 	now := rc.now()
 	a.RNCComprador, a.At, a.Code = t.RNC, now, code
 	cert, err := rc.Store.FindSigningCertificate(ctx, t.ID, env, now)
@@ -346,6 +402,9 @@ func (rc *Reception) ReceiveApproval(ctx context.Context, in ReceivedACECF) (*Ap
 		return nil, nil, err
 	}
 	if err := a.CheckDate(now); err != nil {
+		return nil, nil, err
+	}
+	if err := CallExpired(ctx); err != nil {
 		return nil, nil, err
 	}
 	cert, err := rc.XML.Verify(data)

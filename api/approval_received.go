@@ -29,7 +29,7 @@ func (s *Server) handleAprobacionComercial(w http.ResponseWriter, r *http.Reques
 	v, doc, err := s.reception().ReceiveApproval(r.Context(), sello.ReceivedACECF{Tenant: t, Environment: env, Token: tok, XML: data, FileName: filename})
 	if err != nil {
 		if sello.ErrorCodeOf(err) == sello.CodeInvalidRequest {
-			s.logRefusal(r, t, env, "an ACECF", err)
+			s.logRefusal(r, t.RNC, env, "an ACECF", err)
 		}
 		return err
 	}

@@ -215,7 +215,8 @@ func TestAprobacionComercial(t *testing.T) {
 		wantStatus(t, f.raw(aprobacion, "", ct, body), 400, "ACECF.FechaEmision", "ACECF.Estado")
 		body, ct = upload(t, "x.xml", []byte(`<!DOCTYPE x [<!ENTITY e "e">]><ACECF/>`))
 		wantStatus(t, f.raw(aprobacion, "", ct, body), 400)
-		wantStatus(t, f.postApproval(t, "/TesteCF/receptor/101010101/fe/aprobacioncomercial/api/ecf", "", f.acecf(t, doc, "", nil)), 404)
+		// An RNC that is no tenant's requires a token, as a tenant's does.
+		wantStatus(t, f.postApproval(t, "/TesteCF/receptor/101010101/fe/aprobacioncomercial/api/ecf", "", f.acecf(t, doc, "", nil)), 401, "requires Authorization")
 		body, ct = upload(t, "otro.xml", f.acecf(t, doc, "", nil))
 		wantStatus(t, f.raw(aprobacion, "", ct, body), 400, supplierRNC+doc.ENCF+".xml")
 	})

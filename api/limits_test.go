@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -14,9 +13,6 @@ import (
 	"github.com/sello-do/sello/api"
 	"github.com/sello-do/sello/apitest"
 	"github.com/sello-do/sello/ecf/ecftest"
-	"github.com/sello-do/sello/postgres"
-	"github.com/sello-do/sello/postgres/pgtest"
-	"github.com/sello-do/sello/sqlite"
 )
 
 // heapAfterGC is the live heap after a collection, and the bytes
@@ -127,20 +123,5 @@ func TestComputedAmountsFit(t *testing.T) {
 			t.Fatalf("valid create after the refusals: %d %.300s, want 202 with E310000000001", rec.Code, rec.Body)
 		}
 	}
-	t.Run("SQLite", func(t *testing.T) {
-		db, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "sello.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		run(t, db)
-	})
-	t.Run("PostgreSQL", func(t *testing.T) {
-		db, err := postgres.Open(t.Context(), pgtest.MustSchema(t))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		run(t, db)
-	})
+	forEachEngine(t, run)
 }

@@ -24,20 +24,34 @@ import (
 // boundaries, part headers and small other fields.
 const multipartOverhead = 64 << 10
 
-// receiverTenant returns the environment and the tenant of a receiver
-// path. Returns NOT_FOUND for an unknown environment or RNC.
-func (s *Server) receiverTenant(r *http.Request) (sello.Environment, *sello.Tenant, error) {
+// receiverPath returns the environment and the RNC of a receiver path.
+// Returns NOT_FOUND for an unknown environment or a malformed RNC (both
+// public knowledge); an RNC that is no tenant's is answered as a tenant's
+// (docs/receptor.md, "Limits").
+func receiverPath(r *http.Request) (sello.Environment, string, error) {
 	env, err := sello.ParseEnvironmentAnyCase(r.PathValue("env"))
 	if err != nil {
-		return "", nil, sello.Errorf(sello.CodeNotFound, "No such environment %q.", r.PathValue("env"))
+		return "", "", sello.Errorf(sello.CodeNotFound, "No such environment %q.", r.PathValue("env"))
 	}
 	rnc := r.PathValue("rnc")
 	if sello.ValidateRNC(rnc) != nil {
-		return "", nil, sello.Errorf(sello.CodeNotFound, "No receiver at RNC %q.", rnc)
+		return "", "", sello.Errorf(sello.CodeNotFound, "No receiver at RNC %q.", rnc)
+	}
+	return env, rnc, nil
+}
+
+// receiverTenant returns the environment and the tenant of a receiver
+// path, a nil tenant when the RNC is no tenant's (sello.Reception's
+// Authenticate refuses the call as at a tenant's). Returns NOT_FOUND
+// (receiverPath).
+func (s *Server) receiverTenant(r *http.Request) (sello.Environment, *sello.Tenant, error) {
+	env, rnc, err := receiverPath(r)
+	if err != nil {
+		return "", nil, err
 	}
 	t, err := s.Store.FindTenantByRNC(r.Context(), rnc)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
-		return "", nil, sello.Errorf(sello.CodeNotFound, "No receiver at RNC %q.", rnc)
+		return env, nil, nil
 	}
 	return env, t, err
 }
@@ -45,7 +59,8 @@ func (s *Server) receiverTenant(r *http.Request) (sello.Environment, *sello.Tena
 // reception is the domain's answerer of the receiver services, over the
 // server's store, trust roots, master key and clock.
 func (s *Server) reception() *sello.Reception {
-	return &sello.Reception{Store: s.Store, XML: receptionXML{}, Trust: s.ReceiverTrust, MasterKey: s.MasterKey, Now: s.now}
+	return &sello.Reception{Store: s.Store, XML: receptionXML{}, Trust: s.ReceiverTrust, MasterKey: s.MasterKey, Now: s.now,
+		SeedKey: s.seedKey, IssuerQuota: s.receiverLimits().IssuerQuota}
 }
 
 // receiverToken checks the bearer token of a call to the tenant's
@@ -61,9 +76,9 @@ func (s *Server) receiverToken(r *http.Request, t *sello.Tenant, env sello.Envir
 
 // logRefusal logs why a receiver service refused a call: the answer does
 // not say (a caller learns nothing from it), the operator needs to know.
-func (s *Server) logRefusal(r *http.Request, t *sello.Tenant, env sello.Environment, what string, why error) {
+func (s *Server) logRefusal(r *http.Request, rnc string, env sello.Environment, what string, why error) {
 	s.Logger.LogAttrs(r.Context(), slog.LevelWarn, "receiver refused "+what,
-		slog.String("correlation_id", correlationID(r.Context())), slog.String("tenant_rnc", t.RNC),
+		slog.String("correlation_id", correlationID(r.Context())), slog.String("tenant_rnc", rnc),
 		slog.String("environment", string(env)), slog.String("reason", why.Error()))
 }
 
@@ -129,17 +144,15 @@ func writeXML(w http.ResponseWriter, status int, body []byte) error {
 }
 
 // handleSemilla answers GET …/fe/autenticacion/api/semilla: a fresh seed
-// the caller signs and posts to validacioncertificado.
+// the caller signs and posts to validacioncertificado
+// (sello.Reception.IssueSeed: stored nowhere, the same at any RNC).
 func (s *Server) handleSemilla(w http.ResponseWriter, r *http.Request) error {
-	env, t, err := s.receiverTenant(r)
+	env, rnc, err := receiverPath(r)
 	if err != nil {
 		return err
 	}
-	now, value := s.now(), sello.NewReceiverSeed()
-	if err := s.Store.CreateReceiverSeed(r.Context(), t.ID, env, value, now.Add(sello.ReceiverSeedTTL)); err != nil {
-		return err
-	}
-	return writeXML(w, http.StatusOK, ecf.SemillaXML(value, now))
+	seed := s.reception().IssueSeed(env, rnc)
+	return writeXML(w, http.StatusOK, ecf.SemillaXML(seed.Value, seed.IssuedAt))
 }
 
 // tokenAnswer is validacioncertificado's answer (FACTS §2.2): flat, as
@@ -156,7 +169,7 @@ type tokenAnswer struct {
 // receiver issued to the tenant, unused, unexpired and validly signed by a
 // signer it accepts (sello.Reception.ValidateSeed).
 func (s *Server) handleValidacionCertificado(w http.ResponseWriter, r *http.Request) error {
-	env, t, err := s.receiverTenant(r)
+	env, rnc, err := receiverPath(r)
 	if err != nil {
 		return err
 	}
@@ -164,10 +177,10 @@ func (s *Server) handleValidacionCertificado(w http.ResponseWriter, r *http.Requ
 	if err != nil {
 		return err
 	}
-	tok, plain, err := s.reception().ValidateSeed(r.Context(), t, env, data)
+	tok, plain, err := s.reception().ValidateSeed(r.Context(), env, rnc, data)
 	if err != nil {
 		if sello.ErrorCodeOf(err) == sello.CodeUnauthenticated {
-			s.logRefusal(r, t, env, "a seed", err)
+			s.logRefusal(r, rnc, env, "a seed", err)
 		}
 		return err
 	}
@@ -211,7 +224,7 @@ func (s *Server) handleRecepcion(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if rec.Why != nil {
-		s.logRefusal(r, t, env, fmt.Sprintf("an e-CF (code %d)", rec.Code), rec.Why)
+		s.logRefusal(r, t.RNC, env, fmt.Sprintf("an e-CF (code %d)", rec.Code), rec.Why)
 	}
 	return writeXML(w, http.StatusOK, rec.Acuse)
 }

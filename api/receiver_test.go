@@ -38,6 +38,8 @@ type receiverFixture struct {
 	supplier *xmldsig.Signer
 	clock    *storetest.Clock
 	mk       *sello.MasterKey
+	// configure changes the server before it serves (with).
+	configure []func(*api.Server)
 	// log is what the server logged.
 	log bytes.Buffer
 }
@@ -66,12 +68,18 @@ func testKeys(tb testing.TB) {
 
 func mustReceiverFixture(tb testing.TB, authOff bool) *receiverFixture {
 	tb.Helper()
-	testKeys(tb)
 	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "sello.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
+	return mustReceiverFixtureOn(tb, db, authOff)
+}
+
+// mustReceiverFixtureOn is mustReceiverFixture over db.
+func mustReceiverFixtureOn(tb testing.TB, db sello.Store, authOff bool) *receiverFixture {
+	tb.Helper()
+	testKeys(tb)
 	ctx := context.Background()
 	t := &sello.Tenant{RNC: testRNC, Name: "Prueba SRL", Plan: sello.DefaultRatePlan, ReceiverAuthOff: authOff}
 	if err := db.CreateTenant(ctx, t); err != nil {
@@ -94,11 +102,31 @@ func mustReceiverFixture(tb testing.TB, authOff bool) *receiverFixture {
 	return f.trusting(nil)
 }
 
-// trusting makes f's receiver trust roots (nil: none configured).
+// trusting makes f's receiver trust roots (nil: none configured), within
+// unlimitedReceivers unless f's configure says otherwise.
 func (f *receiverFixture) trusting(roots *sello.TrustRoots) *receiverFixture {
-	f.handler = (&api.Server{Store: f.store, MasterKey: f.mk, Now: f.clock.Now, ReceiverTrust: roots,
-		Logger: slog.New(slog.NewTextHandler(&f.log, nil))}).Handler()
+	limits := unlimitedReceivers
+	srv := &api.Server{Store: f.store, MasterKey: f.mk, Now: f.clock.Now, ReceiverTrust: roots, ReceiverLimits: &limits,
+		Logger: slog.New(slog.NewTextHandler(&f.log, nil))}
+	for _, c := range f.configure {
+		c(srv)
+	}
+	f.handler = srv.Handler()
 	return f
+}
+
+// unlimitedReceivers are limits no test meets unless it means to:
+// benchmarks post thousands of documents from one address and issuer.
+var unlimitedReceivers = sello.ReceiverLimits{
+	PerAddress: sello.RatePlan{Name: "test", Rate: 1e9, Burst: 1 << 30},
+	PerTenant:  sello.RatePlan{Name: "test", Rate: 1e9, Burst: 1 << 30},
+	Timeout:    time.Minute,
+}
+
+// with makes f's receiver, trusting no roots, as configure changes it.
+func (f *receiverFixture) with(configure func(*api.Server)) *receiverFixture {
+	f.configure = append(f.configure, configure)
+	return f.trusting(nil)
 }
 
 // unsignedECF is a valid type-31 e-CF numbered n from the supplier to
@@ -344,7 +372,9 @@ func TestRecepcionBadInput(t *testing.T) {
 		{"Doctype", recepcion, doctypeType, doctype, 400, sello.CodeInvalidRequest},
 		{"Oversized", recepcion, hugeType, huge, 413, sello.CodePayloadTooLarge},
 		{"BrokenMultipart", recepcion, okType, ok[:len(ok)/2], 400, sello.CodeInvalidRequest},
-		{"UnknownRNC", "/TesteCF/receptor/131999999/fe/recepcion/api/ecf", okType, ok, 404, sello.CodeNotFound},
+		// An RNC that is no tenant's requires a token, as a tenant's does.
+		{"UnknownRNC", "/TesteCF/receptor/131999999/fe/recepcion/api/ecf", okType, ok, 401, sello.CodeUnauthenticated},
+		{"MalformedRNC", "/TesteCF/receptor/13199/fe/recepcion/api/ecf", okType, ok, 404, sello.CodeNotFound},
 		{"UnknownEnvironment", "/Prod/receptor/" + testRNC + "/fe/recepcion/api/ecf", okType, ok, 404, sello.CodeNotFound},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -431,7 +461,9 @@ func TestReceiverAuth(t *testing.T) {
 	})
 	t.Run("ErrSeedNotIssued", func(t *testing.T) {
 		f := mustReceiverFixture(t, false)
-		signed, err := f.supplier.Sign(ecf.SemillaXML(sello.NewReceiverSeed(), f.clock.Now()))
+		// A seed as another server (another key) issues them.
+		other := sello.IssueReceiverSeed([]byte("another server's key"), sello.EnvTest, testRNC, f.clock.Now())
+		signed, err := f.supplier.Sign(ecf.SemillaXML(other.Value, other.IssuedAt))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -442,7 +474,9 @@ func TestReceiverAuth(t *testing.T) {
 	t.Run("ErrSignature", func(t *testing.T) {
 		f := mustReceiverFixture(t, false)
 		signed := seed(t, f, base+"semilla")
-		tampered := bytes.Replace(signed, []byte("<valor>"), []byte("<valor>x"), 1)
+		// The seed is checked first (a changed valor is a seed this
+		// receiver did not issue): tamper with the signature itself.
+		tampered := bytes.Replace(signed, []byte("<SignatureValue>"), []byte("<SignatureValue>AAAA"), 1)
 		if rec := validate(t, f, tampered, ""); rec.Code != 401 || !strings.Contains(rec.Body.String(), "signature") {
 			t.Fatalf("got %d %s, want 401", rec.Code, rec.Body)
 		}

@@ -35,8 +35,14 @@ func (receptionXML) CheckECF(data []byte) error {
 	return err
 }
 
-// ReadSeed implements sello.ReceptionXML.
-func (receptionXML) ReadSeed(data []byte) (string, error) { return ecf.ParseSemilla(data) }
+// ReadSeed implements sello.ReceptionXML with ecf.ParseSemilla.
+func (receptionXML) ReadSeed(data []byte) (*sello.ReceiverSeed, error) {
+	valor, fecha, err := ecf.ParseSemilla(data)
+	if err != nil {
+		return nil, err
+	}
+	return &sello.ReceiverSeed{Value: valor, IssuedAt: fecha}, nil
+}
 
 // ReadApproval implements sello.ReceptionXML with ecf.ParseACECF, whose
 // VALIDATION_FAILED becomes INVALID_REQUEST with the same details, since

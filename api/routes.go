@@ -53,11 +53,12 @@ func (s *Server) routes(mux *http.ServeMux) {
 	// The tenants' receiver services (DESIGN §6, FACTS §2; docs/receptor.md):
 	// public, called by DGII and suppliers, case-insensitive below the RNC
 	// (withReceiverCase). Reception requires a token unless the tenant
-	// turned that off; so does commercial approval.
-	mux.Handle("GET /{env}/receptor/{rnc}/fe/autenticacion/api/semilla", s.handle(s.handleSemilla))
-	mux.Handle("POST /{env}/receptor/{rnc}/fe/autenticacion/api/validacioncertificado", s.handle(s.handleValidacionCertificado))
-	mux.Handle("POST /{env}/receptor/{rnc}/fe/recepcion/api/ecf", s.handle(s.handleRecepcion))
-	mux.Handle("POST /{env}/receptor/{rnc}/fe/aprobacioncomercial/api/ecf", s.handle(s.handleAprobacionComercial))
+	// turned that off; so does commercial approval. Every call is limited
+	// per client address and per receiver, and bounded in time (receiver).
+	mux.Handle("GET /{env}/receptor/{rnc}/fe/autenticacion/api/semilla", s.receiver(s.handleSemilla))
+	mux.Handle("POST /{env}/receptor/{rnc}/fe/autenticacion/api/validacioncertificado", s.receiver(s.handleValidacionCertificado))
+	mux.Handle("POST /{env}/receptor/{rnc}/fe/recepcion/api/ecf", s.receiver(s.handleRecepcion))
+	mux.Handle("POST /{env}/receptor/{rnc}/fe/aprobacioncomercial/api/ecf", s.receiver(s.handleAprobacionComercial))
 
 	// Inbound documents (DESIGN §4, §6): what suppliers posted to the
 	// tenant's receiver.

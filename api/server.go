@@ -2,8 +2,10 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/sello-do/sello"
@@ -27,12 +29,23 @@ type Server struct {
 	// signer that does not chain to them; nil trusts nobody and refuses
 	// nobody (sello.TrustRoots.CheckSigner).
 	ReceiverTrust *sello.TrustRoots
-	Logger        *slog.Logger
+	// ReceiverLimits bound the receivers' calls (docs/receptor.md,
+	// "Limits"); nil for sello.DefaultReceiverLimits.
+	ReceiverLimits *sello.ReceiverLimits
+	// TrustedProxies are the addresses of the reverse proxies in front of
+	// the server: only a call from one of them is counted under the
+	// address its X-Forwarded-For names (clientAddress).
+	TrustedProxies []netip.Prefix
+	Logger         *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Ready reports whether the service can take traffic (GET /readyz);
 	// nil means always ready.
 	Ready func(ctx context.Context) error
+
+	// seedKey makes the receivers' seeds: derived from MasterKey, so every
+	// node shares it; random (this process's only) without one.
+	seedKey []byte
 }
 
 func (s *Server) now() time.Time {
@@ -49,6 +62,14 @@ func (s *Server) Handler() http.Handler {
 	}
 	if s.RateLimiter == nil {
 		s.RateLimiter = sello.NewMemoryRateLimiter()
+	}
+	if s.seedKey == nil {
+		if s.MasterKey != nil {
+			s.seedKey = s.MasterKey.DeriveKey("sello receiver seeds")
+		} else {
+			s.seedKey = make([]byte, 32)
+			rand.Read(s.seedKey)
+		}
 	}
 	mux := http.NewServeMux()
 	s.routes(mux)

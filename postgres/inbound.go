@@ -172,3 +172,22 @@ func scanInbound(r pgx.Row) (*sello.InboundDocument, error) {
 	d.ReceivedAt, d.UpdatedAt = utc(d.ReceivedAt), utc(d.UpdatedAt)
 	return &d, nil
 }
+
+// countInboundFromIssuerSQL is CountInboundFromIssuer's query.
+const countInboundFromIssuerSQL = `
+	SELECT count(*), min(received_at) FROM inbound_documents
+	WHERE tenant_id = $1 AND environment = $2 AND issuer_rnc = $3 AND received_at >= $4`
+
+// CountInboundFromIssuer implements sello.InboundStore: a range of the
+// index on tenant, environment, issuer and receivedAt (migration 15).
+func (db *DB) CountInboundFromIssuer(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time) (int, time.Time, error) {
+	var n int
+	var earliest *time.Time
+	err := db.pool.QueryRow(ctx, countInboundFromIssuerSQL, tenantID, env, issuerRNC, since).Scan(&n, &earliest)
+	if err != nil {
+		return 0, time.Time{}, dbError(err, "count inbound documents")
+	} else if earliest == nil {
+		return 0, time.Time{}, nil
+	}
+	return n, utc(*earliest), nil
+}

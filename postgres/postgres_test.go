@@ -162,3 +162,29 @@ func TestRateLimiterConcurrent(t *testing.T) {
 		t.Errorf("allowed: got %d, want %d", got, plan.Burst)
 	}
 }
+
+// TestRateLimiterPrune: Prune deletes the buckets that are full again, and
+// only those.
+func TestRateLimiterPrune(t *testing.T) {
+	db, err := postgres.Open(t.Context(), pgtest.MustSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	l := postgres.NewRateLimiter(db)
+	plan := sello.RatePlan{Name: "p", Rate: 1, Burst: 10}
+	l.Now = func() time.Time { return time.Now().Add(-time.Hour) }
+	if _, err := l.Allow(t.Context(), "old", plan); err != nil {
+		t.Fatal(err)
+	}
+	l.Now = nil
+	if _, err := l.Allow(t.Context(), "live", plan); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.Prune(t.Context()); err != nil || n != 1 {
+		t.Fatalf("pruned %d (%v), want the full bucket only", n, err)
+	}
+	if n, err := l.Prune(t.Context()); err != nil || n != 0 {
+		t.Fatalf("pruned %d (%v) again, want none", n, err)
+	}
+}

@@ -11,37 +11,21 @@ import (
 	"github.com/sello-do/sello/internal/sqlval"
 )
 
-// CreateReceiverSeed implements sello.ReceiverStore. Returns NOT_FOUND.
-func (db *DB) CreateReceiverSeed(ctx context.Context, tenantID string, env sello.Environment, value string, expiresAt time.Time) error {
-	now := db.now()
+// RedeemReceiverSeed implements sello.ReceiverStore. Returns
+// UNAUTHENTICATED and NOT_FOUND.
+func (db *DB) RedeemReceiverSeed(ctx context.Context, tenantID string, env sello.Environment, value string, expiresAt time.Time, tok *sello.ReceiverToken) error {
 	return db.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM receiver_seeds WHERE tenant_id = $1 AND expires_at <= $2`, tenantID, now); err != nil {
-			return dbError(err, "forget expired seeds")
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO receiver_seeds (tenant_id, environment, value, expires_at) VALUES ($1, $2, $3, $4)`,
-			tenantID, env, value, expiresAt)
-		if errorKind(err) == kindForeignKey {
+		_, err := tx.Exec(ctx, `
+			INSERT INTO receiver_seeds (tenant_id, environment, value, expires_at, used_at) VALUES ($1, $2, $3, $4, $5)`,
+			tenantID, env, value, expiresAt, tok.IssuedAt)
+		switch errorKind(err) {
+		case kindUnique:
+			return sello.ReceiverSeedRefused()
+		case kindForeignKey:
 			return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + tenantID + "\" not found.", Err: err}
 		}
-		return dbError(err, "create receiver seed")
-	})
-}
-
-// RedeemReceiverSeed implements sello.ReceiverStore. Returns
-// UNAUTHENTICATED.
-func (db *DB) RedeemReceiverSeed(ctx context.Context, tenantID string, env sello.Environment, value string, tok *sello.ReceiverToken, now time.Time) error {
-	return db.inTx(ctx, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `
-			UPDATE receiver_seeds SET used_at = $1
-			WHERE tenant_id = $2 AND environment = $3 AND value = $4 AND used_at IS NULL AND expires_at > $1`,
-			now, tenantID, env, value)
 		if err != nil {
 			return dbError(err, "redeem receiver seed")
-		} else if tag.RowsAffected() == 0 {
-			return sello.ReceiverSeedRefused()
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM receiver_tokens WHERE tenant_id = $1 AND expires_at <= $2`, tenantID, now); err != nil {
-			return dbError(err, "forget expired tokens")
 		}
 		signer, err := sqlval.JSONOrNull(tok.Signer)
 		if err != nil {
@@ -52,6 +36,31 @@ func (db *DB) RedeemReceiverSeed(ctx context.Context, tenantID string, env sello
 			tenantID, env, tok.Hash, tok.IssuedAt, tok.ExpiresAt, signer)
 		return dbError(err, "create receiver token")
 	})
+}
+
+// The prunes of DeleteExpiredReceiverAuth: ranges of the expires_at
+// indexes (migration 15).
+const (
+	deleteExpiredSeedsSQL  = `DELETE FROM receiver_seeds WHERE expires_at <= $1`
+	deleteExpiredTokensSQL = `DELETE FROM receiver_tokens WHERE expires_at <= $1`
+)
+
+// DeleteExpiredReceiverAuth implements sello.ReceiverStore.
+func (db *DB) DeleteExpiredReceiverAuth(ctx context.Context, now time.Time) (seeds, tokens int64, err error) {
+	err = db.inTx(ctx, func(tx pgx.Tx) error {
+		for _, d := range []struct {
+			sql string
+			n   *int64
+		}{{deleteExpiredSeedsSQL, &seeds}, {deleteExpiredTokensSQL, &tokens}} {
+			tag, err := tx.Exec(ctx, d.sql, now)
+			if err != nil {
+				return dbError(err, "delete expired receiver auth")
+			}
+			*d.n = tag.RowsAffected()
+		}
+		return nil
+	})
+	return seeds, tokens, err
 }
 
 // CheckReceiverToken implements sello.ReceiverStore. Returns

@@ -16,9 +16,9 @@ import (
 // pragmas configure every connection: WAL so readers never block the writer,
 // a busy timeout so two processes can share the file, and IMMEDIATE
 // transactions so a writer takes the write lock at BEGIN and never fails on
-// a lock upgrade halfway through. Commits do not checkpoint: the store does
-// (see checkpoint.go).
-const pragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_pragma=temp_store(MEMORY)&_txlock=immediate"
+// a lock upgrade halfway through. Commits do not checkpoint: the store does,
+// and keeps the log's file within walSizeLimit (see checkpoint.go).
+const pragmas = "_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(1)&_pragma=wal_autocheckpoint(0)&_pragma=journal_size_limit(33554432)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 
 // maxIdleConns is how many of the store's connections stay open unused:
 // enough for the reads of a full set of job workers and requests, so that a

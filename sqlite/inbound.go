@@ -187,3 +187,23 @@ func scanInbound(s scanner) (*sello.InboundDocument, error) {
 	}
 	return &d, nil
 }
+
+// countInboundFromIssuerSQL is CountInboundFromIssuer's query.
+const countInboundFromIssuerSQL = `
+	SELECT count(*), min(received_at) FROM inbound_documents
+	WHERE tenant_id = ? AND environment = ? AND issuer_rnc = ? AND received_at >= ?`
+
+// CountInboundFromIssuer implements sello.InboundStore: a range of the
+// index on tenant, environment, issuer and receivedAt (migration 14).
+func (db *DB) CountInboundFromIssuer(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time) (int, time.Time, error) {
+	var n int
+	var earliest sql.NullString
+	err := db.q().queryRow(ctx, countInboundFromIssuerSQL, tenantID, env, issuerRNC, formatTime(since)).Scan(&n, &earliest)
+	if err != nil {
+		return 0, time.Time{}, dbError(err, "count inbound documents")
+	} else if !earliest.Valid {
+		return 0, time.Time{}, nil
+	}
+	at, err := parseTime(earliest.String)
+	return n, at, err
+}

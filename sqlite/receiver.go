@@ -12,39 +12,21 @@ import (
 	"github.com/sello-do/sello/internal/sqlval"
 )
 
-// CreateReceiverSeed implements sello.ReceiverStore. Returns NOT_FOUND.
-func (db *DB) CreateReceiverSeed(ctx context.Context, tenantID string, env sello.Environment, value string, expiresAt time.Time) error {
-	now := db.now()
+// RedeemReceiverSeed implements sello.ReceiverStore. Returns
+// UNAUTHENTICATED and NOT_FOUND.
+func (db *DB) RedeemReceiverSeed(ctx context.Context, tenantID string, env sello.Environment, value string, expiresAt time.Time, tok *sello.ReceiverToken) error {
 	return db.inTx(ctx, func(tx querier) error {
-		if _, err := tx.exec(ctx, `DELETE FROM receiver_seeds WHERE tenant_id = ? AND expires_at <= ?`, tenantID, formatTime(now)); err != nil {
-			return dbError(err, "forget expired seeds")
-		}
-		_, err := tx.exec(ctx, `INSERT INTO receiver_seeds (tenant_id, environment, value, expires_at) VALUES (?, ?, ?, ?)`,
-			tenantID, env, value, formatTime(expiresAt))
-		if errorKind(err) == kindForeignKey {
+		_, err := tx.exec(ctx, `
+			INSERT INTO receiver_seeds (tenant_id, environment, value, expires_at, used_at) VALUES (?, ?, ?, ?, ?)`,
+			tenantID, env, value, formatTime(expiresAt), formatTime(tok.IssuedAt))
+		switch errorKind(err) {
+		case kindUnique:
+			return sello.ReceiverSeedRefused()
+		case kindForeignKey:
 			return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + tenantID + "\" not found.", Err: err}
 		}
-		return dbError(err, "create receiver seed")
-	})
-}
-
-// RedeemReceiverSeed implements sello.ReceiverStore. Returns
-// UNAUTHENTICATED.
-func (db *DB) RedeemReceiverSeed(ctx context.Context, tenantID string, env sello.Environment, value string, tok *sello.ReceiverToken, now time.Time) error {
-	return db.inTx(ctx, func(tx querier) error {
-		res, err := tx.exec(ctx, `
-			UPDATE receiver_seeds SET used_at = ?
-			WHERE tenant_id = ? AND environment = ? AND value = ? AND used_at IS NULL AND expires_at > ?`,
-			formatTime(now), tenantID, env, value, formatTime(now))
 		if err != nil {
 			return dbError(err, "redeem receiver seed")
-		} else if n, err := res.RowsAffected(); err != nil {
-			return dbError(err, "redeem receiver seed")
-		} else if n == 0 {
-			return sello.ReceiverSeedRefused()
-		}
-		if _, err := tx.exec(ctx, `DELETE FROM receiver_tokens WHERE tenant_id = ? AND expires_at <= ?`, tenantID, formatTime(now)); err != nil {
-			return dbError(err, "forget expired tokens")
 		}
 		signer, err := sqlval.JSONOrNull(tok.Signer)
 		if err != nil {
@@ -55,6 +37,33 @@ func (db *DB) RedeemReceiverSeed(ctx context.Context, tenantID string, env sello
 			tenantID, env, tok.Hash, formatTime(tok.IssuedAt), formatTime(tok.ExpiresAt), signer)
 		return dbError(err, "create receiver token")
 	})
+}
+
+// The prunes of DeleteExpiredReceiverAuth: ranges of the expires_at
+// indexes (migration 14).
+const (
+	deleteExpiredSeedsSQL  = `DELETE FROM receiver_seeds WHERE expires_at <= ?`
+	deleteExpiredTokensSQL = `DELETE FROM receiver_tokens WHERE expires_at <= ?`
+)
+
+// DeleteExpiredReceiverAuth implements sello.ReceiverStore.
+func (db *DB) DeleteExpiredReceiverAuth(ctx context.Context, now time.Time) (seeds, tokens int64, err error) {
+	err = db.inTx(ctx, func(tx querier) error {
+		for _, d := range []struct {
+			sql string
+			n   *int64
+		}{{deleteExpiredSeedsSQL, &seeds}, {deleteExpiredTokensSQL, &tokens}} {
+			res, err := tx.exec(ctx, d.sql, formatTime(now))
+			if err != nil {
+				return dbError(err, "delete expired receiver auth")
+			}
+			if *d.n, err = res.RowsAffected(); err != nil {
+				return dbError(err, "delete expired receiver auth")
+			}
+		}
+		return nil
+	})
+	return seeds, tokens, err
 }
 
 // CheckReceiverToken implements sello.ReceiverStore. Returns

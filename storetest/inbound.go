@@ -127,18 +127,22 @@ func testInbound(t *testing.T, open Open) {
 }
 
 func testReceiverAuth(t *testing.T, open Open) {
+	redeemAt := func(t *testing.T, e env, tn *sello.Tenant, en sello.Environment, seed string, issued time.Time) (string, error) {
+		t.Helper()
+		tok, plain := sello.NewReceiverToken(tn.ID, en, testSigner("IDCDO-00100000001", false), issued)
+		return plain, e.s.RedeemReceiverSeed(t.Context(), tn.ID, en, seed, issued.Add(sello.ReceiverSeedTTL), tok)
+	}
 	redeem := func(t *testing.T, e env, tn *sello.Tenant, en sello.Environment, seed string) (string, error) {
 		t.Helper()
-		tok, plain := sello.NewReceiverToken(tn.ID, en, testSigner("IDCDO-00100000001", false), e.clock.Peek())
-		return plain, e.s.RedeemReceiverSeed(t.Context(), tn.ID, en, seed, tok, e.clock.Peek())
+		return redeemAt(t, e, tn, en, seed, e.clock.Peek())
+	}
+	newSeed := func(e env, tn *sello.Tenant) string {
+		return sello.IssueReceiverSeed([]byte("key"), sello.EnvTest, tn.RNC, e.clock.Peek()).Value
 	}
 	t.Run("OK", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
-		seed := sello.NewReceiverSeed()
-		if err := e.s.CreateReceiverSeed(t.Context(), tn.ID, sello.EnvTest, seed, e.clock.Peek().Add(sello.ReceiverSeedTTL)); err != nil {
-			t.Fatal(err)
-		}
+		seed := newSeed(e, tn)
 		plain, err := redeem(t, e, tn, sello.EnvTest, seed)
 		if err != nil {
 			t.Fatal(err)
@@ -152,6 +156,7 @@ func testReceiverAuth(t *testing.T, open Open) {
 		if tok.TenantID != tn.ID || tok.Environment != sello.EnvTest || !tok.ExpiresAt.Equal(tok.IssuedAt.Add(sello.ReceiverTokenTTL)) {
 			t.Errorf("token: got %+v", tok)
 		}
+		// A seed is redeemed once.
 		_, err = redeem(t, e, tn, sello.EnvTest, seed)
 		wantError(t, err, sello.CodeUnauthenticated, "seed", "used or expired")
 
@@ -159,44 +164,80 @@ func testReceiverAuth(t *testing.T, open Open) {
 		_, err = e.s.CheckReceiverToken(t.Context(), tn.ID, sello.EnvTest, sello.HashReceiverToken(plain), e.clock.Peek())
 		wantError(t, err, sello.CodeUnauthenticated, "token")
 	})
-	t.Run("ErrExpiredSeed", func(t *testing.T) {
-		e := newEnv(t, open)
-		tn := MustCreateTenant(t, e.s)
-		seed := sello.NewReceiverSeed()
-		if err := e.s.CreateReceiverSeed(t.Context(), tn.ID, sello.EnvTest, seed, e.clock.Peek().Add(time.Minute)); err != nil {
-			t.Fatal(err)
-		}
-		e.clock.Add(time.Minute)
-		_, err := redeem(t, e, tn, sello.EnvTest, seed)
-		wantError(t, err, sello.CodeUnauthenticated, "seed")
-		_, err = redeem(t, e, tn, sello.EnvTest, sello.NewReceiverSeed())
-		wantError(t, err, sello.CodeUnauthenticated, "seed")
-	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		e := newEnv(t, open)
-		err := e.s.CreateReceiverSeed(t.Context(), sello.NewID(), sello.EnvTest, sello.NewReceiverSeed(), e.clock.Peek().Add(time.Minute))
+		_, err := redeem(t, e, &sello.Tenant{ID: sello.NewID()}, sello.EnvTest, "SEED")
 		wantError(t, err, sello.CodeNotFound)
 		wantError(t, e.s.SetReceiverAuth(t.Context(), sello.NewID(), false), sello.CodeNotFound)
 	})
 	t.Run("TenantIsolation", func(t *testing.T) {
 		e := newEnv(t, open)
 		a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
-		seed := sello.NewReceiverSeed()
-		if err := e.s.CreateReceiverSeed(t.Context(), a.ID, sello.EnvTest, seed, e.clock.Peek().Add(time.Minute)); err != nil {
-			t.Fatal(err)
-		}
-		_, err := redeem(t, e, b, sello.EnvTest, seed)
-		wantError(t, err, sello.CodeUnauthenticated)
-		_, err = redeem(t, e, a, sello.EnvCert, seed)
-		wantError(t, err, sello.CodeUnauthenticated)
+		seed := newSeed(e, a)
 		plain, err := redeem(t, e, a, sello.EnvTest, seed)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The use of a's seed is a's: whether the value was issued to b is
+		// the domain's to check (ReceiverSeed.Check), not the store's.
+		if _, err := redeem(t, e, b, sello.EnvTest, seed); err != nil {
+			t.Errorf("the same value at tenant b: %v", err)
+		}
+		if _, err := redeem(t, e, a, sello.EnvCert, seed); err != nil {
+			t.Errorf("the same value in CerteCF: %v", err)
 		}
 		_, err = e.s.CheckReceiverToken(t.Context(), b.ID, sello.EnvTest, sello.HashReceiverToken(plain), e.clock.Peek())
 		wantError(t, err, sello.CodeUnauthenticated)
 		_, err = e.s.CheckReceiverToken(t.Context(), a.ID, sello.EnvProd, sello.HashReceiverToken(plain), e.clock.Peek())
 		wantError(t, err, sello.CodeUnauthenticated)
+	})
+	t.Run("DeleteExpired", func(t *testing.T) {
+		// Across tenants, the seeds and tokens expired at now go, the
+		// others stay: a live seed is still used, a live token still
+		// good.
+		e := newEnv(t, open)
+		a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
+		now := e.clock.Peek()
+		type redeemed struct {
+			tenant       *sello.Tenant
+			seed, plain  string
+			issued       time.Time
+			seedExpired  bool
+			tokenExpired bool
+		}
+		var all []redeemed
+		for _, tn := range []*sello.Tenant{a, b} {
+			for _, age := range []time.Duration{2 * sello.ReceiverTokenTTL, sello.ReceiverSeedTTL, sello.ReceiverSeedTTL - time.Second, 0} {
+				r := redeemed{tenant: tn, seed: sello.NewID(), issued: now.Add(-age)}
+				r.seedExpired, r.tokenExpired = age >= sello.ReceiverSeedTTL, age >= sello.ReceiverTokenTTL
+				var err error
+				if r.plain, err = redeemAt(t, e, tn, sello.EnvTest, r.seed, r.issued); err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, r)
+			}
+		}
+		seeds, tokens, err := e.s.DeleteExpiredReceiverAuth(t.Context(), now)
+		if err != nil {
+			t.Fatal(err)
+		} else if seeds != 4 || tokens != 2 {
+			t.Errorf("deleted %d seeds and %d tokens, want 4 and 2", seeds, tokens)
+		}
+		for _, r := range all {
+			_, err := e.s.CheckReceiverToken(t.Context(), r.tenant.ID, sello.EnvTest, sello.HashReceiverToken(r.plain), now)
+			if got := err == nil; got == r.tokenExpired {
+				t.Errorf("token issued %s ago: checks %v after the prune", now.Sub(r.issued), got)
+			}
+			// A seed still recorded is refused again; a forgotten one
+			// (expired: the domain refuses it first) is not.
+			_, err = redeemAt(t, e, r.tenant, sello.EnvTest, r.seed, now)
+			if refused := sello.ErrorCodeOf(err) == sello.CodeUnauthenticated; refused == r.seedExpired {
+				t.Errorf("seed issued %s ago: refused %v after the prune (%v)", now.Sub(r.issued), refused, err)
+			}
+		}
+		if seeds, tokens, err := e.s.DeleteExpiredReceiverAuth(t.Context(), now.Add(-time.Hour)); err != nil || seeds != 0 || tokens != 0 {
+			t.Errorf("prune of the past: %d seeds, %d tokens, %v; want none", seeds, tokens, err)
+		}
 	})
 	t.Run("Setting", func(t *testing.T) {
 		e := newEnv(t, open)

@@ -44,6 +44,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("ApprovalReceived", func(t *testing.T) { testApproval(t, open) })
 	t.Run("Approvals", func(t *testing.T) { testApprovals(t, open) })
 	t.Run("ReceiverAuth", func(t *testing.T) { testReceiverAuth(t, open) })
+	t.Run("InboundFromIssuer", func(t *testing.T) { testInboundFromIssuer(t, open) })
 	t.Run("Certification", func(t *testing.T) { testCertification(t, open) })
 	t.Run("TenantIsolation", func(t *testing.T) { testTenantIsolation(t, open) })
 	t.Run("EnvironmentIsolation", func(t *testing.T) { testEnvironmentIsolation(t, open) })

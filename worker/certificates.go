@@ -16,8 +16,9 @@ type CertificateCheckArgs struct{}
 func (CertificateCheckArgs) Kind() string { return "sello.certificate_check" }
 
 // Periodic returns the periodic jobs of the lifecycle: the certificate and
-// sequence checks, hourly and at start, and the events' retention, daily
-// and at start (River runs periodic jobs on one node only).
+// sequence checks, hourly and at start, the events' retention, daily and at
+// start, and the receivers' expired seeds and tokens, every
+// ReceiverAuthPruneInterval (River runs periodic jobs on one node only).
 func (w *Worker) Periodic() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
@@ -27,6 +28,7 @@ func (w *Worker) Periodic() []*river.PeriodicJob {
 			func() (river.JobArgs, *river.InsertOpts) { return SequenceCheckArgs{}, nil },
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		eventRetentionJob(),
+		receiverAuthPruneJob(),
 	}
 }
 

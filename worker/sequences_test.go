@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
-	"github.com/sello-do/sello/internal/jobs"
 	"github.com/sello-do/sello/storetest"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
@@ -98,12 +97,7 @@ func TestSequenceCheckJob(t *testing.T) {
 		if err := st.AddSequence(t.Context(), s); err != nil {
 			t.Fatal(err)
 		}
-		runner, err := st.NewJobRunner(h.w.Workers(), jobs.Config{Workers: 4, Periodic: h.w.Periodic()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		h.runner = runner
-		h.start(t)
+		h.startPeriodic(t, st)
 
 		ev := verify(t, rc.waitRequests(t, 1)[0], secretA)
 		if ev.Type != "sequence.low" || ev.Data.Payload["sequenceId"] != s.ID || ev.Data.Payload["type"] != "E32" || ev.Data.Payload["left"] != float64(20) {

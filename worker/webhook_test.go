@@ -108,6 +108,18 @@ func fixedDelay(d time.Duration) func(int, *webhook.Attempt) (time.Duration, boo
 }
 
 // start starts the job runner; it stops at the end of the test.
+// startPeriodic starts the worker's jobs on a runner that runs the
+// periodic ones too (each at start).
+func (h *hookTest) startPeriodic(tb testing.TB, st storetest.Store) {
+	tb.Helper()
+	runner, err := st.NewJobRunner(h.w.Workers(), jobs.Config{Workers: 4, Periodic: h.w.Periodic()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	h.runner = runner
+	h.start(tb)
+}
+
 func (h *hookTest) start(tb testing.TB) {
 	tb.Helper()
 	if err := h.runner.Start(context.Background()); err != nil {

@@ -140,6 +140,7 @@ func (w *Worker) Workers() *river.Workers {
 	river.AddWorker(ws, &approvalWorker{w: w})
 	river.AddWorker(ws, &voidWorker{w: w})
 	river.AddWorker(ws, &eventRetentionWorker{w: w})
+	river.AddWorker(ws, &receiverAuthPruneWorker{w: w})
 	river.AddWorker(ws, &certificationWorker{w: w})
 	river.AddWorker(ws, &contingencyWorker{w: w})
 	return ws

@@ -86,11 +86,20 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := setFromEnv(fs, getenv, "contingency-after", "SELLO_CONTINGENCY_AFTER"); err != nil {
 		return err
 	}
+	var rf receiverFlags
+	rf.register(fs)
+	if err := setFromEnv(fs, getenv, receiverEnv...); err != nil {
+		return err
+	}
 	trustRoots := fs.String("receiver-trust-roots", getenv("SELLO_RECEIVER_TRUST_ROOTS"), "PEM bundle of the CAs (INDOTEL-accredited, their issuing CAs included) whose certificates the tenants' receivers trust: in eCF a signer that does not chain to them is refused; without it every signer is recorded trusted: false (env SELLO_RECEIVER_TRUST_ROOTS; docs/receptor.md)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if err := checkServeFlags(fs, &sf, *shutdownTimeout); err != nil {
+		return err
+	}
+	receiverLimits, trustedProxies, err := rf.parse()
+	if err != nil {
 		return err
 	}
 	if *deliveryRetry <= 0 {
@@ -213,7 +222,11 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		defer stopDebug()
 	}
 
-	srv := &api.Server{Store: st, RateLimiter: st.limiter, MasterKey: mk, ReceiverTrust: roots, Logger: logger, Ready: st.ready}
+	srv := &api.Server{Store: st, RateLimiter: st.limiter, MasterKey: mk, ReceiverTrust: roots, Logger: logger, Ready: st.ready,
+		ReceiverLimits: receiverLimits, TrustedProxies: trustedProxies}
+	if p, ok := st.limiter.(bucketPruner); ok {
+		defer startPruning(p, logger)()
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)

@@ -1,0 +1,43 @@
+package sqlite
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestReceiverQueriesUseIndexes: the prune of expired seeds and tokens and
+// the count of an issuer's documents are ranges of an index, not scans of
+// a table (or of a tenant's rows) that a flood makes long.
+func TestReceiverQueriesUseIndexes(t *testing.T) {
+	db := mustOpenInternal(t)
+	for _, c := range []struct {
+		name, sql string
+		args      []any
+		index     string
+	}{
+		{"PruneSeeds", deleteExpiredSeedsSQL, []any{"2026-01-01"}, "receiver_seeds_expires"},
+		{"PruneTokens", deleteExpiredTokensSQL, []any{"2026-01-01"}, "receiver_tokens_expires"},
+		{"CountFromIssuer", countInboundFromIssuerSQL, []any{"t", "TesteCF", "131000001", "2026-01-01"}, "inbound_documents_issuer_received"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows, err := db.db.Query("EXPLAIN QUERY PLAN "+c.sql, c.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			got := strings.Join(plan, "; ")
+			if !strings.Contains(got, "INDEX "+c.index+" (") {
+				t.Errorf("plan %q, want a search of the index %s", got, c.index)
+			}
+		})
+	}
+}

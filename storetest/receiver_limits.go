@@ -1,0 +1,60 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/sello-do/sello"
+)
+
+// testInboundFromIssuer holds CountInboundFromIssuer, what the receivers'
+// quota per issuer counts: one issuer's documents to one tenant in one
+// environment, received since a time, and the earliest of them.
+func testInboundFromIssuer(t *testing.T, open Open) {
+	e := newEnv(t, open)
+	a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
+	const issuer, other = "131000001", "131000002"
+	start := e.clock.Peek()
+	var first, last *sello.InboundDocument
+	for n := range int64(3) {
+		d := MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvTest, issuer, n+1))
+		if first == nil {
+			first = d
+		}
+	}
+	// Not counted: another issuer, another tenant, another environment.
+	MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvTest, other, 1))
+	MustCreateInbound(t, e.s, newInbound(b.ID, sello.EnvTest, issuer, 1))
+	MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvCert, issuer, 1))
+	e.clock.Add(time.Hour)
+	later := e.clock.Peek()
+	last = MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvTest, issuer, 4))
+
+	for _, c := range []struct {
+		name     string
+		tenant   *sello.Tenant
+		env      sello.Environment
+		issuer   string
+		since    time.Time
+		n        int
+		earliest time.Time
+	}{
+		{"All", a, sello.EnvTest, issuer, start, 4, first.ReceivedAt},
+		{"Since", a, sello.EnvTest, issuer, later, 1, last.ReceivedAt},
+		{"SinceExactly", a, sello.EnvTest, issuer, last.ReceivedAt, 1, last.ReceivedAt},
+		{"None", a, sello.EnvTest, "131000003", start, 0, time.Time{}},
+		{"Future", a, sello.EnvTest, issuer, later.Add(time.Hour), 0, time.Time{}},
+		{"OtherTenant", b, sello.EnvTest, issuer, start, 1, time.Time{}},
+		{"OtherEnvironment", a, sello.EnvCert, issuer, start, 1, time.Time{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			n, earliest, err := e.s.CountInboundFromIssuer(t.Context(), c.tenant.ID, c.env, c.issuer, c.since)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != c.n || (!c.earliest.IsZero() || c.n == 0) && !earliest.Equal(c.earliest) {
+				t.Errorf("got %d, earliest %s; want %d, earliest %s", n, earliest, c.n, c.earliest)
+			}
+		})
+	}
+}
