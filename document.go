@@ -320,7 +320,7 @@ func FormatCursor(at time.Time, id string) string {
 
 // ParseCursor reads a cursor of FormatCursor. Returns INVALID_REQUEST.
 func ParseCursor(c string) (time.Time, string, error) {
-	bad := Errorf(CodeInvalidRequest, "Cursor %q is not valid: pass the cursor of the previous page unchanged.", c)
+	bad := Errorf(CodeInvalidRequest, "Cursor %q is not valid: pass the nextCursor of the previous answer unchanged.", c)
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
 		return time.Time{}, "", bad

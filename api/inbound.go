@@ -35,7 +35,7 @@ func (s *Server) handleListInbound(w http.ResponseWriter, r *http.Request) error
 	for i, d := range docs {
 		res[i] = d.Resource()
 	}
-	writePage(w, r, res, next)
+	writeList(w, r, res, next)
 	return nil
 }
 

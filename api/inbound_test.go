@@ -35,8 +35,9 @@ func inboundFixture(tb testing.TB, n int) (*fixture, *receiverFixture, [][]byte)
 func TestInboundDocuments(t *testing.T) {
 	f, _, xmls := inboundFixture(t, 3)
 	type list struct {
-		Documents  []sello.InboundDocumentResource
-		NextCursor *string
+		Documents  []sello.InboundDocumentResource `json:"data"`
+		HasMore    bool                            `json:"hasMore"`
+		NextCursor *string                         `json:"nextCursor"`
 	}
 	t.Run("List", func(t *testing.T) {
 		var got []sello.InboundDocumentResource

@@ -70,12 +70,12 @@ var operations = []struct {
 	{"GET", "/{env}/eventos", false, []int{200, 400, 401, 403, 404, 429, 500}},
 	{"POST", "/{env}/aprobaciones-comerciales", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
 	{"POST", "/{env}/secuencias", false, []int{201, 400, 401, 403, 404, 413, 415, 422, 429, 500, 503}},
-	{"GET", "/{env}/secuencias", false, []int{200, 401, 403, 404, 429, 500, 503}},
+	{"GET", "/{env}/secuencias", false, []int{200, 400, 401, 403, 404, 429, 500, 503}},
 	{"POST", "/{env}/anulaciones", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
 	{"GET", "/{env}/anulaciones", false, []int{200, 400, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/anulaciones/{id}", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/anulaciones/{id}/xml", false, []int{200, 401, 403, 404, 429, 500, 503}},
-	{"GET", "/{env}/certificacion/pruebas", false, []int{200, 401, 403, 404, 429, 500, 503}},
+	{"GET", "/{env}/certificacion/pruebas", false, []int{200, 400, 401, 403, 404, 429, 500, 503}},
 	{"POST", "/{env}/certificacion/pruebas", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
 	{"GET", "/{env}/certificacion/pruebas/{id}", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/certificacion/pruebas/{id}/representaciones-impresas", false, []int{200, 401, 403, 404, 409, 429, 500, 503}},
@@ -381,8 +381,8 @@ func TestContractCheckResponse(t *testing.T) {
 	created := okBody(map[string]any{"document": queuedDocument().Resource()})
 	rejected := okBody(map[string]any{"document": rejectedDocument().Resource()})
 	failed := okBody(map[string]any{"document": failedDocument().Resource()})
-	list := okBody(map[string]any{"documents": []sello.DocumentResource{queuedDocument().Resource(), failedDocument().Resource()}, "nextCursor": "c2VxOjQy"})
-	lastPage := okBody(map[string]any{"documents": []sello.DocumentResource{}, "nextCursor": nil})
+	list := okBody(map[string]any{"data": []sello.DocumentResource{queuedDocument().Resource(), failedDocument().Resource()}, "hasMore": true, "nextCursor": "c2VxOjQy"})
+	lastPage := okBody(map[string]any{"data": []sello.DocumentResource{}, "hasMore": false, "nextCursor": nil})
 	batch := okBody(map[string]any{"results": []any{
 		map[string]any{"encf": "E310000000042", "found": true, "document": rejectedDocument().Resource()},
 		map[string]any{"encf": "E310000000099", "found": false},
@@ -454,6 +454,9 @@ func TestContractCheckResponse(t *testing.T) {
 		{"ErrNoCorrelationIDInBody", create, 202, rl, edit(created, func(m map[string]any) { delete(m, "correlationId") }), "correlationId"},
 		{"ErrValidateNotValid", validate, 200, rl, edit([]byte(validateBody), func(m map[string]any) { m["valid"] = false }), "valid"},
 		{"ErrListNoNextCursor", listDocs, 200, rl, edit(list, func(m map[string]any) { delete(m, "nextCursor") }), "nextCursor"},
+		{"ErrListNoHasMore", listDocs, 200, rl, edit(list, func(m map[string]any) { delete(m, "hasMore") }), "hasMore"},
+		{"ErrListOldName", listDocs, 200, rl, edit(list, func(m map[string]any) { m["documents"] = m["data"] }), "documents"},
+		{"ErrListItemNotDocument", listDocs, 200, rl, edit(list, func(m map[string]any) { m["data"] = []any{map[string]any{"id": "x"}} }), "data"},
 		{"ErrBatchFoundWithoutDocument", status, 200, rl, edit(batch, func(m map[string]any) {
 			delete(m["results"].([]any)[0].(map[string]any), "document")
 		}), "results"},

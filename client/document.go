@@ -312,18 +312,10 @@ type ListDocumentsParams struct {
 	Limit int
 }
 
-// DocumentList is one page of documents, newest first.
-type DocumentList struct {
-	Documents []Document
-	// NextCursor continues the list; "" on the last page.
-	NextCursor    string
-	CorrelationID string
-}
-
 // ListDocuments returns one page of documents, newest first. Pass
 // NextCursor back as Cursor, with the same filters, for the next page; or use
 // Documents to range over every page. API errors: INVALID_REQUEST.
-func (c *Client) ListDocuments(ctx context.Context, p ListDocumentsParams) (*DocumentList, error) {
+func (c *Client) ListDocuments(ctx context.Context, p ListDocumentsParams) (*Page[Document], error) {
 	q := url.Values{}
 	set := func(k, v string) {
 		if v != "" {
@@ -342,23 +334,7 @@ func (c *Client) ListDocuments(ctx context.Context, p ListDocumentsParams) (*Doc
 	if p.Limit != 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
 	}
-	resp, err := c.do(ctx, request{method: http.MethodGet, path: "/documentos-ecf", query: q})
-	if err != nil {
-		return nil, err
-	}
-	var v struct {
-		Documents     []Document `json:"documents"`
-		NextCursor    *string    `json:"nextCursor"`
-		CorrelationID string     `json:"correlationId"`
-	}
-	if err := decode(resp, &v); err != nil {
-		return nil, err
-	}
-	l := &DocumentList{Documents: v.Documents, CorrelationID: v.CorrelationID}
-	if v.NextCursor != nil {
-		l.NextCursor = *v.NextCursor
-	}
-	return l, nil
+	return list[Document](ctx, c, "/documentos-ecf", q)
 }
 
 // Documents ranges over every document p selects, newest first, fetching
@@ -376,12 +352,12 @@ func (c *Client) Documents(ctx context.Context, p ListDocumentsParams) iter.Seq2
 				yield(nil, err)
 				return
 			}
-			for i := range page.Documents {
-				if !yield(&page.Documents[i], nil) {
+			for i := range page.Data {
+				if !yield(&page.Data[i], nil) {
 					return
 				}
 			}
-			if page.NextCursor == "" {
+			if !page.HasMore {
 				return
 			}
 			p.Cursor = page.NextCursor

@@ -637,7 +637,7 @@ func testTrade(t *testing.T, s *testServer, estado, motivo string) {
 		return d["delivery"].(map[string]any)["status"] == sello.DeliveryDelivered
 	})
 	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: buyerKey}).JSON(t)
-	docs := list["documents"].([]any)
+	docs := list["data"].([]any)
 	if len(docs) != 1 || docs[0].(map[string]any)["encf"] != encf {
 		t.Fatalf("the buyer's received documents: %v", docs)
 	}
@@ -754,7 +754,7 @@ func testDeliveryToWrongReceiver(t *testing.T, storage ...string) {
 		t.Fatalf("delivery %v; want failed with code 4", got)
 	}
 	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: s.BuyerKeys[sello.EnvTest]}).JSON(t)
-	if n := len(list["documents"].([]any)); n != 0 {
+	if n := len(list["data"].([]any)); n != 0 {
 		t.Fatalf("the demo buyer stored %d documents of another buyer", n)
 	}
 }
@@ -792,7 +792,7 @@ func testTradeDuplicate(t *testing.T, s *testServer, encf string) {
 		t.Fatalf("another document under the same e-NCF: %s, %v; want code 3", dup, err)
 	}
 	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: s.BuyerKeys[sello.EnvTest]}).JSON(t)
-	if n := len(list["documents"].([]any)); n != 1 {
+	if n := len(list["data"].([]any)); n != 1 {
 		t.Fatalf("the buyer stored %d documents, want 1", n)
 	}
 }

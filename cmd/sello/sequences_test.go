@@ -73,7 +73,7 @@ func testSequencesCLIAndAPI(t *testing.T, s *testServer) {
 		if r.Status != http.StatusOK {
 			t.Fatalf("list: %d %s", r.Status, r.Body)
 		}
-		seqs := r.JSON(t)["sequences"].([]any)
+		seqs := r.JSON(t)["data"].([]any)
 		first := seqs[0].(map[string]any)
 		if first["id"] != cliID || first["state"] != "exhausted" || first["next"] != nil || first["used"] != 2.0 || first["left"] != 0.0 {
 			t.Fatalf("the used-up range: %v", first)
