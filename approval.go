@@ -3,6 +3,7 @@ package sello
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -87,9 +88,31 @@ const (
 
 // ApprovalLeg is how sending the ACECF to one party went.
 type ApprovalLeg struct {
-	Status string `json:"status"` // ApprovalSendPending, ApprovalSendSent or ApprovalSendFailed
+	Status string // ApprovalSendPending, ApprovalSendSent or ApprovalSendFailed
 	// Error says why a failed leg failed.
-	Error string `json:"error,omitempty"`
+	Error string
+	// Answer is DGII's answer to the DGII leg once it answered (taken or
+	// refused); nil before, and always for the issuer's leg, whose
+	// receiver answers with its HTTP status alone.
+	Answer *DGIIResult
+}
+
+// equal reports whether l and o record the same outcome.
+func (l ApprovalLeg) equal(o ApprovalLeg) bool {
+	return l.Status == o.Status && l.Error == o.Error && reflect.DeepEqual(l.Answer, o.Answer)
+}
+
+// ApprovalLegResource is the public form of a leg: null where it has no
+// error or no answer.
+type ApprovalLegResource struct {
+	Status string      `json:"status"`
+	Error  *string     `json:"error"`
+	Answer *DGIIResult `json:"answer"`
+}
+
+// Resource returns the public form of l.
+func (l ApprovalLeg) Resource() ApprovalLegResource {
+	return ApprovalLegResource{Status: l.Status, Error: nullable(l.Error), Answer: l.Answer}
 }
 
 // InboundApproval is the tenant's commercial approval of an inbound
@@ -171,7 +194,7 @@ func (a *InboundApproval) Apply(out ApprovalOutcome, now time.Time) (*Event, err
 		if l.out == nil {
 			continue
 		}
-		if l.leg.Status != ApprovalSendPending && *l.leg != *l.out {
+		if l.leg.Status != ApprovalSendPending && !l.leg.equal(*l.out) {
 			return nil, Errorf(CodeConflict, "A leg of the approval of inbound document %s is %s already.", a.InboundDocumentID, l.leg.Status)
 		}
 		*l.leg = *l.out
@@ -231,8 +254,8 @@ func (a *InboundApproval) event(t EventType, severity, msg string, now time.Time
 				"approvalId":        a.ID,
 				"estado":            r.Estado,
 				"motivo":            r.Motivo,
-				"issuer":            map[string]any{"rnc": a.IssuerRNC, "status": a.Issuer.Status, "error": a.Issuer.Error},
-				"dgii":              map[string]any{"status": a.DGII.Status, "error": a.DGII.Error},
+				"issuer":            map[string]any{"rnc": a.IssuerRNC, "status": r.Issuer.Status, "error": r.Issuer.Error, "answer": r.Issuer.Answer},
+				"dgii":              r.DGII,
 			},
 		},
 	}
@@ -241,18 +264,18 @@ func (a *InboundApproval) event(t EventType, severity, msg string, now time.Time
 // ApprovalResource is the public form of an approval (the API's
 // aprobaciones-comerciales).
 type ApprovalResource struct {
-	ID                string      `json:"id"`
-	InboundDocumentID string      `json:"inboundDocumentId"`
-	Type              string      `json:"type"`
-	ENCF              string      `json:"encf"`
-	IssuerRNC         string      `json:"issuerRnc"`
-	Estado            string      `json:"estado"`
-	Motivo            *string     `json:"motivo"`
-	Status            string      `json:"status"`
-	Issuer            ApprovalLeg `json:"issuer"`
-	DGII              ApprovalLeg `json:"dgii"`
-	CreatedAt         string      `json:"createdAt"`
-	UpdatedAt         string      `json:"updatedAt"`
+	ID                string              `json:"id"`
+	InboundDocumentID string              `json:"inboundDocumentId"`
+	Type              string              `json:"type"`
+	ENCF              string              `json:"encf"`
+	IssuerRNC         string              `json:"issuerRnc"`
+	Estado            string              `json:"estado"`
+	Motivo            *string             `json:"motivo"`
+	Status            string              `json:"status"`
+	Issuer            ApprovalLegResource `json:"issuer"`
+	DGII              ApprovalLegResource `json:"dgii"`
+	CreatedAt         string              `json:"createdAt"`
+	UpdatedAt         string              `json:"updatedAt"`
 }
 
 // Resource returns the public form of a.
@@ -263,7 +286,7 @@ func (a *InboundApproval) Resource() ApprovalResource {
 	}
 	return ApprovalResource{
 		ID: a.ID, InboundDocumentID: a.InboundDocumentID, Type: a.Type.Code(), ENCF: a.ENCF, IssuerRNC: a.IssuerRNC,
-		Estado: estado, Motivo: nullable(a.Reason), Status: a.Status, Issuer: a.Issuer, DGII: a.DGII,
+		Estado: estado, Motivo: nullable(a.Reason), Status: a.Status, Issuer: a.Issuer.Resource(), DGII: a.DGII.Resource(),
 		CreatedAt: FormatTime(a.RequestedAt), UpdatedAt: FormatTime(a.UpdatedAt),
 	}
 }

@@ -3,7 +3,6 @@ package sello
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"math/big"
 	"slices"
 	"strconv"
@@ -104,45 +103,6 @@ type Document struct {
 	Payload json.RawMessage `json:"-"`
 }
 
-// DGIIResult is DGII's verdict on a document.
-type DGIIResult struct {
-	Codigo             int           `json:"codigo"`
-	Estado             string        `json:"estado"`
-	Mensajes           []DGIIMessage `json:"mensajes"`
-	SecuenciaUtilizada *bool         `json:"secuenciaUtilizada"`
-}
-
-// Verdict is the status DGII's verdict gives a document (FACTS §1.4):
-// codigo 1 Aceptado, 4 Aceptado Condicional, 2 Rechazado. Any other
-// codigo (0 No encontrado, 3 En Proceso) is no verdict: an error.
-func (r *DGIIResult) Verdict() (Status, error) {
-	switch r.Codigo {
-	case 1:
-		return StatusAccepted, nil
-	case 4:
-		return StatusAcceptedConditional, nil
-	case 2:
-		return StatusRejected, nil
-	}
-	return "", fmt.Errorf("dgii answered codigo %d (%s), not a verdict", r.Codigo, r.Estado)
-}
-
-// normalized returns r with Mensajes never nil, so it reads [] in JSON.
-func (r *DGIIResult) normalized() *DGIIResult {
-	if r == nil || r.Mensajes != nil {
-		return r
-	}
-	c := *r
-	c.Mensajes = []DGIIMessage{}
-	return &c
-}
-
-// DGIIMessage is one of DGII's validation messages.
-type DGIIMessage struct {
-	Codigo int    `json:"codigo"`
-	Valor  string `json:"valor"`
-}
-
 // Delivery is the state of a document's delivery to the buyer's receiver.
 type Delivery struct {
 	Status string `json:"status"`
@@ -241,7 +201,7 @@ func (d *Document) Resource() DocumentResource {
 		SecurityCode:  nullable(d.SecurityCode),
 		QRURL:         nullable(d.QRURL),
 		Total:         d.Total,
-		DGII:          d.DGII.normalized(),
+		DGII:          d.DGII,
 		FailureReason: nullable(d.FailureReason),
 		Contingency:   d.Contingency,
 		CreatedAt:     FormatTime(d.CreatedAt),

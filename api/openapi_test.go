@@ -272,7 +272,7 @@ func rejectedDocument() *sello.Document {
 	d.SecurityCode = "Xk3Pq9"
 	d.SignedAt = &signedAt
 	d.QRURL = "https://ecf.dgii.gov.do/testecf/consultatimbre?ENCF=E310000000042"
-	d.DGII = &sello.DGIIResult{Codigo: 2, Estado: "Rechazado", Mensajes: []sello.DGIIMessage{{Codigo: 613, Valor: "RNC del comprador no válido"}}, SecuenciaUtilizada: &used}
+	d.DGII = &sello.DGIIResult{Codigo: new(2), Estado: "Rechazado", Mensajes: []sello.DGIIMessage{{Codigo: new(613), Valor: "RNC del comprador no válido"}}, SecuenciaUtilizada: &used}
 	d.Delivery = sello.Delivery{Status: sello.DeliveryNotApplicable}
 	d.CommercialApproval = nil
 	d.UpdatedAt = now.Add(4 * time.Second)

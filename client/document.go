@@ -69,9 +69,14 @@ type Document struct {
 	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
-// DGIIResult is DGII's verdict, as DGII gave it.
+// DGIIResult is DGII's answer, in the one shape the API gives it wherever
+// DGII answered (docs/api.md, Conventions); on a document, its verdict.
 type DGIIResult struct {
-	Codigo   int           `json:"codigo"`
+	// Codigo is DGII's codigo: for a verdict 1 Aceptado, 2 Rechazado, 3 En
+	// Proceso, 4 Aceptado Condicional. A document's verdict always has
+	// one (the API's null, for other answers, decodes as 0).
+	Codigo int `json:"codigo"`
+	// Estado is DGII's status text; "" when DGII gave none (null).
 	Estado   string        `json:"estado"`
 	Mensajes []DGIIMessage `json:"mensajes"`
 	// SecuenciaUtilizada, for a rejected document: true when the e-NCF is
@@ -79,9 +84,11 @@ type DGIIResult struct {
 	SecuenciaUtilizada *bool `json:"secuenciaUtilizada"`
 }
 
-// DGIIMessage is one of DGII's validation messages.
+// DGIIMessage is one of DGII's messages.
 type DGIIMessage struct {
-	Codigo int    `json:"codigo"`
+	// Codigo is the message's code; nil for a message DGII gave as text
+	// alone.
+	Codigo *int   `json:"codigo"`
 	Valor  string `json:"valor"`
 }
 

@@ -2,10 +2,13 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
 // ApproveInboundDocument implements sello.ApprovalStore: the approval on
@@ -71,14 +74,19 @@ func (db *DB) RecordApprovalOutcome(ctx context.Context, tenantID string, env se
 
 // writeApproval writes a on its inbound document.
 func writeApproval(ctx context.Context, tx pgx.Tx, a *sello.InboundApproval) error {
-	_, err := tx.Exec(ctx, `
+	answer, err := sqlval.JSONOrNull(a.DGII.Answer)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `
 		UPDATE inbound_documents SET approval = $4, approval_id = $5, approval_reason = $6, approval_status = $7,
 			approval_issuer_status = $8, approval_issuer_error = $9, approval_dgii_status = $10, approval_dgii_error = $11,
-			approval_acecf = $12, approval_requested_at = $13, approval_updated_at = $14, updated_at = $14
+			approval_acecf = $12, approval_requested_at = $13, approval_updated_at = $14, updated_at = $14,
+			approval_dgii_answer = $15
 		WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
 		a.TenantID, a.Environment, a.InboundDocumentID,
 		a.State, a.ID, a.Reason, a.Status, a.Issuer.Status, a.Issuer.Error, a.DGII.Status, a.DGII.Error,
-		a.ACECF, a.RequestedAt, a.UpdatedAt)
+		a.ACECF, a.RequestedAt, a.UpdatedAt, answer)
 	return dbError(err, "write approval")
 }
 
@@ -87,15 +95,16 @@ func writeApproval(ctx context.Context, tx pgx.Tx, a *sello.InboundApproval) err
 func findApproval(ctx context.Context, q rowQuerier, tenantID string, env sello.Environment, inboundID, lock string) (*sello.InboundApproval, error) {
 	a := sello.InboundApproval{TenantID: tenantID, Environment: env, InboundDocumentID: inboundID}
 	var id *string
+	var answer []byte
 	var requested, updated *time.Time
 	err := q.QueryRow(ctx, `
 		SELECT type, encf, issuer_rnc, approval, approval_id, approval_reason, approval_status,
 			approval_issuer_status, approval_issuer_error, approval_dgii_status, approval_dgii_error,
-			approval_acecf, approval_requested_at, approval_updated_at
+			approval_dgii_answer, approval_acecf, approval_requested_at, approval_updated_at
 		FROM inbound_documents
 		WHERE tenant_id = $1 AND environment = $2 AND id = $3`+lock,
 		tenantID, env, inboundID).Scan(&a.Type, &a.ENCF, &a.IssuerRNC, &a.State, &id, &a.Reason, &a.Status,
-		&a.Issuer.Status, &a.Issuer.Error, &a.DGII.Status, &a.DGII.Error, &a.ACECF, &requested, &updated)
+		&a.Issuer.Status, &a.Issuer.Error, &a.DGII.Status, &a.DGII.Error, &answer, &a.ACECF, &requested, &updated)
 	if isNoRows(err) {
 		return nil, sello.InboundDocumentNotFound(inboundID)
 	} else if err != nil {
@@ -105,5 +114,11 @@ func findApproval(ctx context.Context, q rowQuerier, tenantID string, env sello.
 		return nil, sello.InboundApprovalNotFound(inboundID)
 	}
 	a.ID, a.RequestedAt, a.UpdatedAt = *id, utc(*requested), utc(*updated)
+	if answer != nil {
+		a.DGII.Answer = &sello.DGIIResult{}
+		if err := json.Unmarshal(answer, a.DGII.Answer); err != nil {
+			return nil, fmt.Errorf("decode approval dgii answer: %w", err)
+		}
+	}
 	return &a, nil
 }

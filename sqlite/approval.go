@@ -3,9 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/sqlval"
 )
 
 // ApproveInboundDocument implements sello.ApprovalStore: the approval on
@@ -70,13 +73,17 @@ func (db *DB) RecordApprovalOutcome(ctx context.Context, tenantID string, env se
 
 // writeApproval writes a on its inbound document.
 func writeApproval(ctx context.Context, tx querier, a *sello.InboundApproval) error {
-	_, err := tx.exec(ctx, `
+	answer, err := sqlval.JSONOrNull(a.DGII.Answer)
+	if err != nil {
+		return err
+	}
+	_, err = tx.exec(ctx, `
 		UPDATE inbound_documents SET approval = ?, approval_id = ?, approval_reason = ?, approval_status = ?,
 			approval_issuer_status = ?, approval_issuer_error = ?, approval_dgii_status = ?, approval_dgii_error = ?,
-			approval_acecf = ?, approval_requested_at = ?, approval_updated_at = ?, updated_at = ?
+			approval_dgii_answer = ?, approval_acecf = ?, approval_requested_at = ?, approval_updated_at = ?, updated_at = ?
 		WHERE tenant_id = ? AND environment = ? AND id = ?`,
 		a.State, a.ID, a.Reason, a.Status, a.Issuer.Status, a.Issuer.Error, a.DGII.Status, a.DGII.Error,
-		a.ACECF, formatTime(a.RequestedAt), formatTime(a.UpdatedAt), formatTime(a.UpdatedAt),
+		answer, a.ACECF, formatTime(a.RequestedAt), formatTime(a.UpdatedAt), formatTime(a.UpdatedAt),
 		a.TenantID, a.Environment, a.InboundDocumentID)
 	return dbError(err, "write approval")
 }
@@ -85,15 +92,15 @@ func writeApproval(ctx context.Context, tx querier, a *sello.InboundApproval) er
 // inboundID in env. Returns NOT_FOUND.
 func findApproval(ctx context.Context, q querier, tenantID string, env sello.Environment, inboundID string) (*sello.InboundApproval, error) {
 	a := sello.InboundApproval{TenantID: tenantID, Environment: env, InboundDocumentID: inboundID}
-	var id, requested, updated sql.NullString
+	var id, answer, requested, updated sql.NullString
 	err := q.queryRow(ctx, `
 		SELECT type, encf, issuer_rnc, approval, approval_id, approval_reason, approval_status,
 			approval_issuer_status, approval_issuer_error, approval_dgii_status, approval_dgii_error,
-			approval_acecf, approval_requested_at, approval_updated_at
+			approval_dgii_answer, approval_acecf, approval_requested_at, approval_updated_at
 		FROM inbound_documents
 		WHERE tenant_id = ? AND environment = ? AND id = ?`,
 		tenantID, env, inboundID).Scan(&a.Type, &a.ENCF, &a.IssuerRNC, &a.State, &id, &a.Reason, &a.Status,
-		&a.Issuer.Status, &a.Issuer.Error, &a.DGII.Status, &a.DGII.Error, &a.ACECF, &requested, &updated)
+		&a.Issuer.Status, &a.Issuer.Error, &a.DGII.Status, &a.DGII.Error, &answer, &a.ACECF, &requested, &updated)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, sello.InboundDocumentNotFound(inboundID)
 	} else if err != nil {
@@ -103,6 +110,12 @@ func findApproval(ctx context.Context, q querier, tenantID string, env sello.Env
 		return nil, sello.InboundApprovalNotFound(inboundID)
 	}
 	a.ID = id.String
+	if answer.Valid {
+		a.DGII.Answer = &sello.DGIIResult{}
+		if err := json.Unmarshal([]byte(answer.String), a.DGII.Answer); err != nil {
+			return nil, fmt.Errorf("decode approval dgii answer: %w", err)
+		}
+	}
 	if a.RequestedAt, err = parseTime(requested.String); err != nil {
 		return nil, err
 	} else if a.UpdatedAt, err = parseTime(updated.String); err != nil {

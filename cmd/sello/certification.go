@@ -129,7 +129,7 @@ func printRun(w io.Writer, run *sello.CertificationRun) {
 			track = r.TrackID
 		}
 		if r.DGII != nil {
-			dgii = fmt.Sprintf("%d %s", r.DGII.Codigo, r.DGII.Estado)
+			dgii = r.DGII.String()
 		} else if r.Error != "" {
 			dgii = r.Error
 		}
@@ -139,7 +139,7 @@ func printRun(w io.Writer, run *sello.CertificationRun) {
 	if f := run.Failure; f != nil {
 		fmt.Fprintf(w, "%s\n", f.Message)
 		for _, m := range f.Mensajes {
-			fmt.Fprintf(w, "  DGII %d: %s\n", m.Codigo, m.Valor)
+			fmt.Fprintf(w, "  DGII %s\n", m)
 		}
 	}
 }

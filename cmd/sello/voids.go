@@ -99,7 +99,7 @@ func runVoids(ctx context.Context, args []string, getenv func(string) string, st
 						}
 						dgii := "-"
 						if v.DGII != nil {
-							dgii = strings.Join(append([]string{v.DGII.Codigo}, v.DGII.Mensajes...), " ")
+							dgii = v.DGII.String()
 						} else if v.FailureReason != "" {
 							dgii = v.FailureReason
 						}

@@ -91,7 +91,7 @@ func testVoids(t *testing.T, s *testServer) {
 		}
 		done := s.voidDone(t, key, "TesteCF", voidID)
 		dgii, _ := done["dgii"].(map[string]any)
-		if done["state"] != "accepted" || dgii == nil || dgii["codigo"] != "1" {
+		if done["state"] != "accepted" || dgii == nil || dgii["codigo"] != 1.0 || dgii["estado"] != "Anulación procesada" {
 			t.Fatalf("void after DGII: %v", done)
 		}
 		// The next document gets the number after the void.
