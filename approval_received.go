@@ -109,7 +109,7 @@ func (a *ReceivedApproval) Event(doc *Document, now time.Time) *Event {
 		severity, msg = "warning", fmt.Sprintf("The buyer %s rejected document %s: %s", a.BuyerRNC, doc.ENCF, a.Reason)
 	}
 	ev := NewDocumentEvent(EventECFCommercialApproval, doc, severity, msg, now)
-	ev.Data.Payload = map[string]any{"status": a.Status, "reason": a.Reason, "buyerRnc": a.BuyerRNC}
+	ev.Data.Payload = map[string]any{"status": a.Status, "reason": nullable(a.Reason), "buyerRnc": nullable(a.BuyerRNC)}
 	return ev
 }
 

@@ -113,6 +113,19 @@ type Delivery struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// DeliveryResource is the public form of a delivery: code and reason null
+// unless the delivery failed with them.
+type DeliveryResource struct {
+	Status string  `json:"status"`
+	Code   *string `json:"code"`
+	Reason *string `json:"reason"`
+}
+
+// Resource returns the public form of d.
+func (d Delivery) Resource() DeliveryResource {
+	return DeliveryResource{Status: d.Status, Code: nullable(d.Code), Reason: nullable(d.Reason)}
+}
+
 // CommercialApproval is the buyer's commercial verdict on a document, as
 // stored (the document's commercial_approval column).
 type CommercialApproval struct {
@@ -182,9 +195,9 @@ type DocumentResource struct {
 	QRURL              *string                     `json:"qrUrl"`
 	Total              string                      `json:"total"`
 	DGII               *DGIIResult                 `json:"dgii"`
-	Delivery           Delivery                    `json:"delivery"`
+	Delivery           DeliveryResource            `json:"delivery"`
 	CommercialApproval *CommercialApprovalResource `json:"commercialApproval"`
-	FailureReason      *string                     `json:"failureReason,omitempty"`
+	FailureReason      *string                     `json:"failureReason"`
 	Contingency        bool                        `json:"contingency"`
 	CreatedAt          string                      `json:"createdAt"`
 	UpdatedAt          string                      `json:"updatedAt"`
@@ -207,8 +220,8 @@ func (d *Document) Resource() DocumentResource {
 		CreatedAt:     FormatTime(d.CreatedAt),
 		UpdatedAt:     FormatTime(d.UpdatedAt),
 	}
-	var approval *CommercialApproval
-	r.Delivery, approval = d.buyerSide()
+	delivery, approval := d.buyerSide()
+	r.Delivery = delivery.Resource()
 	r.CommercialApproval = approval.Resource()
 	if d.SignedAt != nil {
 		s := FormatTime(*d.SignedAt)

@@ -177,7 +177,7 @@ func idempotencyKey(r *http.Request) (string, error) {
 type batchResult struct {
 	ENCF     string                  `json:"encf"`
 	Found    bool                    `json:"found"`
-	Document *sello.DocumentResource `json:"document,omitempty"`
+	Document *sello.DocumentResource `json:"document"` // null when not found
 }
 
 // handleStatusBatch answers the status of up to MaxBatchENCFs documents, in

@@ -385,7 +385,7 @@ func TestContractCheckResponse(t *testing.T) {
 	lastPage := okBody(map[string]any{"data": []sello.DocumentResource{}, "hasMore": false, "nextCursor": nil})
 	batch := okBody(map[string]any{"results": []any{
 		map[string]any{"encf": "E310000000042", "found": true, "document": rejectedDocument().Resource()},
-		map[string]any{"encf": "E310000000099", "found": false},
+		map[string]any{"encf": "E310000000099", "found": false, "document": nil},
 	}})
 
 	const (
@@ -461,8 +461,13 @@ func TestContractCheckResponse(t *testing.T) {
 			delete(m["results"].([]any)[0].(map[string]any), "document")
 		}), "results"},
 		{"ErrBatchNotFoundWithDocument", status, 200, rl, edit(batch, func(m map[string]any) {
-			m["results"].([]any)[1].(map[string]any)["document"] = nil
+			m["results"].([]any)[1].(map[string]any)["document"] = m["results"].([]any)[0].(map[string]any)["document"]
 		}), "results"},
+		{"ErrBatchNotFoundDocumentOmitted", status, 200, rl, edit(batch, func(m map[string]any) {
+			delete(m["results"].([]any)[1].(map[string]any), "document")
+		}), "results"},
+		{"ErrFailureReasonOmitted", get, 200, rl, edit(rejected, func(m map[string]any) { delete(docOf(m), "failureReason") }), "failureReason"},
+		{"ErrDeliveryReasonEmpty", get, 200, rl, edit(rejected, func(m map[string]any) { docOf(m)["delivery"].(map[string]any)["reason"] = "" }), "delivery"},
 		{"ErrWrongCodeForStatus", create, 401, nil, errorBody(sello.CodeInsufficientScope), "code"},
 		{"ErrForbiddenWithoutRateLimit", get, 403, nil, errorBody(sello.CodeEnvironmentMismatch), `"RateLimit" missing`},
 		{"ErrUnknownCode", create, 400, rl, edit(errorBody(sello.CodeInvalidJSON), func(m map[string]any) { m["error"].(map[string]any)["code"] = "BAD_JSON" }), "code"},

@@ -253,12 +253,12 @@ func TestBuyerSideFields(t *testing.T) {
 		wantDelivery map[string]any
 		posts        int // the e-CF's posts to the buyer's receiver
 	}{
-		{"AcceptedCreditoFiscal", invoice(withBuyer(dgiisim.RNCDGIITest)), "accepted", map[string]any{"status": sello.DeliveryDelivered}, 1},
+		{"AcceptedCreditoFiscal", invoice(withBuyer(dgiisim.RNCDGIITest)), "accepted", map[string]any{"status": sello.DeliveryDelivered, "code": nil, "reason": nil}, 1},
 		{"NotReceived", invoice(withBuyer("999000022")), "accepted", map[string]any{"status": sello.DeliveryFailed, "code": "2",
 			"reason": "The buyer 999000022 did not receive the e-CF: ARECF CodigoMotivoNoRecibido 2 (Error de Firma Digital)."}, 1},
-		{"NotElectronic", invoice(withBuyer("101010101")), "accepted", map[string]any{"status": sello.DeliveryNotElectronic}, 0},
-		{"AcceptedConsumo", invoice(consumo), "accepted", map[string]any{"status": sello.DeliveryNotApplicable}, 0},
-		{"Rejected", invoice(withBuyer("999000002")), "rejected", map[string]any{"status": sello.DeliveryNotApplicable}, 0},
+		{"NotElectronic", invoice(withBuyer("101010101")), "accepted", map[string]any{"status": sello.DeliveryNotElectronic, "code": nil, "reason": nil}, 0},
+		{"AcceptedConsumo", invoice(consumo), "accepted", map[string]any{"status": sello.DeliveryNotApplicable, "code": nil, "reason": nil}, 0},
+		{"Rejected", invoice(withBuyer("999000002")), "rejected", map[string]any{"status": sello.DeliveryNotApplicable, "code": nil, "reason": nil}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: tt.body})
