@@ -317,6 +317,47 @@ func InboundApprovalNotFound(id string) error {
 	return Errorf(CodeNotFound, "Inbound document %q has no commercial approval.", id)
 }
 
+// ApprovalNotFound is the NOT_FOUND of a lookup of an approval by its id.
+func ApprovalNotFound(id string) error {
+	return Errorf(CodeNotFound, "Commercial approval %q not found.", id)
+}
+
+// ApprovalFilter selects a page of approvals in ListApprovals: newest
+// requested first.
+type ApprovalFilter struct {
+	// Status is ApprovalSendPending, ApprovalSendSent or ApprovalSendFailed,
+	// "" for any.
+	Status string
+	// InboundDocumentID keeps the approval of that inbound document, ""
+	// for any.
+	InboundDocumentID string
+	// Cursor is the NextCursor of the previous page, "" for the first
+	// (FormatCursor of the request time and the approval's id).
+	Cursor string
+	// Limit is the page size, 1 to MaxPageSize (DefaultPageSize when 0).
+	Limit int
+}
+
+// PageSize is f's limit within 1 to MaxPageSize, DefaultPageSize when
+// unset.
+func (f ApprovalFilter) PageSize() int { return pageSize(f.Limit) }
+
+// NextApprovalPage cuts a page read with one row more than limit and
+// returns it with the cursor of the next page, "" on the last.
+func NextApprovalPage(as []*InboundApproval, limit int) ([]*InboundApproval, string) {
+	return cutPage(as, limit, func(a *InboundApproval) (time.Time, string) { return a.RequestedAt, a.ID })
+}
+
+// ParseApprovalSendStatus returns the sending status named s (pending,
+// sent, failed). Returns INVALID_REQUEST.
+func ParseApprovalSendStatus(s string) (string, error) {
+	switch s {
+	case ApprovalSendPending, ApprovalSendSent, ApprovalSendFailed:
+		return s, nil
+	}
+	return "", Errorf(CodeInvalidRequest, "Unknown approval status %q: use pending, sent or failed.", s)
+}
+
 // ApprovalStore keeps the tenant's commercial approvals of inbound
 // documents.
 type ApprovalStore interface {
@@ -330,6 +371,14 @@ type ApprovalStore interface {
 	// document id in env. Returns NOT_FOUND (no such document, or it has
 	// no approval).
 	FindInboundApproval(ctx context.Context, tenantID string, env Environment, inboundID string) (*InboundApproval, error)
+	// FindApproval returns the tenant's approval id (its own id, not its
+	// inbound document's) in env. Returns NOT_FOUND.
+	FindApproval(ctx context.Context, tenantID string, env Environment, id string) (*InboundApproval, error)
+	// ListApprovals returns a page of the tenant's approvals in env, newest
+	// requested first and without their ACECF, and the cursor of the next
+	// page ("" on the last). Returns INVALID_REQUEST for a malformed
+	// cursor.
+	ListApprovals(ctx context.Context, tenantID string, env Environment, f ApprovalFilter) (approvals []*InboundApproval, next string, err error)
 	// RecordApprovalOutcome applies out to the approval (Apply, under the
 	// document's lock) and writes it with the event Apply returns, in one
 	// transaction. Returns NOT_FOUND and CONFLICT.

@@ -69,6 +69,8 @@ var operations = []struct {
 	{"GET", "/{env}/documentos-recibidos/{id}/pdf", false, []int{200, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/eventos", false, []int{200, 400, 401, 403, 404, 429, 500}},
 	{"POST", "/{env}/aprobaciones-comerciales", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
+	{"GET", "/{env}/aprobaciones-comerciales", false, []int{200, 400, 401, 403, 404, 429, 500, 503}},
+	{"GET", "/{env}/aprobaciones-comerciales/{id}", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"POST", "/{env}/secuencias", false, []int{201, 400, 401, 403, 404, 413, 415, 422, 429, 500, 503}},
 	{"GET", "/{env}/secuencias", false, []int{200, 400, 401, 403, 404, 429, 500, 503}},
 	{"POST", "/{env}/anulaciones", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
@@ -87,7 +89,7 @@ var operations = []struct {
 
 func TestOpenAPIOperations(t *testing.T) {
 	doc := apitest.NewContract(t).Document()
-	if got, want := doc.Paths.Len(), 22; got != want {
+	if got, want := doc.Paths.Len(), 23; got != want {
 		t.Errorf("%d paths, want %d", got, want)
 	}
 	for _, o := range operations {
