@@ -85,7 +85,7 @@ func runVoids(ctx context.Context, args []string, getenv func(string) string, st
 					return err
 				}
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tSTATE\tCOUNT\tRANGES\tDGII\tCREATED")
+				fmt.Fprintln(tw, "id\tstate\tcount\tranges\tdgii\tcreatedAt")
 				cursor := ""
 				for {
 					voids, next, err := st.ListVoids(ctx, t.ID, env, sello.VoidFilter{Cursor: cursor, Limit: sello.MaxPageSize})
