@@ -715,8 +715,9 @@ func TestOpenAPIUnknownEnvironment(t *testing.T) {
 const oapiCodegen = "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen"
 
 // clientProgram uses the client oapi-codegen generates from /openapi.json:
-// it validates and creates the invoice in the file os.Args[3] and reads the
-// document back, decoding every answer into the generated types.
+// it validates and creates the invoice in the file os.Args[3], reads the
+// document back and lists the documents, decoding every answer into the
+// generated types.
 const clientProgram = `package main
 
 import (
@@ -765,6 +766,14 @@ func main() {
 	}
 	d := doc.JSON200.Document
 	fmt.Println("document", d.Type, d.Status, d.Delivery.Status, d.CommercialApproval == nil)
+
+	// A list's answer is the list envelope with typed items.
+	list, err := c.ListDocumentsWithResponse(ctx, "TesteCF", &sello.ListDocumentsParams{})
+	check(err)
+	if list.JSON200 == nil || len(list.JSON200.Data) == 0 {
+		fail(list.StatusCode(), list.Body)
+	}
+	fmt.Println("listed", len(list.JSON200.Data), list.JSON200.Data[0].Encf, list.JSON200.HasMore, list.JSON200.NextCursor == nil)
 
 	missing, err := c.GetDocumentWithResponse(ctx, "Produccion", d.Encf)
 	check(err)
@@ -849,6 +858,7 @@ func TestOpenAPIGoClient(t *testing.T) {
 	want := "health 200\n" +
 		"validated true 31 1\n" +
 		"document E31 queued_for_signing not_sent true\n" +
+		"listed 1 E310000000001 false true\n" +
 		"unknown environment 404 NOT_FOUND\n"
 	if got != want {
 		t.Errorf("the generated client's program printed\n%s\nwant\n%s", got, want)
