@@ -3,6 +3,7 @@ package sello
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -87,9 +88,31 @@ const (
 
 // ApprovalLeg is how sending the ACECF to one party went.
 type ApprovalLeg struct {
-	Status string `json:"status"` // ApprovalSendPending, ApprovalSendSent or ApprovalSendFailed
+	Status string // ApprovalSendPending, ApprovalSendSent or ApprovalSendFailed
 	// Error says why a failed leg failed.
-	Error string `json:"error,omitempty"`
+	Error string
+	// Answer is DGII's answer to the DGII leg once it answered (taken or
+	// refused); nil before, and always for the issuer's leg, whose
+	// receiver answers with its HTTP status alone.
+	Answer *DGIIResult
+}
+
+// equal reports whether l and o record the same outcome.
+func (l ApprovalLeg) equal(o ApprovalLeg) bool {
+	return l.Status == o.Status && l.Error == o.Error && reflect.DeepEqual(l.Answer, o.Answer)
+}
+
+// ApprovalLegResource is the public form of a leg: null where it has no
+// error or no answer.
+type ApprovalLegResource struct {
+	Status string      `json:"status"`
+	Error  *string     `json:"error"`
+	Answer *DGIIResult `json:"answer"`
+}
+
+// Resource returns the public form of l.
+func (l ApprovalLeg) Resource() ApprovalLegResource {
+	return ApprovalLegResource{Status: l.Status, Error: nullable(l.Error), Answer: l.Answer}
 }
 
 // InboundApproval is the tenant's commercial approval of an inbound
@@ -171,7 +194,7 @@ func (a *InboundApproval) Apply(out ApprovalOutcome, now time.Time) (*Event, err
 		if l.out == nil {
 			continue
 		}
-		if l.leg.Status != ApprovalSendPending && *l.leg != *l.out {
+		if l.leg.Status != ApprovalSendPending && !l.leg.equal(*l.out) {
 			return nil, Errorf(CodeConflict, "A leg of the approval of inbound document %s is %s already.", a.InboundDocumentID, l.leg.Status)
 		}
 		*l.leg = *l.out
@@ -231,8 +254,8 @@ func (a *InboundApproval) event(t EventType, severity, msg string, now time.Time
 				"approvalId":        a.ID,
 				"estado":            r.Estado,
 				"motivo":            r.Motivo,
-				"issuer":            map[string]any{"rnc": a.IssuerRNC, "status": a.Issuer.Status, "error": a.Issuer.Error},
-				"dgii":              map[string]any{"status": a.DGII.Status, "error": a.DGII.Error},
+				"issuer":            map[string]any{"rnc": a.IssuerRNC, "status": r.Issuer.Status, "error": r.Issuer.Error, "answer": r.Issuer.Answer},
+				"dgii":              r.DGII,
 			},
 		},
 	}
@@ -241,18 +264,18 @@ func (a *InboundApproval) event(t EventType, severity, msg string, now time.Time
 // ApprovalResource is the public form of an approval (the API's
 // aprobaciones-comerciales).
 type ApprovalResource struct {
-	ID                string      `json:"id"`
-	InboundDocumentID string      `json:"inboundDocumentId"`
-	Type              string      `json:"type"`
-	ENCF              string      `json:"encf"`
-	IssuerRNC         string      `json:"issuerRnc"`
-	Estado            string      `json:"estado"`
-	Motivo            *string     `json:"motivo"`
-	Status            string      `json:"status"`
-	Issuer            ApprovalLeg `json:"issuer"`
-	DGII              ApprovalLeg `json:"dgii"`
-	CreatedAt         string      `json:"createdAt"`
-	UpdatedAt         string      `json:"updatedAt"`
+	ID                string              `json:"id"`
+	InboundDocumentID string              `json:"inboundDocumentId"`
+	Type              string              `json:"type"`
+	ENCF              string              `json:"encf"`
+	IssuerRNC         string              `json:"issuerRnc"`
+	Estado            string              `json:"estado"`
+	Motivo            *string             `json:"motivo"`
+	Status            string              `json:"status"`
+	Issuer            ApprovalLegResource `json:"issuer"`
+	DGII              ApprovalLegResource `json:"dgii"`
+	CreatedAt         string              `json:"createdAt"`
+	UpdatedAt         string              `json:"updatedAt"`
 }
 
 // Resource returns the public form of a.
@@ -263,7 +286,7 @@ func (a *InboundApproval) Resource() ApprovalResource {
 	}
 	return ApprovalResource{
 		ID: a.ID, InboundDocumentID: a.InboundDocumentID, Type: a.Type.Code(), ENCF: a.ENCF, IssuerRNC: a.IssuerRNC,
-		Estado: estado, Motivo: nullable(a.Reason), Status: a.Status, Issuer: a.Issuer, DGII: a.DGII,
+		Estado: estado, Motivo: nullable(a.Reason), Status: a.Status, Issuer: a.Issuer.Resource(), DGII: a.DGII.Resource(),
 		CreatedAt: FormatTime(a.RequestedAt), UpdatedAt: FormatTime(a.UpdatedAt),
 	}
 }
@@ -294,6 +317,47 @@ func InboundApprovalNotFound(id string) error {
 	return Errorf(CodeNotFound, "Inbound document %q has no commercial approval.", id)
 }
 
+// ApprovalNotFound is the NOT_FOUND of a lookup of an approval by its id.
+func ApprovalNotFound(id string) error {
+	return Errorf(CodeNotFound, "Commercial approval %q not found.", id)
+}
+
+// ApprovalFilter selects a page of approvals in ListApprovals: newest
+// requested first.
+type ApprovalFilter struct {
+	// Status is ApprovalSendPending, ApprovalSendSent or ApprovalSendFailed,
+	// "" for any.
+	Status string
+	// InboundDocumentID keeps the approval of that inbound document, ""
+	// for any.
+	InboundDocumentID string
+	// Cursor is the NextCursor of the previous page, "" for the first
+	// (FormatCursor of the request time and the approval's id).
+	Cursor string
+	// Limit is the page size, 1 to MaxPageSize (DefaultPageSize when 0).
+	Limit int
+}
+
+// PageSize is f's limit within 1 to MaxPageSize, DefaultPageSize when
+// unset.
+func (f ApprovalFilter) PageSize() int { return pageSize(f.Limit) }
+
+// NextApprovalPage cuts a page read with one row more than limit and
+// returns it with the cursor of the next page, "" on the last.
+func NextApprovalPage(as []*InboundApproval, limit int) ([]*InboundApproval, string) {
+	return cutPage(as, limit, func(a *InboundApproval) (time.Time, string) { return a.RequestedAt, a.ID })
+}
+
+// ParseApprovalSendStatus returns the sending status named s (pending,
+// sent, failed). Returns INVALID_REQUEST.
+func ParseApprovalSendStatus(s string) (string, error) {
+	switch s {
+	case ApprovalSendPending, ApprovalSendSent, ApprovalSendFailed:
+		return s, nil
+	}
+	return "", Errorf(CodeInvalidRequest, "Unknown approval status %q: use pending, sent or failed.", s)
+}
+
 // ApprovalStore keeps the tenant's commercial approvals of inbound
 // documents.
 type ApprovalStore interface {
@@ -307,6 +371,14 @@ type ApprovalStore interface {
 	// document id in env. Returns NOT_FOUND (no such document, or it has
 	// no approval).
 	FindInboundApproval(ctx context.Context, tenantID string, env Environment, inboundID string) (*InboundApproval, error)
+	// FindApproval returns the tenant's approval id (its own id, not its
+	// inbound document's) in env. Returns NOT_FOUND.
+	FindApproval(ctx context.Context, tenantID string, env Environment, id string) (*InboundApproval, error)
+	// ListApprovals returns a page of the tenant's approvals in env, newest
+	// requested first and without their ACECF, and the cursor of the next
+	// page ("" on the last). Returns INVALID_REQUEST for a malformed
+	// cursor.
+	ListApprovals(ctx context.Context, tenantID string, env Environment, f ApprovalFilter) (approvals []*InboundApproval, next string, err error)
 	// RecordApprovalOutcome applies out to the approval (Apply, under the
 	// document's lock) and writes it with the event Apply returns, in one
 	// transaction. Returns NOT_FOUND and CONFLICT.

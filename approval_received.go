@@ -169,7 +169,7 @@ func (a *ReceivedApproval) Event(doc *Document, now time.Time) *Event {
 		severity, msg = "warning", fmt.Sprintf("The buyer %s rejected document %s: %s", a.BuyerRNC, doc.ENCF, a.Reason)
 	}
 	ev := NewDocumentEvent(EventECFCommercialApproval, doc, severity, msg, now)
-	ev.Data.Payload = map[string]any{"status": a.Status, "reason": a.Reason, "buyerRnc": a.BuyerRNC, "signer": signerPayload(a.Signer)}
+	ev.Data.Payload = map[string]any{"status": a.Status, "reason": nullable(a.Reason), "buyerRnc": nullable(a.BuyerRNC), "signer": signerPayload(a.Signer)}
 	return ev
 }
 
@@ -180,7 +180,7 @@ func NewApprovalDisputedEvent(doc *Document, now time.Time) *Event {
 	verdicts := doc.CommercialApproval.AllVerdicts()
 	list := make([]any, len(verdicts))
 	for i, v := range verdicts {
-		list[i] = map[string]any{"status": v.Status, "reason": v.Reason, "buyerRnc": v.BuyerRNC, "signer": signerPayload(v.Signer)}
+		list[i] = map[string]any{"status": v.Status, "reason": nullable(v.Reason), "buyerRnc": nullable(v.BuyerRNC), "signer": signerPayload(v.Signer)}
 	}
 	ev := NewDocumentEvent(EventECFCommercialApprovalDisputed, doc, "warning",
 		fmt.Sprintf("Document %s has conflicting commercial verdicts from different signers: only DGII knows who signs for the buyer %s.", doc.ENCF, doc.BuyerRNC), now)

@@ -219,7 +219,7 @@ func (c *CertificationRun) Record(i int, u CertificationRowUpdate, now time.Time
 		r.Attempted = true
 	}
 	if u.DGII != nil {
-		r.DGII = u.DGII.normalized()
+		r.DGII = u.DGII
 	}
 	r.Error = u.Error
 	r.UpdatedAt, c.UpdatedAt = now, now
@@ -440,7 +440,7 @@ func (c *CertificationRun) Resource() CertificationRunResource {
 	for i, row := range c.Rows {
 		rr := CertificationRowResource{
 			Index: row.Index, Sheet: row.Sheet, SheetRow: row.SheetRow, Kind: row.Kind, ENCF: row.ENCF, State: row.State,
-			TrackID: opt(row.TrackID), SecurityCode: opt(row.SecurityCode), DGII: row.DGII.normalized(), Error: opt(row.Error),
+			TrackID: opt(row.TrackID), SecurityCode: opt(row.SecurityCode), DGII: row.DGII, Error: opt(row.Error),
 			UpdatedAt: FormatTime(row.UpdatedAt),
 		}
 		if row.SignedAt != nil {

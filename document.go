@@ -3,7 +3,6 @@ package sello
 import (
 	"encoding/base64"
 	"encoding/json"
-	"fmt"
 	"math/big"
 	"slices"
 	"strconv"
@@ -107,45 +106,6 @@ type Document struct {
 	Payload json.RawMessage `json:"-"`
 }
 
-// DGIIResult is DGII's verdict on a document.
-type DGIIResult struct {
-	Codigo             int           `json:"codigo"`
-	Estado             string        `json:"estado"`
-	Mensajes           []DGIIMessage `json:"mensajes"`
-	SecuenciaUtilizada *bool         `json:"secuenciaUtilizada"`
-}
-
-// Verdict is the status DGII's verdict gives a document (FACTS §1.4):
-// codigo 1 Aceptado, 4 Aceptado Condicional, 2 Rechazado. Any other
-// codigo (0 No encontrado, 3 En Proceso) is no verdict: an error.
-func (r *DGIIResult) Verdict() (Status, error) {
-	switch r.Codigo {
-	case 1:
-		return StatusAccepted, nil
-	case 4:
-		return StatusAcceptedConditional, nil
-	case 2:
-		return StatusRejected, nil
-	}
-	return "", fmt.Errorf("dgii answered codigo %d (%s), not a verdict", r.Codigo, r.Estado)
-}
-
-// normalized returns r with Mensajes never nil, so it reads [] in JSON.
-func (r *DGIIResult) normalized() *DGIIResult {
-	if r == nil || r.Mensajes != nil {
-		return r
-	}
-	c := *r
-	c.Mensajes = []DGIIMessage{}
-	return &c
-}
-
-// DGIIMessage is one of DGII's validation messages.
-type DGIIMessage struct {
-	Codigo int    `json:"codigo"`
-	Valor  string `json:"valor"`
-}
-
 // Delivery is the state of a document's delivery to the buyer's receiver.
 type Delivery struct {
 	Status string `json:"status"`
@@ -154,6 +114,19 @@ type Delivery struct {
 	Code string `json:"code,omitempty"`
 	// Reason says why a delivery failed.
 	Reason string `json:"reason,omitempty"`
+}
+
+// DeliveryResource is the public form of a delivery: code and reason null
+// unless the delivery failed with them.
+type DeliveryResource struct {
+	Status string  `json:"status"`
+	Code   *string `json:"code"`
+	Reason *string `json:"reason"`
+}
+
+// Resource returns the public form of d.
+func (d Delivery) Resource() DeliveryResource {
+	return DeliveryResource{Status: d.Status, Code: nullable(d.Code), Reason: nullable(d.Reason)}
 }
 
 // CommercialApproval is the buyer's commercial verdict on a document, as
@@ -283,9 +256,9 @@ type DocumentResource struct {
 	QRURL              *string                     `json:"qrUrl"`
 	Total              string                      `json:"total"`
 	DGII               *DGIIResult                 `json:"dgii"`
-	Delivery           Delivery                    `json:"delivery"`
+	Delivery           DeliveryResource            `json:"delivery"`
 	CommercialApproval *CommercialApprovalResource `json:"commercialApproval"`
-	FailureReason      *string                     `json:"failureReason,omitempty"`
+	FailureReason      *string                     `json:"failureReason"`
 	Contingency        bool                        `json:"contingency"`
 	CreatedAt          string                      `json:"createdAt"`
 	UpdatedAt          string                      `json:"updatedAt"`
@@ -302,14 +275,14 @@ func (d *Document) Resource() DocumentResource {
 		SecurityCode:  nullable(d.SecurityCode),
 		QRURL:         nullable(d.QRURL),
 		Total:         d.Total,
-		DGII:          d.DGII.normalized(),
+		DGII:          d.DGII,
 		FailureReason: nullable(d.FailureReason),
 		Contingency:   d.Contingency,
 		CreatedAt:     FormatTime(d.CreatedAt),
 		UpdatedAt:     FormatTime(d.UpdatedAt),
 	}
-	var approval *CommercialApproval
-	r.Delivery, approval = d.buyerSide()
+	delivery, approval := d.buyerSide()
+	r.Delivery = delivery.Resource()
 	r.CommercialApproval = approval.Resource()
 	if d.SignedAt != nil {
 		s := FormatTime(*d.SignedAt)
@@ -381,7 +354,7 @@ func FormatCursor(at time.Time, id string) string {
 
 // ParseCursor reads a cursor of FormatCursor. Returns INVALID_REQUEST.
 func ParseCursor(c string) (time.Time, string, error) {
-	bad := Errorf(CodeInvalidRequest, "Cursor %q is not valid: pass the cursor of the previous page unchanged.", c)
+	bad := Errorf(CodeInvalidRequest, "Cursor %q is not valid: pass the nextCursor of the previous answer unchanged.", c)
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
 		return time.Time{}, "", bad

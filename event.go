@@ -131,9 +131,7 @@ type EventResource struct {
 // Resource returns the public form of e.
 func (e *Event) Resource() EventResource {
 	data := e.Data
-	if data.Payload == nil {
-		data.Payload = map[string]any{}
-	}
+	data.Payload = nullEmpty(data.Payload)
 	return EventResource{
 		ID:          e.ID,
 		Type:        e.Type,
@@ -143,6 +141,36 @@ func (e *Event) Resource() EventResource {
 		Document:    e.Document,
 		Data:        data,
 	}
+}
+
+// nullEmpty returns payload with every "" string in it (in nested objects
+// and lists too) made null, the API's one way of saying no value (docs/api.md,
+// Conventions): events written before the rule read the same as new ones.
+// A nil payload is {}.
+func nullEmpty(payload map[string]any) map[string]any {
+	out := make(map[string]any, len(payload))
+	for k, v := range payload {
+		out[k] = nullEmptyValue(v)
+	}
+	return out
+}
+
+func nullEmptyValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		if v == "" {
+			return nil
+		}
+	case map[string]any:
+		return nullEmpty(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = nullEmptyValue(x)
+		}
+		return out
+	}
+	return v
 }
 
 // EventFilter selects events in ListEvents.

@@ -178,8 +178,11 @@ type InboundStore interface {
 
 // InboundFilter selects inbound documents in ListInboundDocuments.
 type InboundFilter struct {
-	IssuerRNC string       // "" for any
-	Type      DocumentType // "" for any
+	IssuerRNC string // "" for any
+	// ENCF keeps the documents of that e-NCF ("" for any): with IssuerRNC,
+	// at most one.
+	ENCF string
+	Type DocumentType // "" for any
 	// Approval is ApprovalPending, ApprovalApproved or ApprovalRejected,
 	// "" for any.
 	Approval string
@@ -196,23 +199,32 @@ type InboundFilter struct {
 
 // PageSize is f's limit within 1 to MaxPageSize, DefaultPageSize when
 // unset.
-func (f InboundFilter) PageSize() int {
-	if f.Limit <= 0 {
-		return DefaultPageSize
-	}
-	return min(f.Limit, MaxPageSize)
-}
+func (f InboundFilter) PageSize() int { return pageSize(f.Limit) }
 
 // NextInboundPage cuts a page read with one row more than limit (the
 // engines read limit+1 to know whether another page follows) and returns
 // it with the cursor of the next page, "" on the last.
 func NextInboundPage(docs []*InboundDocument, limit int) ([]*InboundDocument, string) {
-	if len(docs) <= limit {
-		return docs, ""
+	return cutPage(docs, limit, func(d *InboundDocument) (time.Time, string) { return d.ReceivedAt, d.ID })
+}
+
+// pageSize is limit within 1 to MaxPageSize, DefaultPageSize when unset.
+func pageSize(limit int) int {
+	if limit <= 0 {
+		return DefaultPageSize
 	}
-	docs = docs[:limit]
-	last := docs[limit-1]
-	return docs, FormatCursor(last.ReceivedAt, last.ID)
+	return min(limit, MaxPageSize)
+}
+
+// cutPage cuts a page of a keyset list read with one item more than limit
+// and returns it with the cursor of the next page (FormatCursor of the
+// last item's key), "" on the last.
+func cutPage[T any](items []T, limit int, key func(T) (time.Time, string)) ([]T, string) {
+	if len(items) <= limit {
+		return items, ""
+	}
+	items = items[:limit]
+	return items, FormatCursor(key(items[limit-1]))
 }
 
 // ParseApprovalState returns the commercial approval state named s

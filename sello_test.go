@@ -248,7 +248,7 @@ func TestGCRA(t *testing.T) {
 }
 
 func TestDocumentResourceDGIIMessagesNeverNull(t *testing.T) {
-	d := &sello.Document{Type: "31", DGII: &sello.DGIIResult{Codigo: 1, Estado: "Aceptado"}}
+	d := &sello.Document{Type: "31", DGII: &sello.DGIIResult{Codigo: new(1), Estado: "Aceptado"}}
 	b, err := json.Marshal(d.Resource())
 	if err != nil {
 		t.Fatal(err)
@@ -445,13 +445,16 @@ func TestCheckCertificateHolder(t *testing.T) {
 // 0 (No encontrado) and 3 (En Proceso) are none.
 func TestDGIIResultVerdict(t *testing.T) {
 	for codigo, want := range map[int]sello.Status{1: sello.StatusAccepted, 4: sello.StatusAcceptedConditional, 2: sello.StatusRejected} {
-		if got, err := (&sello.DGIIResult{Codigo: codigo}).Verdict(); err != nil || got != want {
+		if got, err := (&sello.DGIIResult{Codigo: new(codigo)}).Verdict(); err != nil || got != want {
 			t.Errorf("codigo %d: %q, %v; want %q", codigo, got, err, want)
 		}
 	}
 	for _, codigo := range []int{0, 3, 5} {
-		if got, err := (&sello.DGIIResult{Codigo: codigo, Estado: "En Proceso"}).Verdict(); err == nil || got != "" {
+		if got, err := (&sello.DGIIResult{Codigo: new(codigo), Estado: "En Proceso"}).Verdict(); err == nil || got != "" {
 			t.Errorf("codigo %d: %q, %v; want no verdict", codigo, got, err)
 		}
+	}
+	if got, err := (&sello.DGIIResult{Estado: "Rechazado"}).Verdict(); err == nil || got != "" {
+		t.Errorf("no codigo: %q, %v; want no verdict", got, err)
 	}
 }

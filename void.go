@@ -56,14 +56,6 @@ func (r VoidRange) String() string {
 	return ENCF{Type: r.Type, Number: r.From}.String() + "–" + ENCF{Type: r.Type, Number: r.To}.String()
 }
 
-// VoidDGII is DGII's answer to a void: its codigo, nombre and mensajes
-// (DGII does not document the codigo's values; read the mensajes).
-type VoidDGII struct {
-	Codigo   string   `json:"codigo"`
-	Nombre   string   `json:"nombre"`
-	Mensajes []string `json:"mensajes"`
-}
-
 // Void is a tenant's void of e-NCF ranges in one environment.
 type Void struct {
 	ID          string
@@ -73,7 +65,7 @@ type Void struct {
 	Ranges []VoidRange
 	State  VoidState
 	// DGII is DGII's answer; nil until it answers.
-	DGII *VoidDGII
+	DGII *DGIIResult
 	// FailureReason says why a failed void got no answer.
 	FailureReason string
 	// ANECF is the signed ANECF as sent; nil until the worker signs it.
@@ -413,7 +405,7 @@ func (d *Document) WentToDGII() bool {
 type VoidOutcome struct {
 	ANECF         []byte
 	State         VoidState // "" while the void stays pending
-	DGII          *VoidDGII
+	DGII          *DGIIResult
 	FailureReason string
 }
 
@@ -474,7 +466,7 @@ type VoidResource struct {
 	State         VoidState           `json:"state"`
 	Ranges        []VoidRangeResource `json:"ranges"`
 	Count         int64               `json:"count"`
-	DGII          *VoidDGII           `json:"dgii"`
+	DGII          *DGIIResult         `json:"dgii"`
 	FailureReason *string             `json:"failureReason"`
 	CreatedAt     string              `json:"createdAt"`
 	UpdatedAt     string              `json:"updatedAt"`
@@ -486,11 +478,6 @@ func (v *Void) Resource() VoidResource {
 		DGII: v.DGII, CreatedAt: FormatTime(v.CreatedAt), UpdatedAt: FormatTime(v.UpdatedAt)}
 	for i, rg := range v.Ranges {
 		r.Ranges[i] = VoidRangeResource{Type: rg.Type.Code(), From: rg.From, To: rg.To, Count: rg.Count()}
-	}
-	if v.DGII != nil && v.DGII.Mensajes == nil {
-		d := *v.DGII
-		d.Mensajes = []string{}
-		r.DGII = &d
 	}
 	if v.FailureReason != "" {
 		r.FailureReason = &v.FailureReason

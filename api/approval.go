@@ -35,3 +35,46 @@ func (s *Server) handleCreateApproval(w http.ResponseWriter, r *http.Request) er
 	writeJSON(w, http.StatusAccepted, approvalBody{OK: true, Approval: a.Resource(), CorrelationID: correlationID(r.Context())})
 	return nil
 }
+
+// handleListApprovals returns a page of the tenant's commercial approvals
+// in the environment, newest first, each with the outcome of its legs (to
+// the issuer and to DGII); status and inboundDocumentId filter.
+func (s *Server) handleListApprovals(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	q := r.URL.Query()
+	l := newListQuery(q, "status", "inboundDocumentId", "cursor", "limit")
+	pq := l.page()
+	f := sello.ApprovalFilter{Cursor: pq.Cursor, Limit: pq.Limit, InboundDocumentID: q.Get("inboundDocumentId")}
+	if v := q.Get("status"); v != "" {
+		st, err := sello.ParseApprovalSendStatus(v)
+		if err != nil {
+			l.bad("status", sello.ErrorMessageOf(err))
+		}
+		f.Status = st
+	}
+	if err := l.err(); err != nil {
+		return err
+	}
+	as, next, err := s.Store.ListApprovals(r.Context(), p.Tenant.ID, p.Env, f)
+	if err != nil {
+		return err
+	}
+	out := make([]sello.ApprovalResource, len(as))
+	for i, a := range as {
+		out[i] = a.Resource()
+	}
+	writeList(w, r, out, next)
+	return nil
+}
+
+// handleGetApproval returns one of the tenant's commercial approvals by its
+// id (the approval's, not its inbound document's). Returns NOT_FOUND.
+func (s *Server) handleGetApproval(w http.ResponseWriter, r *http.Request) error {
+	p := principalFrom(r.Context())
+	a, err := s.Store.FindApproval(r.Context(), p.Tenant.ID, p.Env, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, approvalBody{OK: true, Approval: a.Resource(), CorrelationID: correlationID(r.Context())})
+	return nil
+}

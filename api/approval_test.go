@@ -82,3 +82,112 @@ func TestCreateApproval(t *testing.T) {
 		wantError(t, f.do("POST", path, body(in.ID, "aprobado", "")), http.StatusNotFound, "NOT_FOUND", "not found")
 	})
 }
+
+// TestReadApprovals reads the tenant's approvals back: the list, newest
+// first in the list envelope, and one by id, each with its legs' outcome;
+// another tenant's or environment's never.
+func TestReadApprovals(t *testing.T) {
+	f := mustFixture(t)
+	const path = "/TesteCF/aprobaciones-comerciales"
+	var ids []string // oldest first
+	for i := range 3 {
+		in := mustInbound(t, f, f.tenant.ID, sello.TypeCreditoFiscal, 10+i)
+		a, err := f.db.ApproveInboundDocument(t.Context(), f.tenant.ID, sello.EnvTest, sello.ApprovalRequest{InboundDocumentID: in.ID, Estado: sello.EstadoAprobado})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, a.ID)
+	}
+	first, err := f.db.FindApproval(t.Context(), f.tenant.ID, sello.EnvTest, ids[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.RecordApprovalOutcome(t.Context(), f.tenant.ID, sello.EnvTest, first.InboundDocumentID, sello.ApprovalOutcome{
+		Issuer: &sello.ApprovalLeg{Status: sello.ApprovalSendFailed, Error: "receiver: aprobacioncomercial: HTTP 400"},
+		DGII:   &sello.ApprovalLeg{Status: sello.ApprovalSendSent, Answer: sello.NewDGIITextResult("1", "Aprobación comercial aprobada", nil)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	type page struct {
+		Data       []sello.ApprovalResource `json:"data"`
+		HasMore    bool                     `json:"hasMore"`
+		NextCursor *string                  `json:"nextCursor"`
+	}
+	list := func(t *testing.T, key, query string) page {
+		t.Helper()
+		resp, body := call(t, f, key, "GET", path+query, nil)
+		var p page
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &p) != nil {
+			t.Fatalf("GET %s: %d %s", query, resp.StatusCode, body)
+		}
+		return p
+	}
+
+	t.Run("List", func(t *testing.T) {
+		var got []string
+		query := "?limit=2"
+		for range 3 {
+			p := list(t, f.key, query)
+			for _, a := range p.Data {
+				got = append(got, a.ID)
+			}
+			if !p.HasMore {
+				if p.NextCursor != nil {
+					t.Fatalf("last page: nextCursor %q, want null", *p.NextCursor)
+				}
+				break
+			}
+			query = "?limit=2&cursor=" + *p.NextCursor
+		}
+		if want := []string{ids[2], ids[1], ids[0]}; strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Fatalf("listed %v, want %v (newest first)", got, want)
+		}
+	})
+	t.Run("Filters", func(t *testing.T) {
+		if p := list(t, f.key, "?status=failed"); len(p.Data) != 1 || p.Data[0].ID != ids[0] {
+			t.Fatalf("status=failed: %+v, want %s", p.Data, ids[0])
+		}
+		if p := list(t, f.key, "?inboundDocumentId="+first.InboundDocumentID); len(p.Data) != 1 || p.Data[0].ID != ids[0] {
+			t.Fatalf("inboundDocumentId: %+v, want %s", p.Data, ids[0])
+		}
+	})
+	t.Run("Get", func(t *testing.T) {
+		resp, body := call(t, f, f.key, "GET", path+"/"+ids[0], nil)
+		var got struct{ Approval sello.ApprovalResource }
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &got) != nil {
+			t.Fatalf("got %d %s", resp.StatusCode, body)
+		}
+		a := got.Approval
+		if a.ID != ids[0] || a.Status != sello.ApprovalSendFailed || a.Issuer.Status != sello.ApprovalSendFailed || a.Issuer.Error == nil ||
+			a.Issuer.Answer != nil || a.DGII.Status != sello.ApprovalSendSent || a.DGII.Error != nil ||
+			a.DGII.Answer == nil || a.DGII.Answer.Codigo == nil || *a.DGII.Answer.Codigo != 1 {
+			t.Fatalf("approval %s", body)
+		}
+	})
+	t.Run("ErrNotFound", func(t *testing.T) {
+		resp, body := call(t, f, f.key, "GET", path+"/"+first.InboundDocumentID, nil)
+		wantCallError(t, resp, body, http.StatusNotFound, sello.CodeNotFound, "not found")
+	})
+	t.Run("Isolation", func(t *testing.T) {
+		_, key := mustTenant(t, f, "130000003", sello.EnvTest)
+		if p := list(t, key, ""); len(p.Data) != 0 {
+			t.Fatalf("another tenant lists %+v", p.Data)
+		}
+		resp, body := call(t, f, key, "GET", path+"/"+ids[0], nil)
+		wantCallError(t, resp, body, http.StatusNotFound, sello.CodeNotFound)
+		certKey := mustKey(t, f, f.tenant.ID, sello.EnvCert, sello.Scopes...)
+		resp, body = call(t, f, certKey, "GET", "/CerteCF/aprobaciones-comerciales/"+ids[0], nil)
+		wantCallError(t, resp, body, http.StatusNotFound, sello.CodeNotFound)
+	})
+	t.Run("ErrScope", func(t *testing.T) {
+		key := mustKey(t, f, f.tenant.ID, sello.EnvTest, sello.ScopeRead)
+		resp, body := call(t, f, key, "GET", path, nil)
+		wantCallError(t, resp, body, http.StatusForbidden, sello.CodeInsufficientScope, "tenant:admin")
+	})
+	t.Run("ErrQuery", func(t *testing.T) {
+		for _, q := range []string{"?status=sending", "?limit=0", "?cursor=nonsense", "?estado=aprobado"} {
+			resp, body := call(t, f, f.key, "GET", path+q, nil)
+			wantCallError(t, resp, body, http.StatusBadRequest, sello.CodeInvalidRequest)
+		}
+	})
+}

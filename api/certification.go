@@ -10,6 +10,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/ecf"
@@ -119,13 +120,22 @@ func readError(err error) error {
 	return bodyReadError(err)
 }
 
-// handleListCertifications lists the tenant's runs in the environment,
-// newest first, without their rows: a tenant has a handful, so the list
-// is not paginated. Runs exist only in CerteCF; elsewhere the list is
-// empty.
+// handleListCertifications lists a page of the tenant's runs in the
+// environment, newest first, without their rows: a tenant has a handful,
+// read whole and paged here (pageOf). Runs exist only in CerteCF;
+// elsewhere the list is empty.
 func (s *Server) handleListCertifications(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
+	l := newListQuery(r.URL.Query(), "cursor", "limit")
+	pq := l.page()
+	if err := l.err(); err != nil {
+		return err
+	}
 	runs, err := s.Store.FindCertificationRuns(r.Context(), p.Tenant.ID, p.Env)
+	if err != nil {
+		return err
+	}
+	runs, next, err := pageOf(runs, pq, func(run *sello.CertificationRun) (time.Time, string) { return run.CreatedAt, run.ID })
 	if err != nil {
 		return err
 	}
@@ -133,11 +143,7 @@ func (s *Server) handleListCertifications(w http.ResponseWriter, r *http.Request
 	for i, run := range runs {
 		out[i] = run.Summary()
 	}
-	writeJSON(w, http.StatusOK, struct {
-		OK            bool                            `json:"ok"`
-		Runs          []sello.CertificationRunSummary `json:"runs"`
-		CorrelationID string                          `json:"correlationId"`
-	}{true, out, correlationID(r.Context())})
+	writeList(w, r, out, next)
 	return nil
 }
 

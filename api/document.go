@@ -177,7 +177,7 @@ func idempotencyKey(r *http.Request) (string, error) {
 type batchResult struct {
 	ENCF     string                  `json:"encf"`
 	Found    bool                    `json:"found"`
-	Document *sello.DocumentResource `json:"document,omitempty"`
+	Document *sello.DocumentResource `json:"document"` // null when not found
 }
 
 // handleStatusBatch answers the status of up to MaxBatchENCFs documents, in
@@ -270,23 +270,8 @@ func (s *Server) handleListDocuments(w http.ResponseWriter, r *http.Request) err
 	for i, d := range docs {
 		res[i] = d.Resource()
 	}
-	writePage(w, r, res, next)
+	writeList(w, r, res, next)
 	return nil
-}
-
-// writePage writes a page of a cursor list: its documents and the cursor
-// of the next page, null on the last.
-func writePage[T any](w http.ResponseWriter, r *http.Request, docs []T, next string) {
-	var nextCursor *string
-	if next != "" {
-		nextCursor = &next
-	}
-	writeJSON(w, http.StatusOK, struct {
-		OK            bool    `json:"ok"`
-		Documents     []T     `json:"documents"`
-		NextCursor    *string `json:"nextCursor"`
-		CorrelationID string  `json:"correlationId"`
-	}{true, docs, nextCursor, correlationID(r.Context())})
 }
 
 // parseDocumentFilter reads the list's query parameters, reporting every bad

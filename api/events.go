@@ -31,7 +31,7 @@ func formatEventCursor(p sello.EventPosition) string {
 // parseEventCursor reads a cursor of formatEventCursor, or of its earlier
 // form base64url("ev.<seq>"), which is at Tx 0. Returns INVALID_REQUEST.
 func parseEventCursor(c string) (sello.EventPosition, error) {
-	bad := sello.Errorf(sello.CodeInvalidRequest, "Cursor %q is not valid: pass the next of the previous answer unchanged.", c)
+	bad := sello.Errorf(sello.CodeInvalidRequest, "Cursor %q is not valid: pass the nextCursor of the previous answer unchanged.", c)
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
 		return sello.EventPosition{}, bad
@@ -63,8 +63,10 @@ func parseCursorNumber(digits string) (int64, bool) {
 }
 
 // handleListEvents returns the tenant's events in the environment after a
-// cursor, oldest first (DESIGN §3): a poller's alternative to webhooks, and
-// the way to catch up after an outage. Events are kept 30 days; the purge is
+// cursor (cursor, or after, the spec's name), oldest first (DESIGN §3): a
+// poller's alternative to webhooks, and the way to catch up after an
+// outage. The feed never ends: its nextCursor is always the position to
+// poll from next. Events are kept 30 days; the purge is
 // not this handler's.
 func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
@@ -96,13 +98,7 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 		res[i] = e.Resource()
 		next = e.Pos
 	}
-	writeJSON(w, http.StatusOK, struct {
-		OK            bool                  `json:"ok"`
-		Events        []sello.EventResource `json:"events"`
-		Next          string                `json:"next"`
-		HasMore       bool                  `json:"hasMore"`
-		CorrelationID string                `json:"correlationId"`
-	}{true, res, formatEventCursor(next), hasMore, correlationID(r.Context())})
+	writeFeed(w, r, res, formatEventCursor(next), hasMore)
 	return nil
 }
 
@@ -113,18 +109,26 @@ func parseEventFilter(q url.Values) (sello.EventFilter, error) {
 	var details []sello.ErrorDetail
 	bad := func(param, msg string) { details = append(details, sello.ErrorDetail{Path: param, Message: msg}) }
 	for param, vals := range q {
-		if !slices.Contains([]string{"after", "type", "limit"}, param) {
-			bad(param, "unknown query parameter; use after, type or limit")
+		if !slices.Contains([]string{"cursor", "after", "type", "limit"}, param) {
+			bad(param, "unknown query parameter; use cursor, type or limit")
 		} else if len(vals) > 1 {
 			bad(param, "must be given once")
 		}
 	}
-	if v, ok := q["after"]; ok {
-		pos, err := parseEventCursor(v[0])
-		if err != nil {
-			bad("after", "not a cursor of the events API: pass the next of the previous answer unchanged")
+	// after is the spec's name (§4) for the same cursor.
+	_, hasCursor := q["cursor"]
+	_, hasAfter := q["after"]
+	if hasCursor && hasAfter {
+		bad("after", "after is another name for cursor: give one of them")
+	}
+	for _, param := range []string{"cursor", "after"} {
+		if v, ok := q[param]; ok {
+			pos, err := parseEventCursor(v[0])
+			if err != nil {
+				bad(param, "not a cursor of the events API: pass the nextCursor of the previous answer unchanged")
+			}
+			f.After = pos
 		}
-		f.After = pos
 	}
 	if v, ok := q["type"]; ok {
 		t := sello.EventType(v[0])

@@ -19,8 +19,8 @@ import (
 // eventList is the body of GET /{env}/eventos.
 type eventList struct {
 	OK            bool                  `json:"ok"`
-	Events        []sello.EventResource `json:"events"`
-	Next          *string               `json:"next"`
+	Events        []sello.EventResource `json:"data"`
+	Next          *string               `json:"nextCursor"`
 	HasMore       *bool                 `json:"hasMore"`
 	CorrelationID string                `json:"correlationId"`
 }
@@ -101,7 +101,7 @@ func listEvents(tb testing.TB, f *fixture, key string, env sello.Environment, qu
 		tb.Fatal(err)
 	}
 	if !l.OK || l.Next == nil || *l.Next == "" || l.HasMore == nil || l.Events == nil {
-		tb.Fatalf("GET %s: body lacks ok, next, hasMore or events: %s", path, body)
+		tb.Fatalf("GET %s: body lacks ok, nextCursor, hasMore or data: %s", path, body)
 	}
 	if got, want := l.CorrelationID, resp.Header.Get("X-Correlation-Id"); got != want || got == "" {
 		tb.Fatalf("correlationId %q, header %q", got, want)
@@ -174,7 +174,7 @@ func TestListEvents(t *testing.T) {
 			}
 			q := "limit=1"
 			if after != "" {
-				q += "&after=" + url.QueryEscape(after)
+				q += "&cursor=" + url.QueryEscape(after)
 			}
 			l := listEvents(t, f, f.key, sello.EnvTest, q)
 			if len(l.Events) != 1 {
@@ -193,8 +193,9 @@ func TestListEvents(t *testing.T) {
 			t.Fatalf("paged events %s, want %s", got, wantOrder)
 		}
 
-		// At the end, next keeps the poller's place.
-		l := listEvents(t, f, f.key, sello.EnvTest, "after="+url.QueryEscape(after))
+		// At the end, nextCursor keeps the poller's place: a feed can
+		// always continue.
+		l := listEvents(t, f, f.key, sello.EnvTest, "cursor="+url.QueryEscape(after))
 		if len(l.Events) != 0 || *l.HasMore || *l.Next != after {
 			t.Fatalf("after the last event: %d events, hasMore %v, next %q; want none, false, %q", len(l.Events), *l.HasMore, *l.Next, after)
 		}
@@ -220,9 +221,13 @@ func TestListEvents(t *testing.T) {
 		if !ok {
 			t.Fatalf("next %q decodes to %q, want ev.0.<seq>", *l.Next, b)
 		}
-		want := describeEvents(listEvents(t, f, f.key, sello.EnvTest, "after="+url.QueryEscape(*l.Next)).Events)
+		want := describeEvents(listEvents(t, f, f.key, sello.EnvTest, "cursor="+url.QueryEscape(*l.Next)).Events)
 		if !strings.HasPrefix(describeEvents(l.Events)+", "+want, wantOrder) {
 			t.Fatalf("after the first two events: %s; want the rest of %s", want, wantOrder)
+		}
+		// after is the spec's name for the same cursor.
+		if got := describeEvents(listEvents(t, f, f.key, sello.EnvTest, "after="+url.QueryEscape(*l.Next)).Events); got != want {
+			t.Fatalf("after= the first two events: %s, want %s as with cursor=", got, want)
 		}
 		// A cursor of the earlier form ev.<seq> is at transaction 0.
 		old := base64.RawURLEncoding.EncodeToString([]byte("ev." + seq))
@@ -365,7 +370,10 @@ func TestListEventsInvalidRequest(t *testing.T) {
 		{"LimitZero", "limit=0", []string{"limit"}},
 		{"LimitTooLarge", "limit=201", []string{"limit"}},
 		{"LimitNotANumber", "limit=ten", []string{"limit"}},
-		{"UnknownParameter", "cursor=abc", []string{"cursor"}},
+		{"UnknownParameter", "position=abc", []string{"position"}},
+		{"CursorNotBase64", "cursor=!!!", []string{"cursor"}},
+		{"CursorDocumentCursor", "cursor=" + sello.FormatCursor(time.Now(), "0193abcd"), []string{"cursor"}},
+		{"CursorAndAfter", "cursor=" + b64([]byte("ev.1.2")) + "&after=" + b64([]byte("ev.1.2")), []string{"after"}},
 		{"Repeated", "type=ecf.queued&type=ecf.signed", []string{"type"}},
 		{"Several", "after=x&type=nope&limit=-1", []string{"after", "limit", "type"}},
 	} {

@@ -35,7 +35,7 @@ func (s *Server) handleListInbound(w http.ResponseWriter, r *http.Request) error
 	for i, d := range docs {
 		res[i] = d.Resource()
 	}
-	writePage(w, r, res, next)
+	writeList(w, r, res, next)
 	return nil
 }
 
@@ -43,7 +43,13 @@ func (s *Server) handleListInbound(w http.ResponseWriter, r *http.Request) error
 // every bad one. Returns INVALID_REQUEST.
 func parseInboundFilter(q url.Values) (sello.InboundFilter, error) {
 	f := sello.InboundFilter{Limit: sello.DefaultPageSize, Cursor: q.Get("cursor")}
-	l := newListQuery(q, "issuer", "type", "approval", "from", "to", "cursor", "limit")
+	l := newListQuery(q, "issuer", "encf", "type", "approval", "from", "to", "cursor", "limit")
+	if v := q.Get("encf"); v != "" {
+		if _, err := sello.ParseENCF(v); err != nil {
+			l.bad("encf", sello.ErrorMessageOf(err))
+		}
+		f.ENCF = v
+	}
 	if v := q.Get("issuer"); v != "" {
 		if err := sello.ValidateRNC(v); err != nil {
 			l.bad("issuer", sello.ErrorMessageOf(err))

@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -36,8 +37,9 @@ func inboundFixture(tb testing.TB, n int) (*fixture, *receiverFixture, [][]byte)
 func TestInboundDocuments(t *testing.T) {
 	f, _, xmls := inboundFixture(t, 3)
 	type list struct {
-		Documents  []sello.InboundDocumentResource
-		NextCursor *string
+		Documents  []sello.InboundDocumentResource `json:"data"`
+		HasMore    bool                            `json:"hasMore"`
+		NextCursor *string                         `json:"nextCursor"`
 	}
 	t.Run("List", func(t *testing.T) {
 		var got []sello.InboundDocumentResource
@@ -134,4 +136,35 @@ func TestInboundDocuments(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestInboundByENCF finds received documents by e-NCF: with the issuer,
+// the one document; a malformed e-NCF is refused.
+func TestInboundByENCF(t *testing.T) {
+	f, _, _ := inboundFixture(t, 3)
+	list := func(query string) []sello.InboundDocumentResource {
+		t.Helper()
+		resp, body := call(t, f, f.key, "GET", "/TesteCF/documentos-recibidos?"+query, nil)
+		var l struct {
+			Data []sello.InboundDocumentResource `json:"data"`
+		}
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &l) != nil {
+			t.Fatalf("GET ?%s: %d %s", query, resp.StatusCode, body)
+		}
+		return l.Data
+	}
+	if got := list("issuer=" + supplierRNC + "&encf=E310000000002"); len(got) != 1 || got[0].ENCF != "E310000000002" || got[0].Issuer.RNC != supplierRNC {
+		t.Fatalf("issuer and encf: %+v, want E310000000002", got)
+	}
+	if got := list("encf=E310000000002"); len(got) != 1 {
+		t.Fatalf("encf: %+v, want one", got)
+	}
+	if got := list("issuer=131000001&encf=E310000000002"); len(got) != 0 {
+		t.Fatalf("another issuer's encf: %+v, want none", got)
+	}
+	resp, body := call(t, f, f.key, "GET", "/TesteCF/documentos-recibidos?encf=E99", nil)
+	wantCallError(t, resp, body, http.StatusBadRequest, sello.CodeInvalidRequest)
+	if !strings.Contains(string(body), `"path":"encf"`) {
+		t.Fatalf("no detail at encf: %s", body)
+	}
 }

@@ -69,13 +69,15 @@ var operations = []struct {
 	{"GET", "/{env}/documentos-recibidos/{id}/pdf", false, []int{200, 401, 403, 404, 429, 500}},
 	{"GET", "/{env}/eventos", false, []int{200, 400, 401, 403, 404, 429, 500}},
 	{"POST", "/{env}/aprobaciones-comerciales", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
+	{"GET", "/{env}/aprobaciones-comerciales", false, []int{200, 400, 401, 403, 404, 429, 500, 503}},
+	{"GET", "/{env}/aprobaciones-comerciales/{id}", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"POST", "/{env}/secuencias", false, []int{201, 400, 401, 403, 404, 413, 415, 422, 429, 500, 503}},
-	{"GET", "/{env}/secuencias", false, []int{200, 401, 403, 404, 429, 500, 503}},
+	{"GET", "/{env}/secuencias", false, []int{200, 400, 401, 403, 404, 429, 500, 503}},
 	{"POST", "/{env}/anulaciones", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
 	{"GET", "/{env}/anulaciones", false, []int{200, 400, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/anulaciones/{id}", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/anulaciones/{id}/xml", false, []int{200, 401, 403, 404, 429, 500, 503}},
-	{"GET", "/{env}/certificacion/pruebas", false, []int{200, 401, 403, 404, 429, 500, 503}},
+	{"GET", "/{env}/certificacion/pruebas", false, []int{200, 400, 401, 403, 404, 429, 500, 503}},
 	{"POST", "/{env}/certificacion/pruebas", false, []int{202, 400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503}},
 	{"GET", "/{env}/certificacion/pruebas/{id}", false, []int{200, 401, 403, 404, 429, 500, 503}},
 	{"GET", "/{env}/certificacion/pruebas/{id}/representaciones-impresas", false, []int{200, 401, 403, 404, 409, 429, 500, 503}},
@@ -87,7 +89,7 @@ var operations = []struct {
 
 func TestOpenAPIOperations(t *testing.T) {
 	doc := apitest.NewContract(t).Document()
-	if got, want := doc.Paths.Len(), 22; got != want {
+	if got, want := doc.Paths.Len(), 23; got != want {
 		t.Errorf("%d paths, want %d", got, want)
 	}
 	for _, o := range operations {
@@ -272,7 +274,7 @@ func rejectedDocument() *sello.Document {
 	d.SecurityCode = "Xk3Pq9"
 	d.SignedAt = &signedAt
 	d.QRURL = "https://ecf.dgii.gov.do/testecf/consultatimbre?ENCF=E310000000042"
-	d.DGII = &sello.DGIIResult{Codigo: 2, Estado: "Rechazado", Mensajes: []sello.DGIIMessage{{Codigo: 613, Valor: "RNC del comprador no válido"}}, SecuenciaUtilizada: &used}
+	d.DGII = &sello.DGIIResult{Codigo: new(2), Estado: "Rechazado", Mensajes: []sello.DGIIMessage{{Codigo: new(613), Valor: "RNC del comprador no válido"}}, SecuenciaUtilizada: &used}
 	d.Delivery = sello.Delivery{Status: sello.DeliveryNotApplicable}
 	d.CommercialApproval = nil
 	d.UpdatedAt = now.Add(4 * time.Second)
@@ -381,11 +383,11 @@ func TestContractCheckResponse(t *testing.T) {
 	created := okBody(map[string]any{"document": queuedDocument().Resource()})
 	rejected := okBody(map[string]any{"document": rejectedDocument().Resource()})
 	failed := okBody(map[string]any{"document": failedDocument().Resource()})
-	list := okBody(map[string]any{"documents": []sello.DocumentResource{queuedDocument().Resource(), failedDocument().Resource()}, "nextCursor": "c2VxOjQy"})
-	lastPage := okBody(map[string]any{"documents": []sello.DocumentResource{}, "nextCursor": nil})
+	list := okBody(map[string]any{"data": []sello.DocumentResource{queuedDocument().Resource(), failedDocument().Resource()}, "hasMore": true, "nextCursor": "c2VxOjQy"})
+	lastPage := okBody(map[string]any{"data": []sello.DocumentResource{}, "hasMore": false, "nextCursor": nil})
 	batch := okBody(map[string]any{"results": []any{
 		map[string]any{"encf": "E310000000042", "found": true, "document": rejectedDocument().Resource()},
-		map[string]any{"encf": "E310000000099", "found": false},
+		map[string]any{"encf": "E310000000099", "found": false, "document": nil},
 	}})
 
 	const (
@@ -454,12 +456,20 @@ func TestContractCheckResponse(t *testing.T) {
 		{"ErrNoCorrelationIDInBody", create, 202, rl, edit(created, func(m map[string]any) { delete(m, "correlationId") }), "correlationId"},
 		{"ErrValidateNotValid", validate, 200, rl, edit([]byte(validateBody), func(m map[string]any) { m["valid"] = false }), "valid"},
 		{"ErrListNoNextCursor", listDocs, 200, rl, edit(list, func(m map[string]any) { delete(m, "nextCursor") }), "nextCursor"},
+		{"ErrListNoHasMore", listDocs, 200, rl, edit(list, func(m map[string]any) { delete(m, "hasMore") }), "hasMore"},
+		{"ErrListOldName", listDocs, 200, rl, edit(list, func(m map[string]any) { m["documents"] = m["data"] }), "documents"},
+		{"ErrListItemNotDocument", listDocs, 200, rl, edit(list, func(m map[string]any) { m["data"] = []any{map[string]any{"id": "x"}} }), "data"},
 		{"ErrBatchFoundWithoutDocument", status, 200, rl, edit(batch, func(m map[string]any) {
 			delete(m["results"].([]any)[0].(map[string]any), "document")
 		}), "results"},
 		{"ErrBatchNotFoundWithDocument", status, 200, rl, edit(batch, func(m map[string]any) {
-			m["results"].([]any)[1].(map[string]any)["document"] = nil
+			m["results"].([]any)[1].(map[string]any)["document"] = m["results"].([]any)[0].(map[string]any)["document"]
 		}), "results"},
+		{"ErrBatchNotFoundDocumentOmitted", status, 200, rl, edit(batch, func(m map[string]any) {
+			delete(m["results"].([]any)[1].(map[string]any), "document")
+		}), "results"},
+		{"ErrFailureReasonOmitted", get, 200, rl, edit(rejected, func(m map[string]any) { delete(docOf(m), "failureReason") }), "failureReason"},
+		{"ErrDeliveryReasonEmpty", get, 200, rl, edit(rejected, func(m map[string]any) { docOf(m)["delivery"].(map[string]any)["reason"] = "" }), "delivery"},
 		{"ErrWrongCodeForStatus", create, 401, nil, errorBody(sello.CodeInsufficientScope), "code"},
 		{"ErrForbiddenWithoutRateLimit", get, 403, nil, errorBody(sello.CodeEnvironmentMismatch), `"RateLimit" missing`},
 		{"ErrUnknownCode", create, 400, rl, edit(errorBody(sello.CodeInvalidJSON), func(m map[string]any) { m["error"].(map[string]any)["code"] = "BAD_JSON" }), "code"},
@@ -705,8 +715,9 @@ func TestOpenAPIUnknownEnvironment(t *testing.T) {
 const oapiCodegen = "github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen"
 
 // clientProgram uses the client oapi-codegen generates from /openapi.json:
-// it validates and creates the invoice in the file os.Args[3] and reads the
-// document back, decoding every answer into the generated types.
+// it validates and creates the invoice in the file os.Args[3], reads the
+// document back and lists the documents, decoding every answer into the
+// generated types.
 const clientProgram = `package main
 
 import (
@@ -755,6 +766,14 @@ func main() {
 	}
 	d := doc.JSON200.Document
 	fmt.Println("document", d.Type, d.Status, d.Delivery.Status, d.CommercialApproval == nil)
+
+	// A list's answer is the list envelope with typed items.
+	list, err := c.ListDocumentsWithResponse(ctx, "TesteCF", &sello.ListDocumentsParams{})
+	check(err)
+	if list.JSON200 == nil || len(list.JSON200.Data) == 0 {
+		fail(list.StatusCode(), list.Body)
+	}
+	fmt.Println("listed", len(list.JSON200.Data), list.JSON200.Data[0].Encf, list.JSON200.HasMore, list.JSON200.NextCursor == nil)
 
 	missing, err := c.GetDocumentWithResponse(ctx, "Produccion", d.Encf)
 	check(err)
@@ -839,6 +858,7 @@ func TestOpenAPIGoClient(t *testing.T) {
 	want := "health 200\n" +
 		"validated true 31 1\n" +
 		"document E31 queued_for_signing not_sent true\n" +
+		"listed 1 E310000000001 false true\n" +
 		"unknown environment 404 NOT_FOUND\n"
 	if got != want {
 		t.Errorf("the generated client's program printed\n%s\nwant\n%s", got, want)

@@ -40,8 +40,11 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET /{env}/estado-dgii", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetDGIIStatus))
 
 	// Commercial approvals of inbound documents (DESIGN §4;
-	// docs/receptor.md): the ACECF is signed and sent by a job.
+	// docs/receptor.md): the ACECF is signed and sent by a job; the
+	// tenant's approvals are read back with each leg's outcome.
 	mux.Handle("POST /{env}/aprobaciones-comerciales", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleCreateApproval))
+	mux.Handle("GET /{env}/aprobaciones-comerciales", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleListApprovals))
+	mux.Handle("GET /{env}/aprobaciones-comerciales/{id}", s.authenticated(fixedScope(sello.ScopeAdmin), s.handleGetApproval))
 
 	// Certification in CerteCF (DESIGN §4; docs/certification.md): DGII's
 	// test set, sent row by row by a job (sello.StartCertification).

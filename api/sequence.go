@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/sello-do/sello"
 )
@@ -11,13 +12,6 @@ type sequenceBody struct {
 	OK            bool                   `json:"ok"`
 	Sequence      sello.SequenceResource `json:"sequence"`
 	CorrelationID string                 `json:"correlationId"`
-}
-
-// sequencesBody is the success body listing the tenant's ranges.
-type sequencesBody struct {
-	OK            bool                     `json:"ok"`
-	Sequences     []sello.SequenceResource `json:"sequences"`
-	CorrelationID string                   `json:"correlationId"`
 }
 
 // handleCreateSequence registers a DGII-authorized range of the tenant in
@@ -44,11 +38,22 @@ func (s *Server) handleCreateSequence(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-// handleListSequences lists the tenant's ranges in the environment by type
-// and start, with the numbers used and left, the next one and the state.
+// handleListSequences lists a page of the tenant's ranges in the
+// environment by type and start, with the numbers used and left, the next
+// one and the state. A tenant has a few ranges, read whole and paged here
+// (pageOf).
 func (s *Server) handleListSequences(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
+	l := newListQuery(r.URL.Query(), "cursor", "limit")
+	pq := l.page()
+	if err := l.err(); err != nil {
+		return err
+	}
 	seqs, err := s.Store.FindSequences(r.Context(), p.Tenant.ID, p.Env)
+	if err != nil {
+		return err
+	}
+	seqs, next, err := pageOf(seqs, pq, func(s *sello.Sequence) (time.Time, string) { return s.CreatedAt, s.ID })
 	if err != nil {
 		return err
 	}
@@ -57,6 +62,6 @@ func (s *Server) handleListSequences(w http.ResponseWriter, r *http.Request) err
 	for i, seq := range seqs {
 		out[i] = seq.Resource(now)
 	}
-	writeJSON(w, http.StatusOK, sequencesBody{OK: true, Sequences: out, CorrelationID: correlationID(r.Context())})
+	writeList(w, r, out, next)
 	return nil
 }

@@ -21,7 +21,7 @@ func sequences(tb testing.TB, f *fixture, key string, env sello.Environment) []s
 	}
 	var got struct {
 		OK        bool                     `json:"ok"`
-		Sequences []sello.SequenceResource `json:"sequences"`
+		Sequences []sello.SequenceResource `json:"data"`
 	}
 	if err := json.Unmarshal(body, &got); err != nil || !got.OK {
 		tb.Fatalf("list: %v %s", err, body)

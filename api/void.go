@@ -14,14 +14,6 @@ type voidBody struct {
 	CorrelationID string             `json:"correlationId"`
 }
 
-// voidsBody is a page of the tenant's voids.
-type voidsBody struct {
-	OK            bool                 `json:"ok"`
-	Voids         []sello.VoidResource `json:"voids"`
-	NextCursor    *string              `json:"nextCursor"`
-	CorrelationID string               `json:"correlationId"`
-}
-
 // handleCreateVoid voids ranges of the tenant's e-NCFs in the environment
 // (sello.CreateVoid, as the CLI's voids add): 202 with the void, pending
 // until the worker has DGII's answer; 400 for malformed ranges or over
@@ -68,14 +60,11 @@ func (s *Server) handleListVoids(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := voidsBody{OK: true, Voids: make([]sello.VoidResource, len(voids)), CorrelationID: correlationID(r.Context())}
+	out := make([]sello.VoidResource, len(voids))
 	for i, v := range voids {
-		out.Voids[i] = v.Resource()
+		out[i] = v.Resource()
 	}
-	if next != "" {
-		out.NextCursor = &next
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeList(w, r, out, next)
 	return nil
 }
 

@@ -100,7 +100,7 @@ func TestVoids(t *testing.T) {
 			}
 			resp, body := call(t, f, f.key, "GET", q, nil)
 			var page struct {
-				Voids      []sello.VoidResource `json:"voids"`
+				Voids      []sello.VoidResource `json:"data"`
 				NextCursor *string              `json:"nextCursor"`
 			}
 			if resp.StatusCode != http.StatusOK || json.Unmarshal(body, &page) != nil {

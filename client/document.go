@@ -69,9 +69,14 @@ type Document struct {
 	UpdatedAt   time.Time `json:"updatedAt"`
 }
 
-// DGIIResult is DGII's verdict, as DGII gave it.
+// DGIIResult is DGII's answer, in the one shape the API gives it wherever
+// DGII answered (docs/api.md, Conventions); on a document, its verdict.
 type DGIIResult struct {
-	Codigo   int           `json:"codigo"`
+	// Codigo is DGII's codigo: for a verdict 1 Aceptado, 2 Rechazado, 3 En
+	// Proceso, 4 Aceptado Condicional. A document's verdict always has
+	// one (the API's null, for other answers, decodes as 0).
+	Codigo int `json:"codigo"`
+	// Estado is DGII's status text; "" when DGII gave none (null).
 	Estado   string        `json:"estado"`
 	Mensajes []DGIIMessage `json:"mensajes"`
 	// SecuenciaUtilizada, for a rejected document: true when the e-NCF is
@@ -79,9 +84,11 @@ type DGIIResult struct {
 	SecuenciaUtilizada *bool `json:"secuenciaUtilizada"`
 }
 
-// DGIIMessage is one of DGII's validation messages.
+// DGIIMessage is one of DGII's messages.
 type DGIIMessage struct {
-	Codigo int    `json:"codigo"`
+	// Codigo is the message's code; nil for a message DGII gave as text
+	// alone.
+	Codigo *int   `json:"codigo"`
 	Valor  string `json:"valor"`
 }
 
@@ -346,18 +353,10 @@ type ListDocumentsParams struct {
 	Limit int
 }
 
-// DocumentList is one page of documents, newest first.
-type DocumentList struct {
-	Documents []Document
-	// NextCursor continues the list; "" on the last page.
-	NextCursor    string
-	CorrelationID string
-}
-
 // ListDocuments returns one page of documents, newest first. Pass
 // NextCursor back as Cursor, with the same filters, for the next page; or use
 // Documents to range over every page. API errors: INVALID_REQUEST.
-func (c *Client) ListDocuments(ctx context.Context, p ListDocumentsParams) (*DocumentList, error) {
+func (c *Client) ListDocuments(ctx context.Context, p ListDocumentsParams) (*Page[Document], error) {
 	q := url.Values{}
 	set := func(k, v string) {
 		if v != "" {
@@ -376,23 +375,7 @@ func (c *Client) ListDocuments(ctx context.Context, p ListDocumentsParams) (*Doc
 	if p.Limit != 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
 	}
-	resp, err := c.do(ctx, request{method: http.MethodGet, path: "/documentos-ecf", query: q})
-	if err != nil {
-		return nil, err
-	}
-	var v struct {
-		Documents     []Document `json:"documents"`
-		NextCursor    *string    `json:"nextCursor"`
-		CorrelationID string     `json:"correlationId"`
-	}
-	if err := decode(resp, &v); err != nil {
-		return nil, err
-	}
-	l := &DocumentList{Documents: v.Documents, CorrelationID: v.CorrelationID}
-	if v.NextCursor != nil {
-		l.NextCursor = *v.NextCursor
-	}
-	return l, nil
+	return list[Document](ctx, c, "/documentos-ecf", q)
 }
 
 // Documents ranges over every document p selects, newest first, fetching
@@ -410,12 +393,12 @@ func (c *Client) Documents(ctx context.Context, p ListDocumentsParams) iter.Seq2
 				yield(nil, err)
 				return
 			}
-			for i := range page.Documents {
-				if !yield(&page.Documents[i], nil) {
+			for i := range page.Data {
+				if !yield(&page.Data[i], nil) {
 					return
 				}
 			}
-			if page.NextCursor == "" {
+			if !page.HasMore {
 				return
 			}
 			p.Cursor = page.NextCursor

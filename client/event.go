@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"net/http"
 	"net/url"
 	"strconv"
 	"time"
@@ -80,35 +79,25 @@ type EventData struct {
 
 // ListEventsParams selects events. Zero fields do not filter.
 type ListEventsParams struct {
-	// After is the Next of the previous answer; "" for the oldest event
-	// kept (events are kept 30 days).
-	After string
+	// Cursor is the NextCursor of the previous answer; "" for the oldest
+	// event kept (events are kept 30 days).
+	Cursor string
 	// Type keeps one type of event.
 	Type EventType
 	// Limit is the page size, 1 to 200; 0 for the server's default (50).
 	Limit int
 }
 
-// EventList is one page of events, oldest first.
-type EventList struct {
-	Events []Event
-	// Next is the position after the last event listed (or, with no
-	// events, the position asked for): pass it as After to continue. It is
-	// always set; store it to poll from where you stopped.
-	Next string
-	// HasMore is true when more events already follow Next.
-	HasMore       bool
-	CorrelationID string
-}
-
-// ListEvents returns the environment's events after p.After, oldest first,
-// each exactly as its webhook delivery carries it. It needs scope ecf:read.
-// API errors: INVALID_REQUEST (a malformed After, an unknown Type, a bad
-// Limit).
-func (c *Client) ListEvents(ctx context.Context, p ListEventsParams) (*EventList, error) {
+// ListEvents returns the environment's events after p.Cursor, oldest
+// first, each exactly as its webhook delivery carries it. The events are a
+// feed: the page's NextCursor is always set (with no events, it is the
+// position asked for); pass it as Cursor to continue, at once when HasMore,
+// later otherwise. It needs scope ecf:read. API errors: INVALID_REQUEST (a
+// malformed Cursor, an unknown Type, a bad Limit).
+func (c *Client) ListEvents(ctx context.Context, p ListEventsParams) (*Page[Event], error) {
 	q := url.Values{}
-	if p.After != "" {
-		q.Set("after", p.After)
+	if p.Cursor != "" {
+		q.Set("cursor", p.Cursor)
 	}
 	if p.Type != "" {
 		q.Set("type", string(p.Type))
@@ -116,18 +105,5 @@ func (c *Client) ListEvents(ctx context.Context, p ListEventsParams) (*EventList
 	if p.Limit != 0 {
 		q.Set("limit", strconv.Itoa(p.Limit))
 	}
-	resp, err := c.do(ctx, request{method: http.MethodGet, path: "/eventos", query: q})
-	if err != nil {
-		return nil, err
-	}
-	var v struct {
-		Events        []Event `json:"events"`
-		Next          string  `json:"next"`
-		HasMore       bool    `json:"hasMore"`
-		CorrelationID string  `json:"correlationId"`
-	}
-	if err := decode(resp, &v); err != nil {
-		return nil, err
-	}
-	return &EventList{Events: v.Events, Next: v.Next, HasMore: v.HasMore, CorrelationID: v.CorrelationID}, nil
+	return list[Event](ctx, c, "/eventos", q)
 }

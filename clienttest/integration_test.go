@@ -171,8 +171,8 @@ func TestAgainstRealAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list.Documents) != 1 || list.Documents[0].ID != d.ID {
-			t.Fatalf("%d documents after a retried create, want exactly 1", len(list.Documents))
+		if len(list.Data) != 1 || list.Data[0].ID != d.ID {
+			t.Fatalf("%d documents after a retried create, want exactly 1", len(list.Data))
 		}
 		first = d
 	})
@@ -235,8 +235,8 @@ func TestAgainstRealAPI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(page.Documents) != 2 || page.NextCursor == "" {
-			t.Fatalf("first page: %d documents, cursor %q", len(page.Documents), page.NextCursor)
+		if len(page.Data) != 2 || page.NextCursor == "" || !page.HasMore {
+			t.Fatalf("first page: %d documents, cursor %q", len(page.Data), page.NextCursor)
 		}
 		var encfs []string
 		for d, err := range c.Documents(ctx, client.ListDocumentsParams{Limit: 2}) {
@@ -284,7 +284,7 @@ func TestAgainstRealAPI(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []string
-		for _, e := range all.Events {
+		for _, e := range all.Data {
 			got = append(got, string(e.Type)+" "+e.Document.ENCF)
 			if e.Environment != client.EnvTest || e.TenantID != a.tenant.ID || e.ID == "" || e.CreatedAt.IsZero() {
 				t.Errorf("event %+v", e)
@@ -294,32 +294,32 @@ func TestAgainstRealAPI(t *testing.T) {
 		if strings.Join(got, ",") != want {
 			t.Fatalf("events %s, want %s (one queued event despite the retried create)", strings.Join(got, ","), want)
 		}
-		if all.HasMore || all.Next == "" {
-			t.Fatalf("hasMore %v, next %q", all.HasMore, all.Next)
+		if all.HasMore || all.NextCursor == "" {
+			t.Fatalf("hasMore %v, nextCursor %q", all.HasMore, all.NextCursor)
 		}
 
 		page, err := c.ListEvents(ctx, client.ListEventsParams{Limit: 3})
-		if err != nil || len(page.Events) != 3 || !page.HasMore {
+		if err != nil || len(page.Data) != 3 || !page.HasMore {
 			t.Fatalf("limit 3: %+v, %v", page, err)
 		}
-		rest, err := c.ListEvents(ctx, client.ListEventsParams{After: page.Next})
-		if err != nil || len(rest.Events) != 1 || rest.Events[0].Type != client.EventECFSigned || rest.HasMore {
+		rest, err := c.ListEvents(ctx, client.ListEventsParams{Cursor: page.NextCursor})
+		if err != nil || len(rest.Data) != 1 || rest.Data[0].Type != client.EventECFSigned || rest.HasMore {
 			t.Fatalf("after the first page: %+v, %v", rest, err)
 		}
-		idle, err := c.ListEvents(ctx, client.ListEventsParams{After: rest.Next})
-		if err != nil || len(idle.Events) != 0 || idle.Next != rest.Next {
-			t.Fatalf("polling at the end: %+v, %v; want no events and the same next", idle, err)
+		idle, err := c.ListEvents(ctx, client.ListEventsParams{Cursor: rest.NextCursor})
+		if err != nil || len(idle.Data) != 0 || idle.NextCursor != rest.NextCursor {
+			t.Fatalf("polling at the end: %+v, %v; want no events and the same nextCursor", idle, err)
 		}
 		signed, err := c.ListEvents(ctx, client.ListEventsParams{Type: client.EventECFSigned})
-		if err != nil || len(signed.Events) != 1 || signed.Events[0].Document.Status != client.StatusSigned {
+		if err != nil || len(signed.Data) != 1 || signed.Data[0].Document.Status != client.StatusSigned {
 			t.Fatalf("type filter: %+v, %v", signed, err)
 		}
-		if _, err := c.ListEvents(ctx, client.ListEventsParams{After: "not-a-cursor"}); !client.IsCode(err, client.CodeInvalidRequest) {
+		if _, err := c.ListEvents(ctx, client.ListEventsParams{Cursor: "not-a-cursor"}); !client.IsCode(err, client.CodeInvalidRequest) {
 			t.Fatalf("bad cursor: %v", err)
 		}
 
 		// The first event is stale now: its document is signed.
-		queued := all.Events[0]
+		queued := all.Data[0]
 		if !client.NeedsReconcile(client.StatusSigned, &queued) {
 			t.Fatal("a queued snapshot over a signed document needs reconciling")
 		}

@@ -36,7 +36,7 @@ func TestWaitForVerdict(t *testing.T) {
 	signed := sello.DocumentChange{From: []sello.Status{sello.StatusQueuedForSigning}, Status: sello.StatusSigned,
 		SignedXML: []byte(`<ECF><Signature/></ECF>`), SecurityCode: "a1B2c3", SignedAt: &signedAt, QRURL: "https://ecf.dgii.gov.do/testecf/consultatimbre"}
 	submitted := sello.DocumentChange{From: []sello.Status{sello.StatusSigned}, Status: sello.StatusSubmitted, TrackID: "8f1c6c1e-0b6a-4d1e-9a43-3b1f2b7c9d10"}
-	accepted := sello.DocumentChange{From: []sello.Status{sello.StatusSubmitted}, Status: sello.StatusAccepted, DGII: &sello.DGIIResult{Codigo: 1, Estado: "Aceptado"}}
+	accepted := sello.DocumentChange{From: []sello.Status{sello.StatusSubmitted}, Status: sello.StatusAccepted, DGII: &sello.DGIIResult{Codigo: new(1), Estado: "Aceptado"}}
 
 	t.Run("OK", func(t *testing.T) {
 		doc := create(t)

@@ -272,7 +272,7 @@ func TestVerdicts(t *testing.T) {
 				t.Fatalf("mensajes = %+v, want one with %q", r.Mensajes, tc.msg)
 			}
 			dr := r.DGIIResult()
-			if dr.Codigo != r.Codigo || dr.Estado != r.Estado || dr.Mensajes == nil || dr.SecuenciaUtilizada != r.SecuenciaUtilizada {
+			if dr.Codigo == nil || *dr.Codigo != r.Codigo || dr.Estado != r.Estado || dr.Mensajes == nil || dr.SecuenciaUtilizada != r.SecuenciaUtilizada {
 				t.Fatalf("DGIIResult = %+v", dr)
 			}
 		})
@@ -372,7 +372,7 @@ func TestSendRFCE(t *testing.T) {
 	t.Run("RejectedAnsweredAsHTTP400", func(t *testing.T) {
 		d := doc{root: "RFCE", encf: "E320000000002", buyer: dgiisim.RNCRejectSpent}
 		r, err := f.sess.SendRFCE(ctx, d.encf, d.signed(t))
-		if err != nil || r.Codigo != dgii.CodigoRechazado || !*r.SecuenciaUtilizada || r.Mensajes[0].Codigo != 30 {
+		if err != nil || r.Codigo != dgii.CodigoRechazado || !*r.SecuenciaUtilizada || r.Mensajes[0].Codigo == nil || *r.Mensajes[0].Codigo != 30 {
 			t.Fatalf("RFCE = %+v, %v", r, err)
 		}
 	})

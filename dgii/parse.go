@@ -270,10 +270,12 @@ func messages(v any) []sello.DGIIMessage {
 		if s, ok := x.(string); ok {
 			m.Valor = strings.TrimSpace(s)
 		} else {
-			m.Codigo, _ = integer(field(x, "codigo", "code"))
+			if n, ok := integer(field(x, "codigo", "code")); ok {
+				m.Codigo = &n
+			}
 			m.Valor = str(field(x, "valor", "mensaje", "message"))
 		}
-		if m.Valor != "" || m.Codigo != 0 {
+		if m.Valor != "" || (m.Codigo != nil && *m.Codigo != 0) {
 			out = append(out, m)
 		}
 	}

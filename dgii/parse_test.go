@@ -29,14 +29,14 @@ func TestParseResult(t *testing.T) {
 			body: `{"trackId":"t","codigo":2,"estado":"Rechazado","rnc":"130862346","eNCF":"E310000000001","secuenciaUtilizada":"true","fechaRecepcion":"2023-08-15T06:06:57","mensajes":[{"valor":"Firma inválida","codigo":"11"}]}`,
 			want: Result{TrackID: "t", Codigo: 2, Estado: "Rechazado", RNC: "130862346", ENCF: "E310000000001", SecuenciaUtilizada: &yes,
 				FechaRecepcion: time.Date(2023, 8, 15, 6, 6, 57, 0, sello.DRZone), FechaRecepcionText: "2023-08-15T06:06:57",
-				Mensajes: []sello.DGIIMessage{{Codigo: 11, Valor: "Firma inválida"}}},
+				Mensajes: []sello.DGIIMessage{{Codigo: new(11), Valor: "Firma inválida"}}},
 		},
 		{
 			name: "XML",
 			body: `<?xml version="1.0" encoding="UTF-8"?><RespuestaConsultaTrackId><trackId>t</trackId><codigo>4</codigo><estado>Aceptado Condicional</estado><rnc>1</rnc><encf>E310000000001</encf><secuenciaUtilizada>true</secuenciaUtilizada><fechaRecepcion>15-08-2023 06:06:57</fechaRecepcion><mensajes><valor>a</valor><codigo>40</codigo></mensajes><mensajes><valor>b</valor><codigo>41</codigo></mensajes></RespuestaConsultaTrackId>`,
 			want: Result{TrackID: "t", Codigo: 4, Estado: "Aceptado Condicional", RNC: "1", ENCF: "E310000000001", SecuenciaUtilizada: &yes,
 				FechaRecepcion: time.Date(2023, 8, 15, 6, 6, 57, 0, sello.DRZone), FechaRecepcionText: "15-08-2023 06:06:57",
-				Mensajes: []sello.DGIIMessage{{Codigo: 40, Valor: "a"}, {Codigo: 41, Valor: "b"}}},
+				Mensajes: []sello.DGIIMessage{{Codigo: new(40), Valor: "a"}, {Codigo: new(41), Valor: "b"}}},
 		},
 		{
 			name: "EstadoWithoutCodigo",

@@ -73,7 +73,7 @@ func (r *Result) DGIIResult() *sello.DGIIResult {
 		m = []sello.DGIIMessage{}
 	}
 	return &sello.DGIIResult{
-		Codigo:             r.Codigo,
+		Codigo:             new(r.Codigo),
 		Estado:             r.Estado,
 		Mensajes:           m,
 		SecuenciaUtilizada: r.SecuenciaUtilizada,
@@ -132,6 +132,13 @@ type ApprovalResult struct {
 	Codigo   int
 	Estado   string
 	Mensajes []string
+}
+
+// DGIIResult is the answer in the domain's form.
+func (r *ApprovalResult) DGIIResult() *sello.DGIIResult {
+	d := sello.NewDGIITextResult("", r.Estado, r.Mensajes)
+	d.Codigo = new(r.Codigo)
+	return d
 }
 
 // VoidResult is DGII's answer to a range void (ANECF). Its codigo's values

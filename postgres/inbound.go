@@ -122,6 +122,9 @@ func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sel
 	if f.IssuerRNC != "" {
 		q += ` AND issuer_rnc = ` + arg(f.IssuerRNC)
 	}
+	if f.ENCF != "" {
+		q += ` AND encf = ` + arg(f.ENCF)
+	}
 	if f.Type != "" {
 		q += ` AND type = ` + arg(f.Type)
 	}

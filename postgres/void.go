@@ -161,7 +161,7 @@ func scanVoid(r pgx.Row) (*sello.Void, error) {
 		return nil, err
 	}
 	if dgii != nil {
-		v.DGII = &sello.VoidDGII{}
+		v.DGII = &sello.DGIIResult{}
 		if err := json.Unmarshal(dgii, v.DGII); err != nil {
 			return nil, fmt.Errorf("decode void dgii: %w", err)
 		}

@@ -41,7 +41,7 @@ func BenchmarkLifecycleWrites(b *testing.B) {
 			SignedAt: &at, QRURL: "https://ecf.dgii.gov.do/testecf/ConsultaTimbre?x", EventType: sello.EventECFSigned, Message: "signed"},
 		{From: []sello.Status{sello.StatusSigned}, Status: sello.StatusSubmitted, TrackID: "8f1c6c1e-0b6a-4d1e-9a43-3b1f2b7c9d10",
 			EventType: sello.EventECFSubmitted, Message: "submitted"},
-		{From: []sello.Status{sello.StatusSubmitted}, Status: sello.StatusAccepted, DGII: &sello.DGIIResult{Codigo: 1, Estado: "Aceptado"},
+		{From: []sello.Status{sello.StatusSubmitted}, Status: sello.StatusAccepted, DGII: &sello.DGIIResult{Codigo: new(1), Estado: "Aceptado"},
 			EventType: sello.EventECFAccepted, Message: "accepted"},
 	}
 	b.SetParallelism(8) // 16 goroutines on 2 cores

@@ -117,6 +117,10 @@ func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sel
 		q += ` AND issuer_rnc = ?`
 		args = append(args, f.IssuerRNC)
 	}
+	if f.ENCF != "" {
+		q += ` AND encf = ?`
+		args = append(args, f.ENCF)
+	}
 	if f.Type != "" {
 		q += ` AND type = ?`
 		args = append(args, f.Type)

@@ -172,7 +172,7 @@ func scanVoid(s scanner) (*sello.Void, error) {
 		return nil, err
 	}
 	if dgii.Valid {
-		v.DGII = &sello.VoidDGII{}
+		v.DGII = &sello.DGIIResult{}
 		if err := json.Unmarshal([]byte(dgii.String), v.DGII); err != nil {
 			return nil, fmt.Errorf("decode void dgii: %w", err)
 		}

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -50,7 +51,7 @@ func testApprovals(t *testing.T, open Open) {
 		tn := MustCreateTenant(t, e.s)
 		d := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
 		mustApprove(t, e.s, tn.ID, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoAprobado})
-		sent := &sello.ApprovalLeg{Status: sello.ApprovalSendSent}
+		sent := &sello.ApprovalLeg{Status: sello.ApprovalSendSent, Answer: sello.NewDGIITextResult("1", "Aprobación comercial aprobada", nil)}
 		a, err := e.s.RecordApprovalOutcome(t.Context(), tn.ID, sello.EnvTest, d.ID, sello.ApprovalOutcome{ACECF: []byte("<ACECF/>"), DGII: sent})
 		if err != nil || a.Status != sello.ApprovalSendPending {
 			t.Fatalf("one leg: got %+v, %v", a, err)
@@ -64,8 +65,13 @@ func testApprovals(t *testing.T, open Open) {
 			t.Fatal(err)
 		}
 		deepEqual(t, "after both legs", got, a)
-		if got.Status != sello.ApprovalSendFailed || string(got.ACECF) != "<ACECF/>" || got.Issuer != *failed || got.DGII != *sent {
+		if got.Status != sello.ApprovalSendFailed || string(got.ACECF) != "<ACECF/>" || !reflect.DeepEqual(got.Issuer, *failed) {
 			t.Fatalf("after both legs: got %+v", got)
+		}
+		// DGII's answer to its leg reads back whole.
+		deepEqual(t, "DGII leg", got.DGII, *sent)
+		if got.DGII.Answer == nil || got.DGII.Answer.Codigo == nil || *got.DGII.Answer.Codigo != 1 {
+			t.Fatalf("DGII leg's answer: got %+v", got.DGII.Answer)
 		}
 		events := WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundApprovalFailed, Limit: 10}, AtLeast(1))
 		if len(events) != 1 || events[0].Data.Payload["inboundDocumentId"] != d.ID || events[0].Document.ENCF != d.ENCF {

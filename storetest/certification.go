@@ -45,10 +45,10 @@ func testCertification(t *testing.T, open Open) {
 		}{
 			{1, sello.CertificationRowUpdate{State: sello.RowSigned, SecurityCode: "AbC123", SignedAt: &signed, XML: []byte("<ECF/>")}},
 			{1, sello.CertificationRowUpdate{State: sello.RowSent, TrackID: "t-1"}},
-			{1, sello.CertificationRowUpdate{State: sello.RowAccepted, DGII: &sello.DGIIResult{Codigo: 1, Estado: "Aceptado"}}},
+			{1, sello.CertificationRowUpdate{State: sello.RowAccepted, DGII: &sello.DGIIResult{Codigo: new(1), Estado: "Aceptado"}}},
 			{2, sello.CertificationRowUpdate{State: sello.RowSigned, XML: []byte("<RFCE/>")}},
-			{2, sello.CertificationRowUpdate{State: sello.RowAcceptedConditional, DGII: &sello.DGIIResult{Codigo: 4, Estado: "Aceptado Condicional"}}},
-			{3, sello.CertificationRowUpdate{State: sello.RowAccepted, DGII: &sello.DGIIResult{Codigo: 1, Estado: "Aprobación comercial aprobada"}}},
+			{2, sello.CertificationRowUpdate{State: sello.RowAcceptedConditional, DGII: &sello.DGIIResult{Codigo: new(4), Estado: "Aceptado Condicional"}}},
+			{3, sello.CertificationRowUpdate{State: sello.RowAccepted, DGII: &sello.DGIIResult{Codigo: new(1), Estado: "Aprobación comercial aprobada"}}},
 		}
 		for _, s := range steps {
 			if run, err = e.s.RecordCertificationRow(ctx, tn.ID, sello.EnvCert, run.ID, s.i, s.u, e.clock.Now()); err != nil {
@@ -83,7 +83,7 @@ func testCertification(t *testing.T, open Open) {
 		run := mustStartCertification(t, e, tn.ID)
 		_, err := e.s.RecordCertificationRow(ctx, tn.ID, sello.EnvCert, run.ID, 2, sello.CertificationRowUpdate{State: sello.RowSigned}, e.clock.Now())
 		wantError(t, err, sello.CodeConflict, "Row 2", "row 1 is")
-		rejected := &sello.DGIIResult{Codigo: 2, Estado: "Rechazado", Mensajes: []sello.DGIIMessage{{Codigo: 2, Valor: "MontoTotal no corresponde"}}}
+		rejected := &sello.DGIIResult{Codigo: new(2), Estado: "Rechazado", Mensajes: []sello.DGIIMessage{{Codigo: new(2), Valor: "MontoTotal no corresponde"}}}
 		run, err = e.s.RecordCertificationRow(ctx, tn.ID, sello.EnvCert, run.ID, 1, sello.CertificationRowUpdate{State: sello.RowRejected, DGII: rejected}, e.clock.Now())
 		if err != nil {
 			t.Fatal(err)

@@ -93,7 +93,7 @@ func testDelivery(t *testing.T, open Open) {
 		out := sello.Delivery{Status: sello.DeliveryFailed, Code: "1", Reason: sello.NotReceivedReason("101000002", "1")}
 		got := mustUpdate(t, e.s, doc, sello.DeliveryOutcome(doc, out, arecfXML))
 		deepEqual(t, "delivery", got.Delivery, out)
-		deepEqual(t, "resource delivery", got.Resource().Delivery, out)
+		deepEqual(t, "resource delivery", got.Resource().Delivery, out.Resource())
 		deepEqual(t, "stored delivery", mustDocumentByID(t, e.s, doc).Delivery, out)
 		evs := WaitEvents(t, e.s, doc.TenantID, doc.Environment, sello.EventFilter{}, WithType(sello.EventECFDeliveryFailed))
 		last := evs[len(evs)-1]
@@ -108,7 +108,7 @@ func testDelivery(t *testing.T, open Open) {
 		before := len(WaitEvents(t, e.s, doc.TenantID, doc.Environment, sello.EventFilter{}, WithType(sello.EventECFAccepted)))
 		out := sello.Delivery{Status: sello.DeliveryNotElectronic}
 		got := mustUpdate(t, e.s, doc, sello.DeliveryOutcome(doc, out, nil))
-		deepEqual(t, "resource delivery", got.Resource().Delivery, out)
+		deepEqual(t, "resource delivery", got.Resource().Delivery, out.Resource())
 		if after := len(mustEvents(t, e.s, doc.TenantID, doc.Environment, before)); after != before {
 			t.Errorf("events: got %d new, want none for not_electronic", after-before)
 		}

@@ -20,22 +20,33 @@ func inboundIDs(docs []*sello.InboundDocument) []string {
 // env under f, following the cursors.
 func mustListInbound(tb testing.TB, s sello.Store, tenantID string, env sello.Environment, f sello.InboundFilter) []*sello.InboundDocument {
 	tb.Helper()
-	var all []*sello.InboundDocument
+	return mustListAll(tb, f.Limit, func(cursor string) ([]*sello.InboundDocument, string, error) {
+		f.Cursor = cursor
+		return s.ListInboundDocuments(tb.Context(), tenantID, env, f)
+	})
+}
+
+// mustListAll returns every page of a keyset list, following the cursors
+// from the first page; no page may hold more than limit items (when set).
+func mustListAll[T any](tb testing.TB, limit int, list func(cursor string) ([]T, string, error)) []T {
+	tb.Helper()
+	var all []T
+	cursor := ""
 	for range 100 {
-		page, next, err := s.ListInboundDocuments(tb.Context(), tenantID, env, f)
+		page, next, err := list(cursor)
 		if err != nil {
-			tb.Fatalf("ListInboundDocuments %+v: %v", f, err)
+			tb.Fatalf("list after %q: %v", cursor, err)
 		}
-		if f.Limit > 0 && len(page) > f.Limit {
-			tb.Fatalf("a page of %d, limit %d", len(page), f.Limit)
+		if limit > 0 && len(page) > limit {
+			tb.Fatalf("a page of %d, limit %d", len(page), limit)
 		}
 		all = append(all, page...)
 		if next == "" {
 			return all
 		}
-		f.Cursor = next
+		cursor = next
 	}
-	tb.Fatal("ListInboundDocuments: more than 100 pages")
+	tb.Fatal("more than 100 pages")
 	return nil
 }
 
@@ -80,6 +91,9 @@ func testInboundList(t *testing.T, open Open) {
 			{"ApprovalApproved", sello.InboundFilter{Approval: sello.ApprovalApproved}, nil},
 			{"Received", sello.InboundFilter{ReceivedFrom: &docs[1].ReceivedAt, ReceivedTo: &docs[3].ReceivedAt}, []*sello.InboundDocument{docs[2], docs[1]}},
 			{"IssuerAndType", sello.InboundFilter{IssuerRNC: "131000002", Type: sello.TypeNotaCredito}, nil},
+			{"ENCF", sello.InboundFilter{ENCF: docs[2].ENCF}, []*sello.InboundDocument{docs[2]}},
+			{"IssuerAndENCF", sello.InboundFilter{IssuerRNC: "131000001", ENCF: docs[0].ENCF}, []*sello.InboundDocument{docs[0]}},
+			{"ENCFOfAnotherIssuer", sello.InboundFilter{IssuerRNC: "131000002", ENCF: docs[0].ENCF}, nil},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				got := mustListInbound(t, e.s, tn.ID, sello.EnvTest, tt.f)

@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"bytes"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -175,8 +177,8 @@ func testLifecycle(t *testing.T, open Open) {
 		rfce := mustUpdate(t, e.s, doc, sello.DocumentChange{From: []sello.Status{sello.StatusSigned}, RFCEXML: rfceXML})
 		submitted := mustUpdate(t, e.s, doc, sello.DocumentChange{From: []sello.Status{sello.StatusSigned}, Status: sello.StatusSubmitted, TrackID: "trk-42"})
 		yes := true
-		verdict := &sello.DGIIResult{Codigo: 2, Estado: "Rechazado", SecuenciaUtilizada: &yes,
-			Mensajes: []sello.DGIIMessage{{Codigo: 1, Valor: "Monto total no cuadra"}, {Codigo: 0, Valor: "ñ"}}}
+		verdict := &sello.DGIIResult{Codigo: new(2), Estado: "Rechazado", SecuenciaUtilizada: &yes,
+			Mensajes: []sello.DGIIMessage{{Codigo: new(1), Valor: "Monto total no cuadra"}, {Codigo: new(0), Valor: "ñ"}}}
 		rejected := mustUpdate(t, e.s, doc, sello.DocumentChange{From: []sello.Status{sello.StatusSubmitted}, Status: sello.StatusRejected, DGII: verdict,
 			EventType: sello.EventECFRejected, Severity: "error", Message: "Rejected by DGII."})
 
@@ -224,10 +226,14 @@ func testLifecycle(t *testing.T, open Open) {
 		e := newEnv(t, open)
 		doc := newLifecycleDoc(t, e)
 		for _, m := range [][]sello.DGIIMessage{nil, {}} {
-			mustUpdate(t, e.s, doc, sello.DocumentChange{DGII: &sello.DGIIResult{Codigo: 1, Estado: "Aceptado", Mensajes: m}})
+			mustUpdate(t, e.s, doc, sello.DocumentChange{DGII: &sello.DGIIResult{Codigo: new(1), Estado: "Aceptado", Mensajes: m}})
 			got := mustDocumentByID(t, e.s, doc)
-			if got.DGII == nil || (got.DGII.Mensajes == nil) != (m == nil) || len(got.DGII.Mensajes) != 0 {
+			if got.DGII == nil || len(got.DGII.Mensajes) != 0 {
 				t.Errorf("Mensajes %#v: read back %#v", m, got.DGII)
+			}
+			// The API writes no messages as [], never null.
+			if b, err := json.Marshal(got.Resource()); err != nil || !strings.Contains(string(b), `"mensajes":[]`) {
+				t.Errorf("Mensajes %#v: resource %s, %v; want mensajes []", m, b, err)
 			}
 		}
 	})

@@ -43,6 +43,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("InboundList", func(t *testing.T) { testInboundList(t, open) })
 	t.Run("ApprovalReceived", func(t *testing.T) { testApproval(t, open) })
 	t.Run("Approvals", func(t *testing.T) { testApprovals(t, open) })
+	t.Run("ApprovalList", func(t *testing.T) { testApprovalList(t, open) })
 	t.Run("ReceiverAuth", func(t *testing.T) { testReceiverAuth(t, open) })
 	t.Run("InboundFromIssuer", func(t *testing.T) { testInboundFromIssuer(t, open) })
 	t.Run("Certification", func(t *testing.T) { testCertification(t, open) })

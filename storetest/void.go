@@ -146,7 +146,7 @@ func testVoids(t *testing.T, open Open) {
 		// Once DGII rejected it, the numbers can be voided again; they stay
 		// out of numbering meanwhile.
 		if _, err := e.s.RecordVoidOutcome(t.Context(), tn.ID, sello.EnvTest, v.ID, sello.VoidOutcome{State: sello.VoidRejected,
-			DGII: &sello.VoidDGII{Codigo: "3", Nombre: "Anulación rechazada", Mensajes: []string{"El campo NoLinea no es válido, no cumple orden secuencial."}}}); err != nil {
+			DGII: sello.NewDGIITextResult("3", "Anulación rechazada", []string{"El campo NoLinea no es válido, no cumple orden secuencial."})}); err != nil {
 			t.Fatalf("RecordVoidOutcome: %v", err)
 		}
 		MustCreateVoid(t, e.s, voidOf(tn.ID, sello.EnvTest, e31, 15, 30))
@@ -164,7 +164,7 @@ func testVoids(t *testing.T, open Open) {
 		}
 		again := MustCreateVoid(t, e.s, voidOf(tn.ID, sello.EnvTest, e31, 40, 45))
 		if _, err := e.s.RecordVoidOutcome(t.Context(), tn.ID, sello.EnvTest, again.ID, sello.VoidOutcome{State: sello.VoidAccepted,
-			DGII: &sello.VoidDGII{Codigo: "1", Nombre: "Anulación procesada"}}); err != nil {
+			DGII: sello.NewDGIITextResult("1", "Anulación procesada", []string{})}); err != nil {
 			t.Fatalf("RecordVoidOutcome: %v", err)
 		}
 		_, _, err = sello.CreateVoid(t.Context(), e.s, voidOf(tn.ID, sello.EnvTest, e31, 44, 46))
@@ -228,7 +228,7 @@ func testVoids(t *testing.T, open Open) {
 		if err != nil || got.State != sello.VoidPending || string(got.ANECF) != string(signed) {
 			t.Fatalf("RecordVoidOutcome (signed): got %+v, %v", got, err)
 		}
-		dgii := &sello.VoidDGII{Codigo: "1", Nombre: "Anulación procesada", Mensajes: []string{"Las secuencias fueron anuladas correctamente."}}
+		dgii := sello.NewDGIITextResult("1", "Anulación procesada", []string{"Las secuencias fueron anuladas correctamente."})
 		if _, err := e.s.RecordVoidOutcome(ctx, tn.ID, sello.EnvTest, v.ID, sello.VoidOutcome{State: sello.VoidAccepted, DGII: dgii}); err != nil {
 			t.Fatalf("RecordVoidOutcome: %v", err)
 		}

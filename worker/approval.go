@@ -125,10 +125,12 @@ func (w *Worker) sendApproval(ctx context.Context, a *sello.InboundApproval, las
 		}
 	}
 	if a.DGII.Status == sello.ApprovalSendPending {
-		err := w.approvalToDGII(ctx, a, fileName, signed)
+		answer, err := w.approvalToDGII(ctx, a, fileName, signed)
 		out.DGII = legOutcome(err, dgiiRefused(err), last)
 		if out.DGII == nil {
 			errs = append(errs, fmt.Errorf("DGII: %w", err))
+		} else {
+			out.DGII.Answer = answer
 		}
 	}
 	return out, errors.Join(errs...)
@@ -201,19 +203,25 @@ func (e errDGIIRefused) Error() string {
 	return msg
 }
 
-// approvalToDGII sends DGII its copy of the signed ACECF.
-func (w *Worker) approvalToDGII(ctx context.Context, a *sello.InboundApproval, fileName string, signed []byte) error {
+// approvalToDGII sends DGII its copy of the signed ACECF and returns DGII's
+// answer, when it gave one (taken, refused with codigo 2, or refused with
+// a 4xx body), with the error of a leg not sent.
+func (w *Worker) approvalToDGII(ctx context.Context, a *sello.InboundApproval, fileName string, signed []byte) (*sello.DGIIResult, error) {
 	sess, err := w.session(ctx, a.TenantID, a.Environment)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r, err := sess.SendApproval(ctx, fileName, signed)
-	if err != nil {
-		return err
-	} else if r.Codigo != dgii.ApprovalAprobada {
-		return errDGIIRefused{r}
+	var de *dgii.Error
+	switch {
+	case errors.As(err, &de) && de.Status >= 400 && de.Status < 500:
+		return sello.NewDGIITextResult(de.Codigo, "", de.Mensajes), err
+	case err != nil:
+		return nil, err
+	case r.Codigo != dgii.ApprovalAprobada:
+		return r.DGIIResult(), errDGIIRefused{r}
 	}
-	return nil
+	return r.DGIIResult(), nil
 }
 
 // dgiiRefused reports whether err from approvalToDGII is final: codigo 2,

@@ -95,7 +95,9 @@ func TestApproval(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := d.approved(t, in)
-				if got.DGII != sent || !strings.HasPrefix(got.Issuer.Error, tc.issuerLeg.Error) || got.Issuer.Status != tc.issuerLeg.Status {
+				// DGII's answer to its leg is recorded, in the API's shape.
+				if got.DGII.Status != sello.ApprovalSendSent || got.DGII.Error != "" || got.DGII.Answer == nil || got.DGII.Answer.Codigo == nil || *got.DGII.Answer.Codigo != 1 ||
+					got.Issuer.Answer != nil || !strings.HasPrefix(got.Issuer.Error, tc.issuerLeg.Error) || got.Issuer.Status != tc.issuerLeg.Status {
 					t.Fatalf("legs: issuer %+v, dgii %+v; want issuer %+v, dgii sent", got.Issuer, got.DGII, tc.issuerLeg)
 				}
 				rc := d.approvalReceipt(in)

@@ -219,7 +219,7 @@ func (w *Worker) sendRow(ctx context.Context, run *sello.CertificationRun, row *
 			// not an earlier one of the e-NCF.
 			if st, err := sess.Estado(ctx, sess.RNC(), row.ENCF, "", row.SecurityCode); err == nil && st.Codigo != 0 {
 				w.cfg.Logger.Info("dgii already has the certification rfce", "run_id", run.ID, "row", row.Index, "codigo", st.Codigo)
-				return rowVerdict(&sello.DGIIResult{Codigo: st.Codigo, Estado: st.Estado})
+				return rowVerdict(&sello.DGIIResult{Codigo: new(st.Codigo), Estado: st.Estado})
 			} else if unavailable(err) {
 				return nil, errWait{d: w.wait(row.UpdatedAt)}
 			}
@@ -235,16 +235,10 @@ func (w *Worker) sendRow(ctx context.Context, run *sello.CertificationRun, row *
 	if err != nil {
 		return sendError(w, row, err)
 	}
-	r := &sello.DGIIResult{Estado: res.Estado, Mensajes: []sello.DGIIMessage{}}
-	for _, m := range res.Mensajes {
-		r.Mensajes = append(r.Mensajes, sello.DGIIMessage{Valor: m})
-	}
 	if res.Codigo == dgii.ApprovalAprobada {
-		r.Codigo = 1
-		return &sello.CertificationRowUpdate{State: sello.RowAccepted, DGII: r}, nil
+		return &sello.CertificationRowUpdate{State: sello.RowAccepted, DGII: res.DGIIResult()}, nil
 	}
-	r.Codigo = 2
-	return &sello.CertificationRowUpdate{State: sello.RowRejected, DGII: r}, nil
+	return &sello.CertificationRowUpdate{State: sello.RowRejected, DGII: res.DGIIResult()}, nil
 }
 
 // clockSkew is how far DGII's clock may be behind Sello's: a send DGII

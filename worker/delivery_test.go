@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -179,7 +180,7 @@ func TestDelivery(t *testing.T) {
 				if got.Delivery != tc.want {
 					t.Fatalf("delivery: got %+v, want %+v", got.Delivery, tc.want)
 				}
-				if r := got.Resource(); r.Delivery != tc.want {
+				if r := got.Resource(); !reflect.DeepEqual(r.Delivery, tc.want.Resource()) {
 					t.Errorf("resource delivery: got %+v, want %+v", r.Delivery, tc.want)
 				}
 				rc := d.receipt(doc)

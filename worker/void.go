@@ -148,7 +148,7 @@ func voidOutcome(r *dgii.VoidResult, err error) (sello.VoidOutcome, error) {
 	var de *dgii.Error
 	switch {
 	case err == nil:
-		out := sello.VoidOutcome{State: sello.VoidAccepted, DGII: &sello.VoidDGII{Codigo: r.Codigo, Nombre: r.Nombre, Mensajes: r.Mensajes}}
+		out := sello.VoidOutcome{State: sello.VoidAccepted, DGII: sello.NewDGIITextResult(r.Codigo, r.Nombre, r.Mensajes)}
 		for _, m := range r.Mensajes {
 			if strings.Contains(strings.ToLower(m), partialMark) {
 				out.State = sello.VoidPartiallyAccepted
@@ -160,7 +160,7 @@ func voidOutcome(r *dgii.VoidResult, err error) (sello.VoidOutcome, error) {
 			Nombre string `json:"nombre"`
 		}
 		_ = json.Unmarshal([]byte(de.Body), &body) // the nombre, when the body has one
-		return sello.VoidOutcome{State: sello.VoidRejected, DGII: &sello.VoidDGII{Codigo: de.Codigo, Nombre: body.Nombre, Mensajes: de.Mensajes}}, nil
+		return sello.VoidOutcome{State: sello.VoidRejected, DGII: sello.NewDGIITextResult(de.Codigo, body.Nombre, de.Mensajes)}, nil
 	}
 	return sello.VoidOutcome{}, err
 }

@@ -146,7 +146,7 @@ func TestVoidJob(t *testing.T) {
 	t.Run("Accepted", func(t *testing.T) {
 		v := mustVoidTest(t)
 		got := v.done(t, v.void(t, [2]int64{10, 19}, [2]int64{30, 30}))
-		if got.State != sello.VoidAccepted || got.DGII == nil || got.DGII.Codigo != "1" || len(got.DGII.Mensajes) != 1 {
+		if got.State != sello.VoidAccepted || got.DGII == nil || got.DGII.Codigo == nil || *got.DGII.Codigo != 1 || len(got.DGII.Mensajes) != 1 {
 			t.Fatalf("void: got %s %+v, want accepted with DGII's answer", got.State, got.DGII)
 		}
 		cert, err := xmldsig.Verify(got.ANECF)
@@ -173,8 +173,8 @@ func TestVoidJob(t *testing.T) {
 		v.sendOutside(t, 50)
 		got := v.done(t, v.void(t, [2]int64{45, 49}, [2]int64{50, 55}))
 		if got.State != sello.VoidPartiallyAccepted || got.DGII == nil || len(got.DGII.Mensajes) != 2 ||
-			!strings.Contains(got.DGII.Mensajes[0], "Con excepción de las secuencias del detalle") ||
-			!strings.Contains(got.DGII.Mensajes[1], "han sido utilizadas") {
+			!strings.Contains(got.DGII.Mensajes[0].Valor, "Con excepción de las secuencias del detalle") ||
+			!strings.Contains(got.DGII.Mensajes[1].Valor, "han sido utilizadas") {
 			t.Fatalf("void: got %s %+v, want partially_accepted naming E310000000050", got.State, got.DGII)
 		}
 		// The numbers DGII did not void stay out of numbering too.
@@ -189,8 +189,8 @@ func TestVoidJob(t *testing.T) {
 		v := mustVoidTest(t)
 		v.sendOutside(t, 50)
 		got := v.done(t, v.void(t, [2]int64{50, 50}))
-		if got.State != sello.VoidRejected || got.DGII == nil || got.DGII.Codigo != "3" || got.DGII.Nombre != "Anulación rechazada" ||
-			!strings.Contains(strings.Join(got.DGII.Mensajes, " "), "han sido utilizadas") {
+		if got.State != sello.VoidRejected || got.DGII == nil || got.DGII.Codigo == nil || *got.DGII.Codigo != 3 || got.DGII.Estado != "Anulación rechazada" ||
+			!strings.Contains(got.DGII.String(), "han sido utilizadas") {
 			t.Fatalf("void: got %s %+v, want rejected with DGII's messages", got.State, got.DGII)
 		}
 	})

@@ -102,7 +102,7 @@ func runTenants(ctx context.Context, args []string, getenv func(string) string, 
 					return err
 				}
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "RNC\tNAME\tPLAN\tID\tCREATED")
+				fmt.Fprintln(tw, "rnc\tname\tplan\tid\tcreatedAt")
 				for _, t := range ts {
 					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.RNC, t.Name, t.Plan, t.ID, sello.FormatTime(t.CreatedAt))
 				}
@@ -192,7 +192,7 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, std
 				fs.StringVar(&envName, "env", "", "environment: TesteCF, CerteCF or eCF")
 				fs.StringVar(&scopes, "scopes", "", "comma-separated scopes: "+sello.JoinScopes(sello.Scopes))
 				fs.StringVar(&name, "name", "", "a name to recognise the key by (e.g. the integration)")
-				fs.StringVar(&expires, "expires", "", "expiry date (yyyy-MM-dd or dd-MM-yyyy); keys do not expire by default")
+				fs.StringVar(&expires, "expires", "", "expiry date, yyyy-MM-dd (dd-MM-yyyy is accepted too); keys do not expire by default")
 			},
 			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
 				if err := required(map[string]string{"env": envName, "scopes": scopes}); err != nil {
@@ -240,7 +240,7 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, std
 					return err
 				}
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tENV\tNAME\tLAST4\tSCOPES\tCREATED\tEXPIRES\tREVOKED")
+				fmt.Fprintln(tw, "id\tenvironment\tname\tlast4\tscopes\tcreatedAt\texpiresAt\trevokedAt")
 				for _, k := range keys {
 					fmt.Fprintf(tw, "%s\t%s\t%s\t…%s\t%s\t%s\t%s\t%s\n", k.ID, k.Environment, orDash(k.Name), k.Last4,
 						sello.JoinScopes(k.Scopes), sello.FormatTime(k.CreatedAt), timeOrDash(k.ExpiresAt), timeOrDash(k.RevokedAt))
@@ -284,7 +284,7 @@ func runSequences(ctx context.Context, args []string, getenv func(string) string
 				fs.StringVar(&typ, "type", "", "e-CF type: 31, 32, 33, 34, 41, 43, 44, 45, 46 or 47")
 				fs.Int64Var(&from, "from", 0, "first sequential of the authorized range")
 				fs.Int64Var(&to, "to", 0, "last sequential of the authorized range")
-				fs.StringVar(&expires, "expires", "", "the authorization's expiry, dd-MM-yyyy or yyyy-MM-dd (FechaVencimientoSecuencia): required for every type but 32 and 34, which have none; an expired range is refused")
+				fs.StringVar(&expires, "expires", "", "the authorization's expiry (FechaVencimientoSecuencia), yyyy-MM-dd as the API's expiresOn (DGII's dd-MM-yyyy is accepted too): required for every type but 32 and 34, which have none; an expired range is refused")
 			},
 			run: func(ctx context.Context, st *storage, stdout io.Writer) error {
 				if err := required(map[string]string{"env": envName, "type": typ}); err != nil {
@@ -324,15 +324,18 @@ func runSequences(ctx context.Context, args []string, getenv func(string) string
 				if err != nil {
 					return err
 				}
+				// The columns are GET /{env}/secuencias's fields, as the API
+				// writes them; "-" is null.
 				now := time.Now()
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tTYPE\tFROM\tTO\tNEXT\tREMAINING\tEXPIRES\tSTATE")
+				fmt.Fprintln(tw, "id\ttype\tfrom\tto\tnext\tused\tleft\texpiresOn\tstate\tcreatedAt")
 				for _, s := range seqs {
+					r := s.Resource(now)
 					exp := "-"
-					if s.ExpiresOn != nil {
-						exp = s.ExpiresOn.DGII()
+					if r.ExpiresOn != nil {
+						exp = r.ExpiresOn.String()
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n", s.ID, s.Type.Code(), s.From, s.To, s.Next, s.Remaining(), exp, s.State(now))
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%d\t%d\t%s\t%s\t%s\n", r.ID, r.Type, r.From, r.To, strOrDash(r.Next), r.Used, r.Left, exp, r.State, r.CreatedAt)
 				}
 				return tw.Flush()
 			},

@@ -211,7 +211,7 @@ func TestValidate(t *testing.T) {
 			t.Fatalf("first create after validations got %v, want E310000000001", got)
 		}
 		list := s.Do(t, request{Method: "GET", Path: docsPath, Key: key})
-		if n := len(list.JSON(t)["documents"].([]any)); n != 1 {
+		if n := len(list.JSON(t)["data"].([]any)); n != 1 {
 			t.Fatalf("%d documents stored, want 1", n)
 		}
 	})
@@ -419,7 +419,7 @@ func TestReadDocuments(t *testing.T) {
 				t.Fatal("pagination does not end")
 			}
 			m := s.Do(t, request{Method: "GET", Path: path, Key: key}).JSON(t)
-			for _, d := range m["documents"].([]any) {
+			for _, d := range m["data"].([]any) {
 				got = append(got, d.(map[string]any)["encf"].(string))
 			}
 			next, _ := m["nextCursor"].(string)
@@ -440,18 +440,18 @@ func TestReadDocuments(t *testing.T) {
 			s.final(t, key, fmt.Sprintf("E31%010d", i))
 		}
 		m := s.Do(t, request{Method: "GET", Path: docsPath + "?status=accepted&type=E31", Key: key}).JSON(t)
-		if n := len(m["documents"].([]any)); n != 5 {
+		if n := len(m["data"].([]any)); n != 5 {
 			t.Fatalf("%d documents, want 5", n)
 		}
 		for _, q := range []string{"?status=rejected", "?type=E32"} {
 			m = s.Do(t, request{Method: "GET", Path: docsPath + q, Key: key}).JSON(t)
-			if n := len(m["documents"].([]any)); n != 0 {
+			if n := len(m["data"].([]any)); n != 0 {
 				t.Fatalf("%s: %d documents, want 0", q, n)
 			}
 		}
 		future := time.Now().Add(time.Hour).UTC().Format(sello.TimeFormat)
 		m = s.Do(t, request{Method: "GET", Path: docsPath + "?from=" + future, Key: key}).JSON(t)
-		if n := len(m["documents"].([]any)); n != 0 {
+		if n := len(m["data"].([]any)); n != 0 {
 			t.Fatalf("%d documents created in the future", n)
 		}
 	})
@@ -505,7 +505,7 @@ func TestIdempotency(t *testing.T) {
 			}
 		}
 		list := s.Do(t, request{Method: "GET", Path: docsPath, Key: key}).JSON(t)
-		if n := len(list["documents"].([]any)); n != 2 {
+		if n := len(list["data"].([]any)); n != 2 {
 			t.Fatalf("%d documents, want 2 (one per idempotency key)", n)
 		}
 	})
@@ -580,7 +580,7 @@ func TestTenantIsolation(t *testing.T) {
 	e := wantError(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: other, Body: invoice()}), http.StatusUnprocessableEntity, sello.CodeValidationFailed)
 	wantDetail(t, e, "ECF.Encabezado.Emisor.RNCEmisor", "")
 	list := s.Do(t, request{Method: "GET", Path: docsPath, Key: other}).JSON(t)
-	if n := len(list["documents"].([]any)); n != 1 {
+	if n := len(list["data"].([]any)); n != 1 {
 		t.Fatalf("other tenant lists %d documents, want its 1", n)
 	}
 }

@@ -291,8 +291,8 @@ type eventPage struct {
 			ENCF   string       `json:"encf"`
 			Status sello.Status `json:"status"`
 		} `json:"document"`
-	} `json:"events"`
-	Next    string `json:"next"`
+	} `json:"data"`
+	Next    string `json:"nextCursor"`
 	HasMore bool   `json:"hasMore"`
 }
 
@@ -300,7 +300,7 @@ type eventPage struct {
 func (b *bench) events(ctx context.Context, cursor string) (*eventPage, error) {
 	path := "/eventos?limit=" + strconv.Itoa(sello.MaxPageSize)
 	if cursor != "" {
-		path += "&after=" + url.QueryEscape(cursor)
+		path += "&cursor=" + url.QueryEscape(cursor)
 	}
 	var p eventPage
 	return &p, b.do(ctx, path, nil, http.StatusOK, &p)

@@ -120,7 +120,7 @@ func runCertificates(ctx context.Context, args []string, getenv func(string) str
 					return err
 				}
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tSIGNS\tSUBJECT\tNOT AFTER\tSTATE\tSELF-SIGNED\tFINGERPRINT")
+				fmt.Fprintln(tw, "id\tsigns\tsubject\tnotAfter\tstate\tselfSigned\tfingerprint")
 				for _, c := range certs {
 					state := "valid"
 					switch {

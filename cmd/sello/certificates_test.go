@@ -167,7 +167,7 @@ func TestCertificatesChecks(t *testing.T) {
 			t.Fatal(err)
 		}
 		rows := deliveryRows(out)
-		if !strings.HasPrefix(out, "ID  ") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "SIGNS") || len(rows) != 2 {
+		if !strings.HasPrefix(out, "id  ") || !strings.Contains(strings.SplitN(out, "\n", 2)[0], "signs") || len(rows) != 2 {
 			t.Fatalf("list:\n%s", out)
 		}
 		signs := map[string]string{rows[0][0]: rows[0][1], rows[1][0]: rows[1][1]}

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -68,9 +70,10 @@ func runCertification(ctx context.Context, args []string, getenv func(string) st
 					return err
 				}
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tSTATE\tCREATED\tUPDATED")
-				for _, r := range runs {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.ID, r.State, sello.FormatTime(r.CreatedAt), sello.FormatTime(r.UpdatedAt))
+				fmt.Fprintln(tw, "id\tstate\tcounts\tcreatedAt\tupdatedAt")
+				for _, run := range runs {
+					r := run.Summary()
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.State, countsOf(r.Counts), r.CreatedAt, r.UpdatedAt)
 				}
 				return tw.Flush()
 			},
@@ -122,24 +125,36 @@ func readTestSetFile(name string) ([]*sello.CertificationRow, error) {
 func printRun(w io.Writer, run *sello.CertificationRun) {
 	fmt.Fprintf(w, "%s %s %s\n", run.ID, run.Environment, run.State)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ROW\tSHEET\tKIND\tENCF\tSTATE\tTRACKID\tDGII")
+	fmt.Fprintln(tw, "index\tsheet\tsheetRow\tkind\tencf\tstate\ttrackId\tdgii")
 	for _, r := range run.Rows {
 		track, dgii := "-", "-"
 		if r.TrackID != "" {
 			track = r.TrackID
 		}
 		if r.DGII != nil {
-			dgii = fmt.Sprintf("%d %s", r.DGII.Codigo, r.DGII.Estado)
+			dgii = r.DGII.String()
 		} else if r.Error != "" {
 			dgii = r.Error
 		}
-		fmt.Fprintf(tw, "%d\t%s:%d\t%s\t%s\t%s\t%s\t%s\n", r.Index, r.Sheet, r.SheetRow, r.Kind, r.ENCF, r.State, track, dgii)
+		fmt.Fprintf(tw, "%d\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Index, r.Sheet, r.SheetRow, r.Kind, r.ENCF, r.State, track, dgii)
 	}
 	tw.Flush()
 	if f := run.Failure; f != nil {
 		fmt.Fprintf(w, "%s\n", f.Message)
 		for _, m := range f.Mensajes {
-			fmt.Fprintf(w, "  DGII %d: %s\n", m.Codigo, m.Valor)
+			fmt.Fprintf(w, "  DGII %s\n", m)
 		}
 	}
+}
+
+// countsOf writes a run's counts as state=n pairs, by state.
+func countsOf(counts map[string]int) string {
+	var out []string
+	for _, st := range slices.Sorted(maps.Keys(counts)) {
+		out = append(out, fmt.Sprintf("%s=%d", st, counts[st]))
+	}
+	if len(out) == 0 {
+		return "-"
+	}
+	return strings.Join(out, ",")
 }

@@ -341,7 +341,9 @@ func testCertificationAPI(t *testing.T, storage ...string) {
 		list := func(path, key string) []map[string]any {
 			t.Helper()
 			r := s.Do(t, request{Method: "GET", Path: path, Key: key})
-			var b struct{ Runs []map[string]any }
+			var b struct {
+				Runs []map[string]any `json:"data"`
+			}
 			if r.Status != http.StatusOK || json.Unmarshal(r.Body, &b) != nil {
 				t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
 			}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -25,12 +26,21 @@ func TestCLI(t *testing.T) {
 	if err != nil || !strings.Contains(out, "erp") || !strings.Contains(out, "…"+key[len(key)-4:]) || strings.Contains(out, key) {
 		t.Fatalf("keys list: %q, %v (must show last 4, never the key)", out, err)
 	}
-	out, _, err = sh("sequences", "add", "--tenant", "130000002", "--env", "TesteCF", "--type", "31", "--from", "1", "--to", "1000", "--expires", "31-12-2027")
+	out, _, err = sh("sequences", "add", "--tenant", "130000002", "--env", "TesteCF", "--type", "31", "--from", "1", "--to", "1000", "--expires", "2027-12-31")
 	if err != nil || !strings.Contains(out, "E310000000001–E310000001000") {
 		t.Fatalf("sequences add: %q, %v", out, err)
 	}
+	// DGII's dd-MM-yyyy is accepted too.
+	out, _, err = sh("sequences", "add", "--tenant", "130000002", "--env", "TesteCF", "--type", "33", "--from", "1", "--to", "10", "--expires", "31-12-2027")
+	if err != nil || !strings.Contains(out, "E330000000001–E330000000010") {
+		t.Fatalf("sequences add dd-MM-yyyy: %q, %v", out, err)
+	}
+	// The list speaks the API: its field names, ISO dates.
 	out, _, err = sh("sequences", "list", "--tenant", "130000002", "--env", "TesteCF")
-	if err != nil || !strings.Contains(out, "E31") || !strings.Contains(out, "31-12-2027") || !strings.Contains(out, "1000") {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if err != nil || len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "id type from to next used left expiresOn state createdAt" ||
+		!slices.Equal(strings.Fields(lines[1])[1:9], []string{"E31", "1", "1000", "E310000000001", "0", "1000", "2027-12-31", "active"}) ||
+		!slices.Equal(strings.Fields(lines[2])[1:9], []string{"E33", "1", "10", "E330000000001", "0", "10", "2027-12-31", "active"}) {
 		t.Fatalf("sequences list: %q, %v", out, err)
 	}
 

@@ -30,7 +30,7 @@ func runDGII(ctx context.Context, args []string, getenv func(string) string, std
 					}
 				}
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ENV\tSTATE\tSINCE\tUNTIL\tFAILING SINCE\tWAITING\tOLDEST\tDEADLINE")
+				fmt.Fprintln(tw, "environment\tstate\tsince\tuntil\tfailingSince\twaiting\toldestWaiting\tdeadline")
 				for _, env := range sello.Environments {
 					r, err := st.FindReachability(ctx, env)
 					if err != nil {

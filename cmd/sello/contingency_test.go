@@ -168,7 +168,7 @@ func listEvents(tb testing.TB, s *testServer, key string, typ sello.EventType) [
 		tb.Fatalf("eventos: %d %s", r.Status, r.Body)
 	}
 	var out []map[string]any
-	for _, ev := range r.JSON(tb)["events"].([]any) {
+	for _, ev := range r.JSON(tb)["data"].([]any) {
 		out = append(out, ev.(map[string]any))
 	}
 	return out

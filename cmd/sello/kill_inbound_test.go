@@ -88,7 +88,7 @@ func TestKillInbound(t *testing.T) {
 			t.Fatal(err)
 		}
 		var page struct {
-			Documents []struct{ ENCF string } `json:"documents"`
+			Documents []struct{ ENCF string } `json:"data"`
 			Next      *string                 `json:"nextCursor"`
 		}
 		err = json.NewDecoder(resp.Body).Decode(&page)
@@ -172,7 +172,7 @@ func testReceiverDownThenBack(t *testing.T, issuerStorage ...string) {
 		t.Fatal(err)
 	}
 	var page struct {
-		Documents []struct{ ENCF string } `json:"documents"`
+		Documents []struct{ ENCF string } `json:"data"`
 	}
 	err = json.NewDecoder(resp.Body).Decode(&page)
 	resp.Body.Close()

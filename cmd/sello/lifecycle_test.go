@@ -253,12 +253,12 @@ func TestBuyerSideFields(t *testing.T) {
 		wantDelivery map[string]any
 		posts        int // the e-CF's posts to the buyer's receiver
 	}{
-		{"AcceptedCreditoFiscal", invoice(withBuyer(dgiisim.RNCDGIITest)), "accepted", map[string]any{"status": sello.DeliveryDelivered}, 1},
+		{"AcceptedCreditoFiscal", invoice(withBuyer(dgiisim.RNCDGIITest)), "accepted", map[string]any{"status": sello.DeliveryDelivered, "code": nil, "reason": nil}, 1},
 		{"NotReceived", invoice(withBuyer("999000022")), "accepted", map[string]any{"status": sello.DeliveryFailed, "code": "2",
 			"reason": "The buyer 999000022 did not receive the e-CF: ARECF CodigoMotivoNoRecibido 2 (Error de Firma Digital)."}, 1},
-		{"NotElectronic", invoice(withBuyer("101010101")), "accepted", map[string]any{"status": sello.DeliveryNotElectronic}, 0},
-		{"AcceptedConsumo", invoice(consumo), "accepted", map[string]any{"status": sello.DeliveryNotApplicable}, 0},
-		{"Rejected", invoice(withBuyer("999000002")), "rejected", map[string]any{"status": sello.DeliveryNotApplicable}, 0},
+		{"NotElectronic", invoice(withBuyer("101010101")), "accepted", map[string]any{"status": sello.DeliveryNotElectronic, "code": nil, "reason": nil}, 0},
+		{"AcceptedConsumo", invoice(consumo), "accepted", map[string]any{"status": sello.DeliveryNotApplicable, "code": nil, "reason": nil}, 0},
+		{"Rejected", invoice(withBuyer("999000002")), "rejected", map[string]any{"status": sello.DeliveryNotApplicable, "code": nil, "reason": nil}, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: tt.body})
@@ -642,7 +642,7 @@ func testTrade(t *testing.T, s *testServer, estado, motivo string) {
 		return d["delivery"].(map[string]any)["status"] == sello.DeliveryDelivered
 	})
 	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: buyerKey}).JSON(t)
-	docs := list["documents"].([]any)
+	docs := list["data"].([]any)
 	if len(docs) != 1 || docs[0].(map[string]any)["encf"] != encf {
 		t.Fatalf("the buyer's received documents: %v", docs)
 	}
@@ -762,7 +762,7 @@ func testDeliveryToWrongReceiver(t *testing.T, storage ...string) {
 		t.Fatalf("delivery %v; want failed with code 4", got)
 	}
 	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: s.BuyerKeys[sello.EnvTest]}).JSON(t)
-	if n := len(list["documents"].([]any)); n != 0 {
+	if n := len(list["data"].([]any)); n != 0 {
 		t.Fatalf("the demo buyer stored %d documents of another buyer", n)
 	}
 }
@@ -800,7 +800,7 @@ func testTradeDuplicate(t *testing.T, s *testServer, encf string) {
 		t.Fatalf("another document under the same e-NCF: %s, %v; want code 3", dup, err)
 	}
 	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: s.BuyerKeys[sello.EnvTest]}).JSON(t)
-	if n := len(list["documents"].([]any)); n != 1 {
+	if n := len(list["data"].([]any)); n != 1 {
 		t.Fatalf("the buyer stored %d documents, want 1", n)
 	}
 }

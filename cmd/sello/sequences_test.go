@@ -1,7 +1,10 @@
 package main
 
 import (
+	"maps"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -73,10 +76,37 @@ func testSequencesCLIAndAPI(t *testing.T, s *testServer) {
 		if r.Status != http.StatusOK {
 			t.Fatalf("list: %d %s", r.Status, r.Body)
 		}
-		seqs := r.JSON(t)["sequences"].([]any)
+		seqs := r.JSON(t)["data"].([]any)
 		first := seqs[0].(map[string]any)
 		if first["id"] != cliID || first["state"] != "exhausted" || first["next"] != nil || first["used"] != 2.0 || first["left"] != 0.0 {
 			t.Fatalf("the used-up range: %v", first)
+		}
+
+		// The CLI's list speaks the API: its columns are the API's fields,
+		// its values the API's ("-" for null), ISO dates included.
+		out := s.cli(t, "sequences", "list", "--tenant", rnc, "--env", "TesteCF")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		header := strings.Fields(lines[0])
+		if len(lines)-1 != len(seqs) {
+			t.Fatalf("CLI lists %d ranges, API %d:\n%s", len(lines)-1, len(seqs), out)
+		}
+		for i, line := range lines[1:] {
+			api := seqs[i].(map[string]any)
+			if got, want := strings.Join(header, " "), strings.Join(slices.Sorted(maps.Keys(api)), " "); strings.Join(slices.Sorted(slices.Values(header)), " ") != want {
+				t.Fatalf("CLI columns %s, want the API's fields %s", got, want)
+			}
+			for j, v := range strings.Fields(line) {
+				want := "-"
+				switch x := api[header[j]].(type) {
+				case string:
+					want = x
+				case float64:
+					want = strconv.FormatFloat(x, 'f', -1, 64)
+				}
+				if v != want {
+					t.Errorf("range %d, %s: CLI %q, API %q", i, header[j], v, want)
+				}
+			}
 		}
 	})
 }

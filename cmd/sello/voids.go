@@ -85,7 +85,7 @@ func runVoids(ctx context.Context, args []string, getenv func(string) string, st
 					return err
 				}
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tSTATE\tCOUNT\tRANGES\tDGII\tCREATED")
+				fmt.Fprintln(tw, "id\tstate\tcount\tranges\tdgii\tcreatedAt")
 				cursor := ""
 				for {
 					voids, next, err := st.ListVoids(ctx, t.ID, env, sello.VoidFilter{Cursor: cursor, Limit: sello.MaxPageSize})
@@ -99,7 +99,7 @@ func runVoids(ctx context.Context, args []string, getenv func(string) string, st
 						}
 						dgii := "-"
 						if v.DGII != nil {
-							dgii = strings.Join(append([]string{v.DGII.Codigo}, v.DGII.Mensajes...), " ")
+							dgii = v.DGII.String()
 						} else if v.FailureReason != "" {
 							dgii = v.FailureReason
 						}

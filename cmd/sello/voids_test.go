@@ -91,7 +91,7 @@ func testVoids(t *testing.T, s *testServer) {
 		}
 		done := s.voidDone(t, key, "TesteCF", voidID)
 		dgii, _ := done["dgii"].(map[string]any)
-		if done["state"] != "accepted" || dgii == nil || dgii["codigo"] != "1" {
+		if done["state"] != "accepted" || dgii == nil || dgii["codigo"] != 1.0 || dgii["estado"] != "Anulación procesada" {
 			t.Fatalf("void after DGII: %v", done)
 		}
 		// The next document gets the number after the void.
@@ -109,7 +109,7 @@ func testVoids(t *testing.T, s *testServer) {
 		}
 		// Listed, newest first.
 		l := s.Do(t, request{Method: "GET", Path: voidsPath, Key: key})
-		if vs := l.JSON(t)["voids"].([]any); l.Status != http.StatusOK || len(vs) != 1 || vs[0].(map[string]any)["id"] != voidID {
+		if vs := l.JSON(t)["data"].([]any); l.Status != http.StatusOK || len(vs) != 1 || vs[0].(map[string]any)["id"] != voidID {
 			t.Fatalf("list: %d %s", l.Status, l.Body)
 		}
 		// The CLI lists the API's void and refuses its numbers, naming it.
@@ -169,7 +169,7 @@ func testVoids(t *testing.T, s *testServer) {
 		otherKey := strings.TrimSpace(s.cli(t, "keys", "create", "--tenant", other, "--env", "TesteCF", "--scopes", "tenant:admin"))
 		wantError(t, s.Do(t, request{Method: "GET", Path: voidsPath + "/" + voidID, Key: otherKey}), http.StatusNotFound, sello.CodeNotFound)
 		wantError(t, s.Do(t, request{Method: "GET", Path: voidsPath + "/" + voidID + "/xml", Key: otherKey}), http.StatusNotFound, sello.CodeNotFound)
-		if l := s.Do(t, request{Method: "GET", Path: voidsPath, Key: otherKey}); l.Status != http.StatusOK || len(l.JSON(t)["voids"].([]any)) != 0 {
+		if l := s.Do(t, request{Method: "GET", Path: voidsPath, Key: otherKey}); l.Status != http.StatusOK || len(l.JSON(t)["data"].([]any)) != 0 {
 			t.Fatalf("other tenant's list: %d %s", l.Status, l.Body)
 		}
 		// Its numbers 4–13 are its own: not voided, voidable.

@@ -146,7 +146,7 @@ func (w *webhooksCmd) list(ctx context.Context, st *storage, stdout io.Writer) e
 	}
 	now := time.Now()
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTENANT\tENV\tSTATUS\tURL\tEVENTS\tSECRETS\tFAILING SINCE\tCREATED\tREASON")
+	fmt.Fprintln(tw, "id\ttenant\tenvironment\tstatus\turl\tevents\tsecrets\tfailingSince\tcreatedAt\tdisabledReason")
 	for _, t := range tenants {
 		for _, env := range envs {
 			es, err := st.FindWebhookEndpoints(ctx, t.ID, env)
@@ -317,7 +317,7 @@ func (w *webhooksCmd) deliveries(ctx context.Context, st *storage, stdout io.Wri
 	slices.SortStableFunc(ds, func(a, b *sello.WebhookDelivery) int { return b.CreatedAt.Compare(a.CreatedAt) })
 	ds = ds[:min(len(ds), f.Limit)]
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tCREATED\tENV\tEVENT TYPE\tSTATUS\tATTEMPTS\tERROR CLASS\tNEXT ATTEMPT\tTRIGGER\tLAST ERROR")
+	fmt.Fprintln(tw, "id\tcreatedAt\tenvironment\teventType\tstatus\tattempts\terrorClass\tnextAttemptAt\ttrigger\tlastError")
 	for _, d := range ds {
 		class, err := lastErrorClass(ctx, st, d)
 		if err != nil {
@@ -347,7 +347,7 @@ func (w *webhooksCmd) attempts(ctx context.Context, st *storage, stdout io.Write
 	}
 	fmt.Fprintf(stdout, "delivery %s: %s %s to endpoint %s, %s after %d attempts\n", d.ID, d.EventType, d.EventID, d.EndpointID, d.Status, d.Attempts)
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "N\tAT\tSTATUS\tLATENCY\tDIALED IP\tERROR CLASS\tERROR\tRESPONSE")
+	fmt.Fprintln(tw, "n\tat\tresponseStatus\tlatency\tdialedIp\terrorClass\terror\tresponseBody")
 	for _, a := range d.AttemptLog {
 		status := "-"
 		if a.ResponseStatus != 0 {

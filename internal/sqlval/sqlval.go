@@ -21,6 +21,19 @@ func JSONOrNull[T any](v *T) (any, error) {
 	return string(b), nil
 }
 
+// JSONOrNil decodes the JSON text b of a column into a new T, or returns
+// nil for NULL (b nil).
+func JSONOrNil[T any](b []byte) (*T, error) {
+	if b == nil {
+		return nil, nil
+	}
+	v := new(T)
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, fmt.Errorf("decode %T: %w", v, err)
+	}
+	return v, nil
+}
+
 // BlobOrNull is b, or NULL when empty: coalesce then keeps the stored
 // value.
 func BlobOrNull(b []byte) any {
