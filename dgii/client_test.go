@@ -630,7 +630,7 @@ func TestDirectory(t *testing.T) {
 		{"Array", dgiisim.RNCDGIITest, 1},
 		{"Object", dgiisim.RNCDirectoryObject, 1},
 		{"Unknown", "101010101", 0},
-		{"Listado", "", 9},
+		{"Listado", "", 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := f.sess.Directory(ctx, tc.rnc)
