@@ -43,7 +43,7 @@ func (s *Server) handleListInbound(w http.ResponseWriter, r *http.Request) error
 // every bad one. Returns INVALID_REQUEST.
 func parseInboundFilter(q url.Values) (sello.InboundFilter, error) {
 	f := sello.InboundFilter{Limit: sello.DefaultPageSize, Cursor: q.Get("cursor")}
-	l := newListQuery(q, "issuer", "type", "approval", "from", "to", "cursor", "limit")
+	l := newListQuery(q, "issuer", "type", "approval", "dgii", "from", "to", "cursor", "limit")
 	if v := q.Get("issuer"); v != "" {
 		if err := sello.ValidateRNC(v); err != nil {
 			l.bad("issuer", sello.ErrorMessageOf(err))
@@ -56,6 +56,13 @@ func parseInboundFilter(q url.Values) (sello.InboundFilter, error) {
 			l.bad("approval", sello.ErrorMessageOf(err))
 		}
 		f.Approval = a
+	}
+	if v := q.Get("dgii"); v != "" {
+		g, err := sello.ParseDGIIState(v)
+		if err != nil {
+			l.bad("dgii", sello.ErrorMessageOf(err))
+		}
+		f.DGII = g
 	}
 	l.docType("type", &f.Type)
 	l.time("from", &f.ReceivedFrom)
