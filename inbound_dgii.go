@@ -22,14 +22,6 @@ import (
 // accepted and the others refuted. Once one is accepted, another document
 // under the e-NCF is refused at reception (ARECF code 3).
 
-// The events of DGII's confirmation of an inbound document: confirmed when
-// DGII accepted it; refuted when DGII rejected it, accepted another
-// document under its e-NCF, or never confirmed it.
-const (
-	EventInboundDGIIConfirmed EventType = "inbound.dgii_confirmed"
-	EventInboundDGIIRefuted   EventType = "inbound.dgii_refuted"
-)
-
 // The states of DGII's confirmation of an inbound document
 // (InboundDGII.Status).
 const (

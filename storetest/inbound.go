@@ -25,8 +25,8 @@ func newInbound(tenantID string, en sello.Environment, issuerRNC string, n int64
 		TenantID: tenantID, Environment: en, Type: sello.TypeCreditoFiscal, ENCF: e,
 		IssuerRNC: issuerRNC, IssuerName: "Proveedor Ejemplo SRL", BuyerRNC: "130000001",
 		IssueDate: sello.Date{Year: 2026, Month: 3, Day: 9}, Total: "1180.00",
-		XML:    []byte("<ECF><eNCF>" + e + "</eNCF></ECF>"),
-		Acuse:  []byte("<ARECF><eNCF>" + e + "</eNCF></ARECF>"),
+		XML:          []byte("<ECF><eNCF>" + e + "</eNCF></ECF>"),
+		Acuse:        []byte("<ARECF><eNCF>" + e + "</eNCF></ARECF>"),
 		Signer:       testSigner("IDCDO-00100000001", true),
 		SecurityCode: "q7Xk2P",
 	}
