@@ -647,6 +647,12 @@ func testTrade(t *testing.T, s *testServer, estado, motivo string) {
 		t.Fatalf("the buyer's received documents: %v", docs)
 	}
 	id := docs[0].(map[string]any)["id"].(string)
+	// The buyer's receiver asks DGII about the document it received, and
+	// DGII (the simulator) accepted it before the issuer delivered it.
+	in := s.waitInbound(t, buyerKey, id, func(d map[string]any) bool { return d["dgii"].(map[string]any)["status"] != sello.DGIIPending })
+	if g := in["dgii"].(map[string]any); g["status"] != sello.DGIIAccepted || g["codigo"] != float64(1) || g["checkedAt"] == nil {
+		t.Fatalf("the buyer's document's dgii: %v; want accepted, codigo 1", g)
+	}
 	testTradeDuplicate(t, s, encf)
 	body, _ := json.Marshal(map[string]string{"inboundDocumentId": id, "estado": estado})
 	if motivo != "" {
@@ -767,10 +773,30 @@ func testDeliveryToWrongReceiver(t *testing.T, storage ...string) {
 	}
 }
 
+// waitInbound waits (30 s at most) until the inbound document id, read with
+// key, holds cond, and returns it.
+func (s *testServer) waitInbound(tb testing.TB, key, id string, cond func(map[string]any) bool) map[string]any {
+	tb.Helper()
+	var r *response
+	var d map[string]any
+	if !testwait.Within(30*time.Second, 20*time.Millisecond, func() bool {
+		r = s.Do(tb, request{Method: "GET", Path: "/TesteCF/documentos-recibidos/" + id, Key: key})
+		if r.Status != http.StatusOK {
+			return false
+		}
+		d = document(tb, r)
+		return cond(d)
+	}) {
+		tb.Fatalf("inbound document %s: condition not met within 30 s; last %s", id, r.Body)
+	}
+	return d
+}
+
 // testTradeDuplicate posts the issuer's delivered e-CF to the buyer's
 // receiver again, as the issuer would after losing the first answer: the
 // buyer answers the same acuse, byte for byte; a different document under
-// the same issuer and e-NCF gets code 3 (duplicate). Nothing more is stored.
+// the same issuer and e-NCF, now that DGII confirmed the first, gets code 3
+// (duplicate). Nothing more is stored.
 func testTradeDuplicate(t *testing.T, s *testServer, encf string) {
 	t.Helper()
 	signed := s.Do(t, request{Method: "GET", Path: docsPath + "/" + encf + "/xml", Key: s.Keys[sello.EnvTest]}).Body
@@ -802,5 +828,86 @@ func testTradeDuplicate(t *testing.T, s *testServer, encf string) {
 	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: s.BuyerKeys[sello.EnvTest]}).JSON(t)
 	if n := len(list["documents"].([]any)); n != 1 {
 		t.Fatalf("the buyer stored %d documents, want 1", n)
+	}
+}
+
+// TestPreEmptedTrade is the pre-emption of issue 20 (finding 2) on the demo:
+// a forged copy of the issuer's e-CF, under its e-NCF and to its buyer,
+// reaches the buyer's receiver before the genuine one. The genuine one is
+// received all the same (delivered, not code 3); DGII (the simulator)
+// confirms it and not the forged one, which is refuted; the buyer's list
+// shows which is which, and only the genuine one can be approved.
+func TestPreEmptedTrade(t *testing.T) {
+	s := MustRunServer(t, "--dgii-sim-delay", "4s")
+	key, buyerKey := s.Keys[sello.EnvTest], s.BuyerKeys[sello.EnvTest]
+	encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer(demoBuyerRNC))}))["encf"].(string)
+	// The forger reads the issuer's e-NCF, as printed on its invoices, and
+	// is first at the buyer with its own document under it.
+	var signed []byte
+	if !testwait.Within(30*time.Second, 10*time.Millisecond, func() bool {
+		r := s.Do(t, request{Method: "GET", Path: docsPath + "/" + encf + "/xml", Key: key})
+		signed = r.Body
+		return r.Status == http.StatusOK
+	}) {
+		t.Fatalf("%s was not signed within 30 s", encf)
+	}
+	sign, err := simulatorSigner() // TesteCF receivers take any certificate
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsigned := append(bytes.Replace(signed[:bytes.Index(signed, []byte("<Signature"))], []byte("<MontoTotal>"), []byte("<MontoTotal>1"), 1), "</ECF>"...)
+	forged, err := sign(unsigned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := s.URL + "/TesteCF/receptor/" + demoBuyerRNC
+	entry := dgii.DirectoryEntry{RNC: demoBuyerRNC, URLRecepcion: base, URLAceptacion: base, URLOpcional: base}
+	acuse, err := dgii.NewReceptor(&http.Client{Timeout: 10 * time.Second}).SendECF(t.Context(), entry, demoRNC+encf+".xml", forged,
+		func(_ context.Context, x []byte) ([]byte, error) { return sign(x) })
+	if err != nil || !bytes.Contains(acuse, []byte("<Estado>0</Estado>")) {
+		t.Fatalf("the forged copy: %s, %v", acuse, err)
+	}
+	if d := s.waitFor(t, key, encf, func(d map[string]any) bool {
+		st := d["delivery"].(map[string]any)["status"]
+		return sello.Status(d["status"].(string)).Final() && st != sello.DeliveryPending && st != sello.DeliveryNotSent
+	}); d["delivery"].(map[string]any)["status"] != sello.DeliveryDelivered {
+		t.Fatalf("the genuine one's delivery: %v; want delivered", d["delivery"])
+	}
+
+	list := func(query string) []map[string]any {
+		var out []map[string]any
+		for _, d := range s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos" + query, Key: buyerKey}).JSON(t)["documents"].([]any) {
+			out = append(out, d.(map[string]any))
+		}
+		return out
+	}
+	all := list("")
+	if len(all) != 2 || all[0]["encf"] != encf || all[1]["encf"] != encf {
+		t.Fatalf("the buyer's documents: %v; want the genuine and the forged under %s", all, encf)
+	}
+	genuineID, forgedID := all[0]["id"].(string), all[1]["id"].(string) // newest first
+	s.waitInbound(t, buyerKey, forgedID, func(d map[string]any) bool { return d["dgii"].(map[string]any)["status"] == sello.DGIIRefuted })
+	g := s.waitInbound(t, buyerKey, genuineID, func(d map[string]any) bool { return d["dgii"].(map[string]any)["status"] == sello.DGIIAccepted })
+	if g["total"] == all[1]["total"] {
+		t.Fatalf("the accepted one has the forged total %v", g["total"])
+	}
+	for _, c := range []struct{ state, want string }{{"accepted", genuineID}, {"refuted", forgedID}} {
+		if got := list("?dgii=" + c.state); len(got) != 1 || got[0]["id"] != c.want {
+			t.Errorf("?dgii=%s: %v; want %s", c.state, got, c.want)
+		}
+	}
+	approve := func(id string) *response {
+		body, _ := json.Marshal(map[string]string{"inboundDocumentId": id, "estado": "aprobado"})
+		return s.Do(t, request{Method: "POST", Path: "/TesteCF/aprobaciones-comerciales", Key: buyerKey, Body: body})
+	}
+	if r := approve(forgedID); r.Status != http.StatusUnprocessableEntity || !bytes.Contains(r.Body, []byte("dgii.status refuted")) {
+		t.Fatalf("approving the forged one: %d %s; want 422 naming refuted", r.Status, r.Body)
+	}
+	if r := approve(genuineID); r.Status != http.StatusAccepted {
+		t.Fatalf("approving the genuine one: %d %s", r.Status, r.Body)
+	}
+	events := s.Do(t, request{Method: "GET", Path: "/TesteCF/eventos", Key: buyerKey}).Body
+	if !bytes.Contains(events, []byte(`"inbound.dgii_confirmed"`)) || !bytes.Contains(events, []byte(`"inbound.dgii_refuted"`)) {
+		t.Errorf("the buyer's events lack inbound.dgii_confirmed or inbound.dgii_refuted: %s", events)
 	}
 }
