@@ -653,6 +653,9 @@ func testTrade(t *testing.T, s *testServer, estado, motivo string) {
 	if g := in["dgii"].(map[string]any); g["status"] != sello.DGIIAccepted || g["codigo"] != float64(1) || g["checkedAt"] == nil {
 		t.Fatalf("the buyer's document's dgii: %v; want accepted, codigo 1", g)
 	}
+	received, _ := time.Parse(time.RFC3339, in["receivedAt"].(string))
+	checked, _ := time.Parse(time.RFC3339, in["dgii"].(map[string]any)["checkedAt"].(string))
+	t.Logf("DGII confirmed the buyer's document %s after its receipt", checked.Sub(received))
 	testTradeDuplicate(t, s, encf)
 	body, _ := json.Marshal(map[string]string{"inboundDocumentId": id, "estado": estado})
 	if motivo != "" {
