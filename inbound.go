@@ -77,9 +77,15 @@ func (d *InboundDocument) CheckNew() error {
 // d (spec §6.3): data.payload.inboundDocumentId is what a commercial
 // approval names.
 func NewInboundReceivedEvent(d *InboundDocument, now time.Time) *Event {
+	return d.event(EventInboundReceived, "info", fmt.Sprintf("Document %s received from RNC %s.", d.ENCF, d.IssuerRNC), now)
+}
+
+// event is d's event of type t: the document's snapshot (status
+// received), and its id, type, e-NCF and issuer in the payload.
+func (d *InboundDocument) event(t EventType, severity, msg string, now time.Time) *Event {
 	return &Event{
 		ID:          NewID(),
-		Type:        EventInboundReceived,
+		Type:        t,
 		CreatedAt:   now,
 		TenantID:    d.TenantID,
 		Environment: d.Environment,
@@ -90,8 +96,8 @@ func NewInboundReceivedEvent(d *InboundDocument, now time.Time) *Event {
 			Status: InboundStatusReceived,
 		},
 		Data: EventData{
-			Severity: "info",
-			Message:  fmt.Sprintf("Document %s received from RNC %s.", d.ENCF, d.IssuerRNC),
+			Severity: severity,
+			Message:  msg,
 			Payload: map[string]any{
 				"inboundDocumentId": d.ID,
 				"type":              d.Type.Code(),

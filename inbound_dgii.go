@@ -268,33 +268,13 @@ func refutedMessage(d, genuine *InboundDocument) string {
 		d.ENCF, d.IssuerRNC, d.SecurityCode, genuine.ID, genuine.SecurityCode)
 }
 
-// dgiiEvent is d's event of type t about its confirmation.
+// dgiiEvent is d's event of type t about its confirmation: the payload
+// has its securityCode and dgii too.
 func (d *InboundDocument) dgiiEvent(t EventType, severity, msg string, now time.Time) *Event {
-	return &Event{
-		ID:          NewID(),
-		Type:        t,
-		CreatedAt:   now,
-		TenantID:    d.TenantID,
-		Environment: d.Environment,
-		Document: &EventDocument{
-			ID:     d.ID,
-			Type:   d.Type.Code(),
-			ENCF:   d.ENCF,
-			Status: InboundStatusReceived,
-		},
-		Data: EventData{
-			Severity: severity,
-			Message:  msg,
-			Payload: map[string]any{
-				"inboundDocumentId": d.ID,
-				"type":              d.Type.Code(),
-				"encf":              d.ENCF,
-				"issuer":            map[string]any{"rnc": d.IssuerRNC, "name": d.IssuerName},
-				"securityCode":      d.SecurityCode,
-				"dgii":              d.DGII.Resource(),
-			},
-		},
-	}
+	ev := d.event(t, severity, msg, now)
+	ev.Data.Payload["securityCode"] = d.SecurityCode
+	ev.Data.Payload["dgii"] = d.DGII.Resource()
+	return ev
 }
 
 // InboundDGIITx is what RecordInboundDGII asks of the transaction that

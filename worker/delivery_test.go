@@ -50,20 +50,10 @@ func mustDeliveryTest(t *testing.T, st storetest.Store, opts webhook.Options) *d
 		Webhooks:      opts,
 		DeliveryDelay: func(int) time.Duration { return 10 * time.Millisecond },
 	})
-	key, cert, err = xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Emisor de prueba"}, time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := sello.NewCertificate(h.tenant.ID, sello.EnvTest, cert, key, h.mk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.AddCertificate(t.Context(), c); err != nil {
-		t.Fatal(err)
-	}
+	signer := h.mustCertificate(t, "Emisor de prueba")
 	storetest.MustAddSequence(t, st, h.tenant.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 1000)
 	h.start(t)
-	return &deliveryTest{hookTest: h, sim: sim, signer: &xmldsig.Signer{Key: key, Cert: cert}}
+	return &deliveryTest{hookTest: h, sim: sim, signer: signer}
 }
 
 var (

@@ -3,7 +3,6 @@ package worker_test
 import (
 	"bytes"
 	"context"
-	"crypto/x509/pkix"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -43,22 +42,8 @@ func mustConfirmTest(t *testing.T, st storetest.Store) *confirmTest {
 		DGII:         client,
 		ConfirmDelay: func(time.Duration) time.Duration { return 20 * time.Millisecond },
 	})
-	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Comprador de prueba"}, time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := sello.NewCertificate(h.tenant.ID, sello.EnvTest, cert, key, h.mk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.AddCertificate(t.Context(), c); err != nil {
-		t.Fatal(err)
-	}
-	key, cert, err = xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Proveedor de prueba"}, time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &xmldsig.Signer{Key: key, Cert: cert}
+	h.mustCertificate(t, "Comprador de prueba")
+	s := mustSigner(t, "Proveedor de prueba")
 	h.start(t)
 	return &confirmTest{hookTest: h, sim: sim, signer: s, supplier: client.Session(sello.EnvTest, confirmSupplierRNC,
 		func(_ context.Context, x []byte) ([]byte, error) { return s.Sign(x) })}

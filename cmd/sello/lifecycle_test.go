@@ -54,17 +54,23 @@ func mustLifecycleServer(tb testing.TB, extra ...string) (*testServer, *dgiisim.
 // waitFor polls a document until cond holds or 30 s pass.
 func (s *testServer) waitFor(tb testing.TB, key, encf string, cond func(map[string]any) bool) map[string]any {
 	tb.Helper()
+	return s.waitForPath(tb, key, docsPath+"/"+encf, cond)
+}
+
+// waitForPath polls the document at path until cond holds or 30 s pass.
+func (s *testServer) waitForPath(tb testing.TB, key, path string, cond func(map[string]any) bool) map[string]any {
+	tb.Helper()
 	var r *response
 	var d map[string]any
 	if !testwait.Within(30*time.Second, 20*time.Millisecond, func() bool {
-		r = s.Do(tb, request{Method: "GET", Path: docsPath + "/" + encf, Key: key})
+		r = s.Do(tb, request{Method: "GET", Path: path, Key: key})
 		if r.Status != http.StatusOK {
 			return false
 		}
 		d = document(tb, r)
 		return cond(d)
 	}) {
-		tb.Fatalf("document %s: condition not met within 30 s; last %s", encf, r.Body)
+		tb.Fatalf("%s: condition not met within 30 s; last %s", path, r.Body)
 	}
 	return d
 }
@@ -780,19 +786,7 @@ func testDeliveryToWrongReceiver(t *testing.T, storage ...string) {
 // key, holds cond, and returns it.
 func (s *testServer) waitInbound(tb testing.TB, key, id string, cond func(map[string]any) bool) map[string]any {
 	tb.Helper()
-	var r *response
-	var d map[string]any
-	if !testwait.Within(30*time.Second, 20*time.Millisecond, func() bool {
-		r = s.Do(tb, request{Method: "GET", Path: "/TesteCF/documentos-recibidos/" + id, Key: key})
-		if r.Status != http.StatusOK {
-			return false
-		}
-		d = document(tb, r)
-		return cond(d)
-	}) {
-		tb.Fatalf("inbound document %s: condition not met within 30 s; last %s", id, r.Body)
-	}
-	return d
+	return s.waitForPath(tb, key, "/TesteCF/documentos-recibidos/"+id, cond)
 }
 
 // testTradeDuplicate posts the issuer's delivered e-CF to the buyer's
