@@ -908,3 +908,70 @@ func TestPreEmptedTrade(t *testing.T) {
 		t.Errorf("the buyer's events lack inbound.dgii_confirmed or inbound.dgii_refuted: %s", events)
 	}
 }
+
+// TestSimulatorSentConfirmed: the simulator answers consultaestado for the
+// e-CFs its simulated issuer sends to a tenant (it accepted them before the
+// tenant received them), and for nothing else: the tenant's copy of a
+// sample is confirmed, a forged e-CF of the same issuer that the simulator
+// never received is not found, and a forgery under the sample's e-NCF,
+// posted after DGII confirmed the sample, is a duplicate (code 3).
+func TestSimulatorSentConfirmed(t *testing.T) {
+	sign, err := simulatorSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var self atomic.Pointer[string]
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: sign,
+		Receivers: func(env sello.Environment, rnc string) (string, string, bool) {
+			return demoBuyerName, *self.Load() + "/" + string(env) + "/receptor/" + rnc, rnc == demoBuyerRNC
+		}})
+	ts := httptest.NewServer(sim)
+	defer ts.Close()
+	s := MustRunServer(t, "--dgii-url", ts.URL, "--dgii-timeout", "2s")
+	self.Store(&s.URL)
+	buyerKey := s.BuyerKeys[sello.EnvTest]
+	sent, err := sim.SendECF(t.Context(), &http.Client{Timeout: 10 * time.Second}, sello.EnvTest, demoBuyerRNC)
+	if err != nil || !bytes.Contains(sent.Body, []byte("<Estado>0</Estado>")) {
+		t.Fatalf("SendECF: %+v, %v", sent, err)
+	}
+	docs := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: buyerKey}).JSON(t)["documents"].([]any)
+	if len(docs) != 1 {
+		t.Fatalf("the buyer's documents: %v", docs)
+	}
+	id := docs[0].(map[string]any)["id"].(string)
+	s.waitInbound(t, buyerKey, id, func(d map[string]any) bool { return d["dgii"].(map[string]any)["status"] == sello.DGIIAccepted })
+
+	sample := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos/" + id + "/xml", Key: buyerKey}).Body
+	post := func(encf string, total string) []byte {
+		t.Helper()
+		x := sample[:bytes.Index(sample, []byte("<Signature"))]
+		x = bytes.Replace(x, []byte("<eNCF>"+sent.ENCF+"</eNCF>"), []byte("<eNCF>"+encf+"</eNCF>"), 1)
+		x = bytes.Replace(x, []byte("<MontoTotal>1180.00</MontoTotal>"), []byte("<MontoTotal>"+total+"</MontoTotal>"), 1)
+		forged, err := sign(append(x, "</ECF>"...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := s.URL + "/TesteCF/receptor/" + demoBuyerRNC
+		acuse, err := dgii.NewReceptor(&http.Client{Timeout: 10 * time.Second}).SendECF(t.Context(),
+			dgii.DirectoryEntry{RNC: demoBuyerRNC, URLRecepcion: base, URLAceptacion: base, URLOpcional: base},
+			dgiisim.RNCDGIITest+encf+".xml", forged, func(_ context.Context, x []byte) ([]byte, error) { return sign(x) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return acuse
+	}
+	other := "E31" + strings.Repeat("9", 10)
+	if acuse := post(other, "1180.00"); !bytes.Contains(acuse, []byte("<Estado>0</Estado>")) {
+		t.Fatalf("a forged e-CF under a new e-NCF: %s", acuse)
+	}
+	var forgedID string
+	for _, d := range s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: buyerKey}).JSON(t)["documents"].([]any) {
+		if d := d.(map[string]any); d["encf"] == other {
+			forgedID = d["id"].(string)
+		}
+	}
+	s.waitInbound(t, buyerKey, forgedID, func(d map[string]any) bool { return d["dgii"].(map[string]any)["status"] == sello.DGIINotFound })
+	if acuse := post(sent.ENCF, "99.00"); !bytes.Contains(acuse, []byte("<CodigoMotivoNoRecibido>3</CodigoMotivoNoRecibido>")) {
+		t.Fatalf("a forgery under the confirmed sample's e-NCF: %s; want code 3", acuse)
+	}
+}
