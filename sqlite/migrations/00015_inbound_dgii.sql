@@ -5,9 +5,9 @@
 -- kept under one issuer and e-NCF until DGII accepts one of them: the
 -- unique key becomes the bytes (their SHA-256), and at most one document
 -- under an e-NCF is accepted. SQLite cannot drop a table's UNIQUE
--- constraint, so the table is built anew (nothing references it). Rows
--- from before keep a NULL hash, security code '' and a NULL dgii_status
--- (received before Sello asked DGII).
+-- constraint, so the table is built anew (nothing references it), with its
+-- indexes. Rows from before keep a NULL hash, security code '' and a NULL
+-- dgii_status (received before Sello asked DGII).
 CREATE TABLE inbound_documents_new (
     id                     TEXT PRIMARY KEY,
     tenant_id              TEXT NOT NULL REFERENCES tenants (id),
@@ -59,6 +59,9 @@ ALTER TABLE inbound_documents_new RENAME TO inbound_documents;
 CREATE UNIQUE INDEX inbound_documents_bytes ON inbound_documents (tenant_id, environment, issuer_rnc, encf, xml_sha256);
 CREATE UNIQUE INDEX inbound_documents_accepted ON inbound_documents (tenant_id, environment, issuer_rnc, encf)
     WHERE dgii_status = 'accepted';
+-- The receivers' per-issuer quota's index (00014_receiver_limits), dropped
+-- with the old table.
+CREATE INDEX IF NOT EXISTS inbound_documents_issuer_received ON inbound_documents (tenant_id, environment, issuer_rnc, received_at);
 
 -- +goose Down
 CREATE TABLE inbound_documents_old (
@@ -102,3 +105,4 @@ ORDER BY dgii_status = 'accepted' DESC, received_at, id;
 
 DROP TABLE inbound_documents;
 ALTER TABLE inbound_documents_old RENAME TO inbound_documents;
+CREATE INDEX IF NOT EXISTS inbound_documents_issuer_received ON inbound_documents (tenant_id, environment, issuer_rnc, received_at);
