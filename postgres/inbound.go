@@ -44,7 +44,7 @@ func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDo
 			issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
 			xml_sha256, security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
-		ON CONFLICT (tenant_id, environment, issuer_rnc, encf, xml_sha256) DO NOTHING`,
+		ON CONFLICT (encf, issuer_rnc, tenant_id, environment, xml_sha256) DO NOTHING`,
 		n.ID, n.TenantID, n.Environment, n.Type, n.ENCF, n.IssuerRNC, n.IssuerName, n.BuyerRNC,
 		dateValue(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, n.ReceivedAt, n.UpdatedAt, signer,
 		sum[:], n.SecurityCode, status, checked, codigo, mensaje)

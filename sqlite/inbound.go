@@ -41,7 +41,7 @@ func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDo
 			issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
 			xml_sha256, security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (tenant_id, environment, issuer_rnc, encf, xml_sha256) DO NOTHING`,
+		ON CONFLICT (encf, issuer_rnc, tenant_id, environment, xml_sha256) DO NOTHING`,
 		n.ID, n.TenantID, n.Environment, n.Type, n.ENCF, n.IssuerRNC, n.IssuerName, n.BuyerRNC,
 		formatDate(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, formatTime(n.ReceivedAt), formatTime(n.UpdatedAt), signer,
 		sum[:], n.SecurityCode, status, checked, codigo, mensaje)

@@ -15,8 +15,10 @@ ALTER TABLE inbound_documents ADD COLUMN dgii_checked_at timestamptz;
 ALTER TABLE inbound_documents ADD COLUMN dgii_codigo integer;
 ALTER TABLE inbound_documents ADD COLUMN dgii_mensaje text NOT NULL DEFAULT '';
 ALTER TABLE inbound_documents DROP CONSTRAINT inbound_documents_tenant_id_environment_issuer_rnc_encf_key;
-CREATE UNIQUE INDEX inbound_documents_bytes ON inbound_documents (tenant_id, environment, issuer_rnc, encf, xml_sha256);
-CREATE UNIQUE INDEX inbound_documents_accepted ON inbound_documents (tenant_id, environment, issuer_rnc, encf)
+-- The e-NCF first: the index serves the lookups of one e-NCF, and
+-- leaves the count of an issuer's documents to its own index.
+CREATE UNIQUE INDEX inbound_documents_bytes ON inbound_documents (encf, issuer_rnc, tenant_id, environment, xml_sha256);
+CREATE UNIQUE INDEX inbound_documents_accepted ON inbound_documents (encf, issuer_rnc, tenant_id, environment)
     WHERE dgii_status = 'accepted';
 
 -- +goose Down

@@ -56,8 +56,10 @@ FROM inbound_documents;
 DROP TABLE inbound_documents;
 ALTER TABLE inbound_documents_new RENAME TO inbound_documents;
 
-CREATE UNIQUE INDEX inbound_documents_bytes ON inbound_documents (tenant_id, environment, issuer_rnc, encf, xml_sha256);
-CREATE UNIQUE INDEX inbound_documents_accepted ON inbound_documents (tenant_id, environment, issuer_rnc, encf)
+-- The e-NCF first: the index serves the lookups of one e-NCF, and
+-- leaves the count of an issuer's documents to its own index.
+CREATE UNIQUE INDEX inbound_documents_bytes ON inbound_documents (encf, issuer_rnc, tenant_id, environment, xml_sha256);
+CREATE UNIQUE INDEX inbound_documents_accepted ON inbound_documents (encf, issuer_rnc, tenant_id, environment)
     WHERE dgii_status = 'accepted';
 -- The receivers' per-issuer quota's index (00014_receiver_limits), dropped
 -- with the old table.
