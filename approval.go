@@ -142,8 +142,9 @@ type InboundApproval struct {
 }
 
 // NewInboundApproval is the approval r asks for of d. Returns
-// VALIDATION_FAILED when d's type takes no approval and CONFLICT when d
-// was approved or rejected already; r must have passed Check.
+// VALIDATION_FAILED when d's type takes no approval or DGII has not
+// accepted d (CheckConfirmed), and CONFLICT when d was approved or
+// rejected already; r must have passed Check.
 func NewInboundApproval(d *InboundDocument, r ApprovalRequest, now time.Time) (*InboundApproval, error) {
 	if !d.Type.ApprovalApplies() {
 		return nil, ValidationError([]ErrorDetail{{Path: "inboundDocumentId",
@@ -151,6 +152,9 @@ func NewInboundApproval(d *InboundDocument, r ApprovalRequest, now time.Time) (*
 	}
 	if d.Approval != ApprovalPending && d.Approval != "" {
 		return nil, Errorf(CodeConflict, "Inbound document %s was %s already.", d.ID, d.Approval)
+	}
+	if err := d.CheckConfirmed(); err != nil {
+		return nil, err
 	}
 	a := &InboundApproval{
 		ID: NewID(), TenantID: d.TenantID, Environment: d.Environment, InboundDocumentID: d.ID,

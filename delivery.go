@@ -51,6 +51,9 @@ func DeliveryRetryDelay(n int) time.Duration {
 const (
 	ARECFRecibido   = "0"
 	ARECFNoRecibido = "1"
+	// ARECFDuplicate is CodigoMotivoNoRecibido 3, Envío duplicado: the
+	// buyer holds another document under the e-NCF.
+	ARECFDuplicate = "3"
 )
 
 // ARECFReasons are the meanings of CodigoMotivoNoRecibido.
@@ -84,7 +87,9 @@ func (ch *DocumentChange) QueueDelivery(doc *Document) {
 // buyer's signed acuse, nil when there is none. It applies only to an
 // accepted document whose delivery is still open, so an outcome recorded
 // is never replaced (UpdateDocument returns CONFLICT). Events:
-// ecf.delivered, ecf.delivery_failed; not_electronic writes none.
+// ecf.delivered, ecf.delivery_failed (severity error; warning for code 3,
+// whose message says another document holds the e-NCF at the buyer);
+// not_electronic writes none.
 func DeliveryOutcome(doc *Document, out Delivery, arecf []byte) DocumentChange {
 	ch := DocumentChange{
 		From:         []Status{StatusAccepted, StatusAcceptedConditional},
@@ -98,6 +103,12 @@ func DeliveryOutcome(doc *Document, out Delivery, arecf []byte) DocumentChange {
 		ch.EventType, ch.Message = EventECFDelivered, fmt.Sprintf("The buyer %s received %s.", doc.BuyerRNC, doc.ENCF)
 	case DeliveryFailed:
 		ch.EventType, ch.Severity, ch.Message = EventECFDeliveryFailed, "error", out.Reason
+		if out.Code == ARECFDuplicate {
+			ch.Severity = "warning"
+			ch.Message = fmt.Sprintf("The buyer %s did not take %s: another document holds that e-NCF at the buyer (ARECF CodigoMotivoNoRecibido 3, Envío duplicado). "+
+				"A Sello buyer answers so only when DGII confirmed that other document; ask the buyer which document it holds and DGII (consultaestado) which one it accepted.",
+				doc.BuyerRNC, doc.ENCF)
+		}
 	}
 	return ch
 }

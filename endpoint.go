@@ -266,6 +266,7 @@ var WebhookEventTypes = []EventType{
 	EventWebhookEndpointDisabled,
 	EventVoidUpdated,
 	EventDGIIUnavailable, EventDGIIAvailable,
+	EventInboundDGIIConfirmed, EventInboundDGIIRefuted,
 }
 
 // Subscribes reports whether e receives events of type t: every type when

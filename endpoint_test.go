@@ -144,8 +144,8 @@ func TestWebhookEventTypes(t *testing.T) {
 	// DESIGN §5's 15, issue 12's inbound.approval.sent and .failed,
 	// issue 13's void.updated, dgii.unavailable and dgii.available, and
 	// issue 20's ecf.commercial_approval.disputed.
-	if len(sello.WebhookEventTypes) != 21 {
-		t.Errorf("WebhookEventTypes: got %d, want the 15 of DESIGN §5, the 2 of issue 12, void.updated, the 2 of contingency and ecf.commercial_approval.disputed", len(sello.WebhookEventTypes))
+	if len(sello.WebhookEventTypes) != 23 {
+		t.Errorf("WebhookEventTypes: got %d, want the 15 of DESIGN §5, the 2 of issue 12, void.updated, the 2 of contingency, ecf.commercial_approval.disputed and the 2 of DGII's confirmation of inbound documents", len(sello.WebhookEventTypes))
 	}
 	if !slices.Contains(sello.WebhookEventTypes, sello.EventECFCommercialApprovalDisputed) {
 		t.Error("ecf.commercial_approval.disputed must be subscribable")

@@ -184,3 +184,12 @@ type EventFilter struct {
 // partially_accepted, rejected or failed): the tenant learns DGII's answer
 // without polling GET /{env}/anulaciones/{id}.
 const EventVoidUpdated EventType = "void.updated"
+
+// The events of DGII's confirmation of an inbound document
+// (inbound_dgii.go): confirmed when DGII accepted it; refuted when DGII
+// rejected it, accepted another document under its e-NCF, or never
+// confirmed it.
+const (
+	EventInboundDGIIConfirmed EventType = "inbound.dgii_confirmed"
+	EventInboundDGIIRefuted   EventType = "inbound.dgii_refuted"
+)

@@ -8,9 +8,11 @@ import (
 )
 
 // InboundDocument is an e-CF a supplier posted to a tenant's receiver
-// (DESIGN §6) and Sello acknowledged as received (ARECF Estado 0). It is
-// unique per tenant, environment, issuer RNC and e-NCF. A refused one
-// (Estado 1) is not kept: the supplier may post it again once corrected.
+// (DESIGN §6) and Sello acknowledged as received (ARECF Estado 0). Several
+// different documents may be kept under one issuer RNC and e-NCF until DGII
+// confirms one of them (DGII, inbound_dgii.go); the same bytes are kept
+// once. A refused one (Estado 1) is not kept: the supplier may post it
+// again once corrected.
 type InboundDocument struct {
 	ID          string
 	TenantID    string
@@ -28,9 +30,15 @@ type InboundDocument struct {
 	Acuse []byte
 	// Signer is who signed the e-CF (CheckSigner), nil for a document
 	// received before Sello recorded signers. What Sello can check of it
-	// ends there; DGII's confirmation of the document (consultaestado,
-	// FACTS §1.6) is to be recorded beside it.
+	// ends there; DGII confirms the rest.
 	Signer *Signer
+	// SecurityCode is the e-CF's security code, the first six characters
+	// of its SignatureValue, "" for a document received before Sello
+	// asked DGII.
+	SecurityCode string
+	// DGII is DGII's confirmation of the document (RecordInboundDGII), nil
+	// for a document received before Sello asked DGII.
+	DGII *InboundDGII
 	// Approval is the tenant's commercial approval (ApprovalPending,
 	// ApprovalApproved, ApprovalRejected).
 	Approval   string
@@ -69,9 +77,15 @@ func (d *InboundDocument) CheckNew() error {
 // d (spec §6.3): data.payload.inboundDocumentId is what a commercial
 // approval names.
 func NewInboundReceivedEvent(d *InboundDocument, now time.Time) *Event {
+	return d.event(EventInboundReceived, "info", fmt.Sprintf("Document %s received from RNC %s.", d.ENCF, d.IssuerRNC), now)
+}
+
+// event is d's event of type t: the document's snapshot (status
+// received), and its id, type, e-NCF and issuer in the payload.
+func (d *InboundDocument) event(t EventType, severity, msg string, now time.Time) *Event {
 	return &Event{
 		ID:          NewID(),
-		Type:        EventInboundReceived,
+		Type:        t,
 		CreatedAt:   now,
 		TenantID:    d.TenantID,
 		Environment: d.Environment,
@@ -82,8 +96,8 @@ func NewInboundReceivedEvent(d *InboundDocument, now time.Time) *Event {
 			Status: InboundStatusReceived,
 		},
 		Data: EventData{
-			Severity: "info",
-			Message:  fmt.Sprintf("Document %s received from RNC %s.", d.ENCF, d.IssuerRNC),
+			Severity: severity,
+			Message:  msg,
 			Payload: map[string]any{
 				"inboundDocumentId": d.ID,
 				"type":              d.Type.Code(),
@@ -102,24 +116,44 @@ func InboundDocumentNotFound(id string) error {
 // InboundTx is what StoreInboundDocument asks of the transaction that
 // stores a received document: the statements, no rules.
 type InboundTx interface {
-	// InsertInboundDocument writes d unless the tenant already has a
-	// document of d.IssuerRNC and d.ENCF in d.Environment: inserted is
-	// false then, and nothing is written. Returns NOT_FOUND when the
-	// tenant does not exist.
+	// InsertInboundDocument writes d unless the tenant already has the
+	// same bytes under d.IssuerRNC and d.ENCF in d.Environment (a
+	// concurrent receipt of the same e-CF): inserted is false then, and
+	// nothing is written. Returns NOT_FOUND when the tenant does not
+	// exist.
 	InsertInboundDocument(ctx context.Context, d *InboundDocument) (inserted bool, err error)
-	// InboundDocumentByENCF returns the tenant's document of issuerRNC and
-	// encf in env. Returns NOT_FOUND.
-	InboundDocumentByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) (*InboundDocument, error)
+	// InboundDocumentsByENCF returns every document the tenant received
+	// of issuerRNC and encf in env, oldest first.
+	InboundDocumentsByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) ([]*InboundDocument, error)
 	// InsertEvent writes ev to the outbox with its webhook deliveries.
 	InsertEvent(ctx context.Context, ev *Event) error
+	// InsertJobs inserts jobs, to run once the transaction commits.
+	InsertJobs(ctx context.Context, jobs []Job) error
+}
+
+// sameOrConfirmed is, among docs, the one holding the same bytes as xml,
+// else the one DGII accepted, else nil.
+func sameOrConfirmed(docs []*InboundDocument, xml []byte) *InboundDocument {
+	var accepted *InboundDocument
+	for _, o := range docs {
+		if o.Same(xml) {
+			return o
+		} else if o.DGII != nil && o.DGII.Status == DGIIAccepted {
+			accepted = o
+		}
+	}
+	return accepted
 }
 
 // StoreInboundDocument stores d, received, in the one transaction inTx runs
 // (the store's; now is the time read in it): the document with its ID,
-// Approval (pending), ReceivedAt and UpdatedAt set, and its
-// tax.public.receiver.ecf.received event. When the tenant already has a
-// document of d.IssuerRNC and d.ENCF in d.Environment it stores nothing
-// and returns that one with existing = true. Stores implement
+// Approval (pending), DGII (pending), ReceivedAt and UpdatedAt set, its
+// tax.public.receiver.ecf.received event and its InboundConfirmJob. When
+// the tenant already has, under d.IssuerRNC and d.ENCF in d.Environment,
+// the same bytes, or a document DGII accepted, it stores nothing and
+// returns that one with existing = true (the caller tells the two apart
+// with Same). Other documents under the e-NCF do not stop d: DGII's
+// confirmation decides between them. Stores implement
 // InboundStore.CreateInboundDocument with it. Returns INVALID_REQUEST
 // (CheckNew) and NOT_FOUND when the tenant does not exist.
 func StoreInboundDocument(ctx context.Context, d *InboundDocument, inTx func(fn func(tx InboundTx, now time.Time) error) error) (stored *InboundDocument, existing bool, err error) {
@@ -129,20 +163,38 @@ func StoreInboundDocument(ctx context.Context, d *InboundDocument, inTx func(fn 
 	err = inTx(func(tx InboundTx, now time.Time) error {
 		n := *d
 		n.ID, n.Approval, n.ReceivedAt, n.UpdatedAt = NewID(), ApprovalPending, now, now
+		n.DGII = &InboundDGII{Status: DGIIPending}
+		docs, err := tx.InboundDocumentsByENCF(ctx, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF)
+		if err != nil {
+			return err
+		}
+		if stored = sameOrConfirmed(docs, n.XML); stored != nil {
+			existing = true
+			return nil
+		}
 		inserted, err := tx.InsertInboundDocument(ctx, &n)
 		if err != nil {
 			return err
 		}
 		if !inserted {
+			// The same bytes, received at the same time.
+			docs, err := tx.InboundDocumentsByENCF(ctx, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF)
+			if err != nil {
+				return err
+			}
+			if stored = sameOrConfirmed(docs, n.XML); stored == nil {
+				return fmt.Errorf("store inbound document %s of RNC %s: not inserted, and no document holds its bytes", n.ENCF, n.IssuerRNC)
+			}
 			existing = true
-			stored, err = tx.InboundDocumentByENCF(ctx, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF)
-			return err
+			return nil
 		}
 		stored, existing = &n, false
 		// What a received document sets off, in the transaction that
-		// stores it: its event (and, where DGII is to confirm it, the job
-		// that asks DGII's consultaestado).
-		return tx.InsertEvent(ctx, NewInboundReceivedEvent(&n, now))
+		// stores it: its event and the job that asks DGII to confirm it.
+		if err := tx.InsertEvent(ctx, NewInboundReceivedEvent(&n, now)); err != nil {
+			return err
+		}
+		return tx.InsertJobs(ctx, []Job{InboundConfirmJob{TenantID: n.TenantID, Environment: n.Environment, InboundDocumentID: n.ID}})
 	})
 	if err != nil {
 		return nil, false, err
@@ -153,18 +205,29 @@ func StoreInboundDocument(ctx context.Context, d *InboundDocument, inTx func(fn 
 // InboundStore keeps the documents suppliers send to a tenant's receiver.
 type InboundStore interface {
 	// CreateInboundDocument stores d (StoreInboundDocument): the
-	// document, its acuse and its tax.public.receiver.ecf.received event
-	// in one transaction, or, when the tenant already has a document of
-	// d.IssuerRNC and d.ENCF in d.Environment, that one with existing =
-	// true. Returns INVALID_REQUEST (CheckNew) and NOT_FOUND if the tenant
-	// does not exist.
+	// document, its acuse, its tax.public.receiver.ecf.received event and
+	// its InboundConfirmJob in one transaction, or, when the tenant
+	// already has d's bytes or a document DGII accepted under d.IssuerRNC
+	// and d.ENCF in d.Environment, that one with existing = true. Returns
+	// INVALID_REQUEST (CheckNew) and NOT_FOUND if the tenant does not
+	// exist.
 	CreateInboundDocument(ctx context.Context, d *InboundDocument) (stored *InboundDocument, existing bool, err error)
 	// FindInboundDocument returns NOT_FOUND if the tenant has no such
 	// document in env.
 	FindInboundDocument(ctx context.Context, tenantID string, env Environment, id string) (*InboundDocument, error)
 	// FindInboundDocumentByENCF returns the tenant's document of issuerRNC
-	// and encf in env. Returns NOT_FOUND.
+	// and encf in env: the one DGII accepted, else the first received.
+	// Returns NOT_FOUND.
 	FindInboundDocumentByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) (*InboundDocument, error)
+	// FindInboundDocumentsByENCF returns every document the tenant
+	// received of issuerRNC and encf in env, oldest first; none is not an
+	// error.
+	FindInboundDocumentsByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) ([]*InboundDocument, error)
+	// RecordInboundDGII records what the confirmation job learnt about the
+	// tenant's inbound document id (RecordInboundDGII: the documents it
+	// changes and their events in one transaction) and returns the
+	// document after. Returns NOT_FOUND.
+	RecordInboundDGII(ctx context.Context, tenantID string, env Environment, id string, ans InboundDGIIAnswer) (*InboundDocument, error)
 	// ListInboundDocuments returns a page of the tenant's inbound documents
 	// in env, newest received first and without their XML and acuse, and
 	// the cursor of the next page ("" on the last). Returns INVALID_REQUEST
@@ -186,6 +249,9 @@ type InboundFilter struct {
 	// Approval is ApprovalPending, ApprovalApproved or ApprovalRejected,
 	// "" for any.
 	Approval string
+	// DGII is a confirmation state (DGIIPending, DGIIAccepted, …), ""
+	// for any.
+	DGII string
 	// ReceivedFrom and ReceivedTo bound receivedAt, inclusive and
 	// exclusive.
 	ReceivedFrom *time.Time
@@ -251,9 +317,15 @@ type InboundDocumentResource struct {
 	Approval  string        `json:"approval"`
 	// Signer is who signed the e-CF, null for a document received before
 	// Sello recorded signers.
-	Signer     *SignerResource `json:"signer"`
-	ReceivedAt string          `json:"receivedAt"`
-	UpdatedAt  string          `json:"updatedAt"`
+	Signer *SignerResource `json:"signer"`
+	// SecurityCode is the e-CF's security code, null for a document
+	// received before Sello asked DGII.
+	SecurityCode *string `json:"securityCode"`
+	// DGII is DGII's confirmation, null for a document received before
+	// Sello asked DGII.
+	DGII       *InboundDGIIResource `json:"dgii"`
+	ReceivedAt string               `json:"receivedAt"`
+	UpdatedAt  string               `json:"updatedAt"`
 }
 
 // InboundIssuer is the supplier who issued an inbound document.
@@ -265,17 +337,19 @@ type InboundIssuer struct {
 // Resource returns the public form of d.
 func (d *InboundDocument) Resource() InboundDocumentResource {
 	return InboundDocumentResource{
-		ID:         d.ID,
-		Type:       d.Type.Code(),
-		ENCF:       d.ENCF,
-		Issuer:     InboundIssuer{RNC: d.IssuerRNC, Name: d.IssuerName},
-		BuyerRNC:   d.BuyerRNC,
-		IssueDate:  d.IssueDate.String(),
-		Total:      d.Total,
-		Approval:   d.Approval,
-		Signer:     d.Signer.Resource(),
-		ReceivedAt: FormatTime(d.ReceivedAt),
-		UpdatedAt:  FormatTime(d.UpdatedAt),
+		ID:           d.ID,
+		Type:         d.Type.Code(),
+		ENCF:         d.ENCF,
+		Issuer:       InboundIssuer{RNC: d.IssuerRNC, Name: d.IssuerName},
+		BuyerRNC:     d.BuyerRNC,
+		IssueDate:    d.IssueDate.String(),
+		Total:        d.Total,
+		Approval:     d.Approval,
+		Signer:       d.Signer.Resource(),
+		SecurityCode: nullable(d.SecurityCode),
+		DGII:         d.DGII.Resource(),
+		ReceivedAt:   FormatTime(d.ReceivedAt),
+		UpdatedAt:    FormatTime(d.UpdatedAt),
 	}
 }
 

@@ -58,6 +58,9 @@ type InboundHeader struct {
 	Total      string // MontoTotal as written
 	// SignedAt is FechaHoraFirma.
 	SignedAt time.Time
+	// SecurityCode is the first six characters of the SignatureValue, ""
+	// when the document has none.
+	SecurityCode string
 }
 
 // ReceiptCode is an acuse's CodigoMotivoNoRecibido (FACTS §2.3): why an
@@ -229,7 +232,8 @@ type ECFReceipt struct {
 //   - the key fields read (code 1; an e-CF without even its issuer and
 //     e-NCF is an error, not an acuse);
 //   - the same bytes received before get the stored acuse again (a
-//     supplier's retry);
+//     supplier's retry, or the same e-CF from anyone: it proves nothing
+//     new);
 //   - the issuer is within its quota (IssuerQuota; RATE_LIMITED, not an
 //     acuse: the document was not judged);
 //   - the file is named {RNCEmisor}{eNCF}.xml, when named (code 1);
@@ -238,7 +242,10 @@ type ECFReceipt struct {
 //     (CheckTokenHolder, code 2);
 //   - the document reads into its type's model (code 1), of a type
 //     exchanged between taxpayers (code 1), bought by the tenant (code 4);
-//   - no other document of the issuer's e-NCF was received (code 3).
+//   - DGII has not confirmed another document under the issuer's e-NCF
+//     (code 3). Until DGII confirms one, different documents under one
+//     e-NCF are all received: a forgery posted first does not keep the
+//     genuine one out, and DGII's answer (RecordInboundDGII) refutes it.
 //
 // Returns UNAVAILABLE when the tenant has no certificate to sign its acuse
 // with or ctx ended first (nothing is signed or stored after), RATE_LIMITED,
@@ -256,13 +263,13 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 		return nil, err
 	}
 	a := Acuse{RNCEmisor: h.IssuerRNC, ENCF: h.ENCF}
-	// Where DGII's confirmation of received documents will decide which of
-	// two documents under one e-NCF is genuine, it starts here.
-	stored, err := rc.Store.FindInboundDocumentByENCF(ctx, t.ID, env, h.IssuerRNC, h.ENCF)
-	if err == nil && stored.Same(data) {
-		return &ECFReceipt{Acuse: stored.Acuse, Document: stored}, nil // a retry: the same answer
-	} else if err != nil && ErrorCodeOf(err) != CodeNotFound {
+	others, err := rc.Store.FindInboundDocumentsByENCF(ctx, t.ID, env, h.IssuerRNC, h.ENCF)
+	if err != nil {
 		return nil, err
+	}
+	confirmed := sameOrConfirmed(others, data)
+	if confirmed != nil && confirmed.Same(data) {
+		return &ECFReceipt{Acuse: confirmed.Acuse, Document: confirmed}, nil // a retry: the same answer
 	}
 	if err := rc.checkIssuerQuota(ctx, t, env, h.IssuerRNC); err != nil {
 		return nil, err
@@ -298,8 +305,9 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 		return rc.refuseECF(ctx, t, env, a, ReceiptSpecification, fmt.Errorf("type %s is not exchanged between taxpayers", h.Type.Code()))
 	case h.BuyerRNC != t.RNC:
 		return rc.refuseECF(ctx, t, env, a, ReceiptWrongBuyer, fmt.Errorf("RNCComprador %q is not the tenant's %s", h.BuyerRNC, t.RNC))
-	case stored != nil:
-		return rc.refuseECF(ctx, t, env, a, ReceiptDuplicate, fmt.Errorf("another document %s of RNC %s was received at %s", h.ENCF, h.IssuerRNC, FormatTime(stored.ReceivedAt)))
+	case confirmed != nil:
+		return rc.refuseECF(ctx, t, env, a, ReceiptDuplicate, fmt.Errorf("DGII confirmed another document %s of RNC %s, received at %s (security code %s, not %s)",
+			h.ENCF, h.IssuerRNC, FormatTime(confirmed.ReceivedAt), confirmed.SecurityCode, h.SecurityCode))
 	}
 	acuse, err := rc.signAcuse(ctx, t, env, a, 0)
 	if err != nil {
@@ -309,12 +317,13 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 		TenantID: t.ID, Environment: env, Type: h.Type, ENCF: h.ENCF,
 		IssuerRNC: h.IssuerRNC, IssuerName: h.IssuerName, BuyerRNC: h.BuyerRNC,
 		IssueDate: h.IssueDate, Total: h.Total, XML: data, Acuse: acuse, Signer: signer,
+		SecurityCode: h.SecurityCode,
 	}
 	stored, existing, err := rc.Store.CreateInboundDocument(ctx, d)
 	if err != nil {
 		return nil, err
 	} else if existing && !stored.Same(data) {
-		return rc.refuseECF(ctx, t, env, a, ReceiptDuplicate, fmt.Errorf("another document %s of RNC %s got in first", h.ENCF, h.IssuerRNC))
+		return rc.refuseECF(ctx, t, env, a, ReceiptDuplicate, fmt.Errorf("DGII confirmed another document %s of RNC %s meanwhile", h.ENCF, h.IssuerRNC))
 	}
 	return &ECFReceipt{Acuse: stored.Acuse, Document: stored}, nil
 }

@@ -17,7 +17,8 @@ type approvalBody struct {
 // rejection of an inbound document and queues its sending (202, status
 // pending): 400 for a malformed request, 404 for an inbound document the
 // tenant does not have, 409 when it was approved or rejected already, 422
-// for a type that takes no approval.
+// for a type that takes no approval or a document DGII has not accepted
+// (dgii.status pending, not_found, rejected or refuted).
 func (s *Server) handleCreateApproval(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
 	body, err := readBody(w, r)

@@ -12,15 +12,22 @@ import (
 )
 
 // mustInbound stores an inbound document of type typ for the fixture's
-// tenant (or tenantID) in TesteCF.
+// tenant (or tenantID) in TesteCF, which DGII confirmed.
 func mustInbound(tb testing.TB, f *fixture, tenantID string, typ sello.DocumentType, n int) *sello.InboundDocument {
+	tb.Helper()
+	d := mustInboundUnconfirmed(tb, f, tenantID, typ, n)
+	return storetest.MustRecordDGII(tb, f.db, tenantID, sello.EnvTest, d.ID, 1, "Aceptado")
+}
+
+// mustInboundUnconfirmed is mustInbound before DGII's answer.
+func mustInboundUnconfirmed(tb testing.TB, f *fixture, tenantID string, typ sello.DocumentType, n int) *sello.InboundDocument {
 	tb.Helper()
 	encf := fmt.Sprintf("E%s%010d", typ, n)
 	return storetest.MustCreateInbound(tb, f.db, &sello.InboundDocument{
 		TenantID: tenantID, Environment: sello.EnvTest, Type: typ, ENCF: encf,
 		IssuerRNC: "131880681", IssuerName: "Proveedor SRL", BuyerRNC: testRNC,
 		IssueDate: sello.Date{Year: 2026, Month: 3, Day: 9}, Total: "1180.00",
-		XML: []byte("<ECF/>"), Acuse: []byte("<ARECF/>"),
+		XML: []byte("<ECF>" + encf + "</ECF>"), Acuse: []byte("<ARECF/>"), SecurityCode: "Ab12Cd",
 	})
 }
 
@@ -60,6 +67,38 @@ func TestCreateApproval(t *testing.T) {
 	t.Run("ErrNotApplicable", func(t *testing.T) {
 		in := mustInbound(t, f, f.tenant.ID, sello.TypeConsumo, 2)
 		wantError(t, f.do("POST", path, body(in.ID, "aprobado", "")), http.StatusUnprocessableEntity, "VALIDATION_FAILED")
+	})
+
+	// DGII takes approvals only of e-CFs it accepted, and a document it
+	// has not confirmed may be a forgery: 422 naming why.
+	t.Run("ErrUnconfirmed", func(t *testing.T) {
+		for i, c := range []struct {
+			codigo int // DGII's answer, -1 for none yet
+			want   string
+		}{
+			{-1, "DGII has not confirmed it yet (dgii.status pending)"},
+			{0, "DGII does not know it (dgii.status not_found): it has no accepted e-CF E310000000011 of RNC 131880681 for RNC " + testRNC + " with security code Ab12Cd"},
+			{2, "DGII rejected it (dgii.status rejected)"},
+		} {
+			in := mustInboundUnconfirmed(t, f, f.tenant.ID, sello.TypeCreditoFiscal, 10+i)
+			if c.codigo >= 0 {
+				storetest.MustRecordDGII(t, f.db, f.tenant.ID, sello.EnvTest, in.ID, c.codigo, "")
+			}
+			wantError(t, f.do("POST", path, body(in.ID, "aprobado", "")), http.StatusUnprocessableEntity, "VALIDATION_FAILED", in.ID, c.want)
+		}
+		// Refuted: DGII accepted another document under the e-NCF.
+		forged := mustInboundUnconfirmed(t, f, f.tenant.ID, sello.TypeCreditoFiscal, 20)
+		genuine := storetest.MustCreateInbound(t, f.db, &sello.InboundDocument{
+			TenantID: f.tenant.ID, Environment: sello.EnvTest, Type: forged.Type, ENCF: forged.ENCF,
+			IssuerRNC: forged.IssuerRNC, IssuerName: forged.IssuerName, BuyerRNC: testRNC, IssueDate: forged.IssueDate, Total: "117997.64",
+			XML: []byte("<ECF>genuine</ECF>"), Acuse: []byte("<ARECF/>"), SecurityCode: "G3nu1n",
+		})
+		storetest.MustRecordDGII(t, f.db, f.tenant.ID, sello.EnvTest, genuine.ID, 1, "Aceptado")
+		wantError(t, f.do("POST", path, body(forged.ID, "rechazado", "Factura falsa")), http.StatusUnprocessableEntity, "VALIDATION_FAILED",
+			"DGII accepted another document under E310000000020 of RNC 131880681 (dgii.status refuted)")
+		if rec := f.do("POST", path, body(genuine.ID, "aprobado", "")); rec.Code != http.StatusAccepted {
+			t.Fatalf("the genuine one: %d %s", rec.Code, rec.Body)
+		}
 	})
 
 	t.Run("ErrMotivo", func(t *testing.T) {

@@ -43,7 +43,7 @@ func (s *Server) handleListInbound(w http.ResponseWriter, r *http.Request) error
 // every bad one. Returns INVALID_REQUEST.
 func parseInboundFilter(q url.Values) (sello.InboundFilter, error) {
 	f := sello.InboundFilter{Limit: sello.DefaultPageSize, Cursor: q.Get("cursor")}
-	l := newListQuery(q, "issuer", "encf", "type", "approval", "from", "to", "cursor", "limit")
+	l := newListQuery(q, "issuer", "encf", "type", "approval", "dgii", "from", "to", "cursor", "limit")
 	if v := q.Get("encf"); v != "" {
 		if _, err := sello.ParseENCF(v); err != nil {
 			l.bad("encf", sello.ErrorMessageOf(err))
@@ -62,6 +62,13 @@ func parseInboundFilter(q url.Values) (sello.InboundFilter, error) {
 			l.bad("approval", sello.ErrorMessageOf(err))
 		}
 		f.Approval = a
+	}
+	if v := q.Get("dgii"); v != "" {
+		g, err := sello.ParseDGIIState(v)
+		if err != nil {
+			l.bad("dgii", sello.ErrorMessageOf(err))
+		}
+		f.DGII = g
 	}
 	l.docType("type", &f.Type)
 	l.time("from", &f.ReceivedFrom)

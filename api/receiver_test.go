@@ -252,15 +252,50 @@ func TestRecepcion(t *testing.T) {
 		doc := oracle.Xmlsec1Sign(t, f.supplier.Key, f.supplier.Cert, unsignedECF(t, testRNC, 2))
 		f.wantAcuse(t, f.post(t, recepcion, "", doc), ecf.ReceiptReceived, 0)
 	})
-	t.Run("Duplicate", func(t *testing.T) {
+	// Nothing unproven blocks the genuine (issue 20, finding 2): a forged
+	// copy of the issuer's next e-NCF posted first does not keep the
+	// genuine one out; both are kept until DGII accepts one. Only then
+	// does another document under the e-NCF get code 3.
+	t.Run("PreEmption", func(t *testing.T) {
 		f := mustReceiverFixture(t, true)
-		f.wantAcuse(t, f.post(t, recepcion, "", f.signedECF(t, testRNC, 3)), ecf.ReceiptReceived, 0)
-		// Another document under the same e-NCF.
-		other, err := f.supplier.Sign(bytes.Replace(unsignedECF(t, testRNC, 3), []byte("Cliente Ejemplo SRL"), []byte("Cliente Ejemplo SA"), 1))
+		forged, err := f.supplier.Sign(bytes.Replace(unsignedECF(t, testRNC, 3), []byte("Cliente Ejemplo SRL"), []byte("Cliente Ejemplo SA"), 1))
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.wantAcuse(t, f.post(t, recepcion, "", other), ecf.ReceiptNotReceived, ecf.ReasonDuplicate)
+		forgedAcuse := f.post(t, recepcion, "", forged)
+		f.wantAcuse(t, forgedAcuse, ecf.ReceiptReceived, 0)
+		genuine := f.signedECF(t, testRNC, 3)
+		f.wantAcuse(t, f.post(t, recepcion, "", genuine), ecf.ReceiptReceived, 0)
+		docs, err := f.store.FindInboundDocumentsByENCF(t.Context(), f.tenant.ID, sello.EnvTest, supplierRNC, "E310000000003")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(docs) != 2 || !bytes.Equal(docs[0].XML, forged) || !bytes.Equal(docs[1].XML, genuine) {
+			t.Fatalf("stored %d documents under E310000000003, want the forged and the genuine", len(docs))
+		}
+		for _, d := range docs {
+			if h, _ := ecf.ParseECFHeader(d.XML); d.DGII == nil || d.DGII.Status != sello.DGIIPending || d.SecurityCode != h.SecurityCode || len(d.SecurityCode) != 6 {
+				t.Fatalf("stored %s: dgii %+v, security code %q; want pending and %q", d.ID, d.DGII, d.SecurityCode, h.SecurityCode)
+			}
+		}
+		// DGII accepts the genuine one: the forged one is refuted, and a
+		// third document is a duplicate.
+		storetest.MustRecordDGII(t, f.store, f.tenant.ID, sello.EnvTest, docs[1].ID, 1, "Aceptado")
+		if got, err := f.store.FindInboundDocument(t.Context(), f.tenant.ID, sello.EnvTest, docs[0].ID); err != nil || got.DGII.Status != sello.DGIIRefuted {
+			t.Fatalf("the forged one: %+v, %v; want refuted", got, err)
+		}
+		third, err := f.supplier.Sign(bytes.Replace(unsignedECF(t, testRNC, 3), []byte("Cliente Ejemplo SRL"), []byte("Cliente Ejemplo SAS"), 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.wantAcuse(t, f.post(t, recepcion, "", third), ecf.ReceiptNotReceived, ecf.ReasonDuplicate)
+		// The same bytes get the same acuse, refuted or not.
+		if again := f.post(t, recepcion, "", forged); !bytes.Equal(again.Body.Bytes(), forgedAcuse.Body.Bytes()) {
+			t.Errorf("the forged bytes again: another acuse:\n%s", again.Body)
+		}
+		if docs, _ := f.store.FindInboundDocumentsByENCF(t.Context(), f.tenant.ID, sello.EnvTest, supplierRNC, "E310000000003"); len(docs) != 2 {
+			t.Fatalf("stored %d documents under E310000000003, want 2", len(docs))
+		}
 	})
 	t.Run("WrongBuyer", func(t *testing.T) {
 		f := mustReceiverFixture(t, true)

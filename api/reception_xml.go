@@ -23,6 +23,7 @@ func (receptionXML) ReadECFHeader(data []byte) (*sello.InboundHeader, error) {
 	return &sello.InboundHeader{
 		Type: h.TipoeCF, ENCF: h.ENCF, IssuerRNC: h.RNCEmisor, IssuerName: h.RazonSocialEmisor,
 		BuyerRNC: h.RNCComprador, IssueDate: h.FechaEmision, Total: h.MontoTotal, SignedAt: h.FechaHoraFirma,
+		SecurityCode: h.SecurityCode,
 	}, nil
 }
 

@@ -38,6 +38,21 @@ const (
 	EventDGIIAvailable   EventType = "dgii.available"
 )
 
+// DGII's confirmation of a document a supplier sent to the tenant
+// (documentos-recibidos' dgii): data.payload has inboundDocumentId, type,
+// encf, issuer, securityCode and dgii (status, checkedAt, codigo,
+// mensaje). Approve or reject a received document commercially only
+// after EventInboundDGIIConfirmed: until then the API answers 422.
+const (
+	// DGII accepted the received document (dgii.status accepted).
+	EventInboundDGIIConfirmed EventType = "inbound.dgii_confirmed"
+	// DGII rejected it (dgii.status rejected, severity error), accepted
+	// another document under its e-NCF (refuted, a warning: it is not the
+	// issuer's), or had not confirmed it 72 hours after its receipt
+	// (not_found, a warning).
+	EventInboundDGIIRefuted EventType = "inbound.dgii_refuted"
+)
+
 // Event is the body of a webhook delivery, and an item of ListEvents (spec
 // §2.3).
 type Event struct {

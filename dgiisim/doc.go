@@ -71,7 +71,11 @@
 // consultatrackids lists every recepción send of an e-NCF with its state
 // (404 "TrackId no encontrado." when none). consultaestado answers an e-CF
 // by issuer and e-NCF, filtered by buyer and security code (the first six
-// characters of the SignatureValue, or the RFCE's CodigoSeguridadeCF).
+// characters of the SignatureValue, or the RFCE's CodigoSeguridadeCF), for
+// what the simulator accepted: its own sends, and the samples its
+// simulated issuer sends to a tenant (SendECF, simulador/enviarecf), which
+// DGII accepted before the tenant receives them. Anything else, a forged
+// e-CF under one of those e-NCFs included, is No encontrado (codigo 0).
 // The directory's fixed entries have hosts at the simulator's own
 // {base}/{env}/emisorreceptor, where it plays each buyer's receiver
 // (receptor.go): 131880681 (DGII's test counterpart), 999000010 (answered

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgii"
 )
@@ -22,6 +23,11 @@ import (
 // here rather than with Sello's ecf package, signed with Config.Sign; the
 // simulator posts it as any issuer does, with the DGII client's
 // dgii.Receptor (authentication, multipart), which needs no copy here.
+// The issuer sent it to DGII first, and DGII accepted it: consultaestado
+// answers Aceptado for it (its security code, the first six characters of
+// its SignatureValue) from before it reaches the receiver, as for the
+// simulator's own sends, and No encontrado for any other document under
+// its e-NCF.
 
 // SentECF is what a receiver answered to SendECF.
 type SentECF struct {
@@ -59,8 +65,28 @@ func (s *Simulator) SendECF(ctx context.Context, hc *http.Client, env sello.Envi
 	if err != nil {
 		return nil, fmt.Errorf("dgiisim: sign the sample: %w", err)
 	}
+	if err := s.accepted(env, doc, now); err != nil {
+		return nil, err
+	}
 	body, err := dgii.NewReceptor(hc).SendECF(ctx, receiverEntry(base), RNCDGIITest+encf+".xml", doc, s.signer)
 	return sent(encf, body, err)
+}
+
+// accepted records the signed e-CF doc as sent to DGII in env and accepted
+// at now, the e-NCF spent.
+func (s *Simulator) accepted(env sello.Environment, doc []byte, now time.Time) error {
+	parsed, err := parseXML(doc)
+	if err != nil {
+		return fmt.Errorf("dgiisim: read the signed sample: %w", err)
+	}
+	sub := &submission{trackID: uuid.NewString()}
+	sub.fields(parsed)
+	sub.env, sub.received, sub.readyAt = env, now, now
+	sub.verdict = verdict{codigo: codigoAceptado, spent: true}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.record(sub)
+	return nil
 }
 
 // receiverEntry is the directory entry of a receiver whose services are all

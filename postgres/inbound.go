@@ -1,9 +1,12 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -27,19 +30,24 @@ type inboundTx struct {
 }
 
 // InsertInboundDocument implements sello.InboundTx. A concurrent insert of
-// the same e-NCF waits for the other transaction and then inserts nothing.
+// the same bytes under the e-NCF waits for the other transaction and then
+// inserts nothing.
 func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument) (bool, error) {
 	signer, err := sqlval.JSONOrNull(n.Signer)
 	if err != nil {
 		return false, err
 	}
+	status, checked, codigo, mensaje := dgiiColumns(n.DGII)
+	sum := sha256.Sum256(n.XML)
 	tag, err := t.tx.Exec(ctx, `
 		INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-			issue_date, total, xml, acuse, approval, received_at, updated_at, signer)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-		ON CONFLICT (tenant_id, environment, issuer_rnc, encf) DO NOTHING`,
+			issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
+			xml_sha256, security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+		ON CONFLICT (encf, issuer_rnc, tenant_id, environment, xml_sha256) DO NOTHING`,
 		n.ID, n.TenantID, n.Environment, n.Type, n.ENCF, n.IssuerRNC, n.IssuerName, n.BuyerRNC,
-		dateValue(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, n.ReceivedAt, n.UpdatedAt, signer)
+		dateValue(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, n.ReceivedAt, n.UpdatedAt, signer,
+		sum[:], n.SecurityCode, status, checked, codigo, mensaje)
 	if errorKind(err) == kindForeignKey {
 		return false, &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + n.TenantID + "\" not found.", Err: err}
 	} else if err != nil {
@@ -48,18 +56,77 @@ func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDo
 	return tag.RowsAffected() > 0, nil
 }
 
-// InboundDocumentByENCF implements sello.InboundTx.
-func (t inboundTx) InboundDocumentByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) (*sello.InboundDocument, error) {
-	d, err := findInbound(ctx, t.tx, `issuer_rnc = $3 AND encf = $4`, tenantID, env, issuerRNC, encf)
-	if isNoRows(err) {
-		return nil, sello.InboundDocumentByENCFNotFound(issuerRNC, encf)
+// InboundDocumentsByENCF implements sello.InboundTx and
+// sello.InboundDGIITx: locked in id order, so that two transactions on
+// documents of one e-NCF take the locks in the same order.
+func (t inboundTx) InboundDocumentsByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) ([]*sello.InboundDocument, error) {
+	docs, err := findInboundsByENCF(ctx, t.tx, tenantID, env, issuerRNC, encf, ` ORDER BY id FOR UPDATE`)
+	if err != nil {
+		return nil, err
 	}
-	return d, err
+	slices.SortFunc(docs, func(a, b *sello.InboundDocument) int {
+		return cmp.Or(a.ReceivedAt.Compare(b.ReceivedAt), cmp.Compare(a.ID, b.ID))
+	})
+	return docs, nil
 }
 
-// InsertEvent implements sello.InboundTx.
+// InsertEvent implements sello.InboundTx and sello.InboundDGIITx.
 func (t inboundTx) InsertEvent(ctx context.Context, ev *sello.Event) error {
 	return t.db.insertEvent(ctx, t.tx, ev)
+}
+
+// InsertJobs implements sello.InboundTx.
+func (t inboundTx) InsertJobs(ctx context.Context, jobs []sello.Job) error {
+	return t.db.insertJobs(ctx, t.tx, jobs)
+}
+
+// UpdateInboundDGII implements sello.InboundDGIITx.
+func (t inboundTx) UpdateInboundDGII(ctx context.Context, d *sello.InboundDocument) error {
+	status, checked, codigo, mensaje := dgiiColumns(d.DGII)
+	_, err := t.tx.Exec(ctx, `
+		UPDATE inbound_documents SET dgii_status = $4, dgii_checked_at = $5, dgii_codigo = $6, dgii_mensaje = $7, updated_at = $8
+		WHERE tenant_id = $1 AND environment = $2 AND id = $3`,
+		d.TenantID, d.Environment, d.ID, status, checked, codigo, mensaje, d.UpdatedAt)
+	return dbError(err, "record dgii confirmation")
+}
+
+// RecordInboundDGII implements sello.InboundStore with
+// sello.RecordInboundDGII, in one transaction holding the rows of the
+// document's e-NCF.
+func (db *DB) RecordInboundDGII(ctx context.Context, tenantID string, env sello.Environment, id string, ans sello.InboundDGIIAnswer) (*sello.InboundDocument, error) {
+	return sello.RecordInboundDGII(ctx, tenantID, env, id, ans, db.FindInboundDocument, func(fn func(sello.InboundDGIITx, time.Time) error) error {
+		return db.inTx(ctx, func(tx pgx.Tx) error { return fn(inboundTx{db: db, tx: tx}, db.now()) })
+	})
+}
+
+// dgiiColumns are g's columns: status, checked at, codigo, mensaje.
+func dgiiColumns(g *sello.InboundDGII) (status *string, checkedAt *time.Time, codigo *int, mensaje string) {
+	if g == nil {
+		return nil, nil, nil, ""
+	}
+	return &g.Status, g.CheckedAt, g.Codigo, g.Mensaje
+}
+
+// findInboundsByENCF returns every document the tenant received of
+// issuerRNC and encf in env, in the order (and with the lock) tail says.
+func findInboundsByENCF(ctx context.Context, q querier, tenantID string, env sello.Environment, issuerRNC, encf, tail string) ([]*sello.InboundDocument, error) {
+	rows, err := q.Query(ctx, `
+		SELECT `+inboundColumns+` FROM inbound_documents
+		WHERE tenant_id = $1 AND environment = $2 AND issuer_rnc = $3 AND encf = $4`+tail,
+		tenantID, env, issuerRNC, encf)
+	if err != nil {
+		return nil, dbError(err, "find inbound documents")
+	}
+	defer rows.Close()
+	var docs []*sello.InboundDocument
+	for rows.Next() {
+		d, err := scanInbound(rows)
+		if err != nil {
+			return nil, dbError(err, "find inbound documents")
+		}
+		docs = append(docs, d)
+	}
+	return docs, dbError(rows.Err(), "find inbound documents")
 }
 
 // FindInboundDocument implements sello.InboundStore. Returns NOT_FOUND.
@@ -71,14 +138,20 @@ func (db *DB) FindInboundDocument(ctx context.Context, tenantID string, env sell
 	return d, err
 }
 
-// FindInboundDocumentByENCF implements sello.InboundStore. Returns
-// NOT_FOUND.
+// FindInboundDocumentByENCF implements sello.InboundStore: the accepted
+// one, else the first received. Returns NOT_FOUND.
 func (db *DB) FindInboundDocumentByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) (*sello.InboundDocument, error) {
-	d, err := findInbound(ctx, db.pool, `issuer_rnc = $3 AND encf = $4`, tenantID, env, issuerRNC, encf)
+	d, err := findInbound(ctx, db.pool, `issuer_rnc = $3 AND encf = $4
+		ORDER BY dgii_status IS NOT DISTINCT FROM 'accepted' DESC, received_at, id LIMIT 1`, tenantID, env, issuerRNC, encf)
 	if isNoRows(err) {
 		return nil, sello.InboundDocumentByENCFNotFound(issuerRNC, encf)
 	}
 	return d, err
+}
+
+// FindInboundDocumentsByENCF implements sello.InboundStore.
+func (db *DB) FindInboundDocumentsByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) ([]*sello.InboundDocument, error) {
+	return findInboundsByENCF(ctx, db.pool, tenantID, env, issuerRNC, encf, ` ORDER BY received_at, id`)
 }
 
 // rowQuerier is a pool or a transaction.
@@ -90,9 +163,11 @@ type rowQuerier interface {
 // leaves out its XML and acuse, which only a lookup of one document reads.
 const (
 	inboundColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-		issue_date, total, xml, acuse, approval, received_at, updated_at, signer`
+		issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
+		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje`
 	inboundListColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-		issue_date, total, ''::bytea, ''::bytea, approval, received_at, updated_at, signer`
+		issue_date, total, ''::bytea, ''::bytea, approval, received_at, updated_at, signer,
+		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje`
 )
 
 // findInbound returns the tenant's inbound document in env that where
@@ -131,6 +206,9 @@ func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sel
 	if f.Approval != "" {
 		q += ` AND approval = ` + arg(f.Approval)
 	}
+	if f.DGII != "" {
+		q += ` AND dgii_status = ` + arg(f.DGII)
+	}
 	if f.ReceivedFrom != nil {
 		q += ` AND received_at >= ` + arg(f.ReceivedFrom.UTC().Truncate(time.Microsecond))
 	}
@@ -161,9 +239,24 @@ func scanInbound(r pgx.Row) (*sello.InboundDocument, error) {
 	var d sello.InboundDocument
 	var issued time.Time
 	var signer []byte
+	var status, mensaje *string
+	var checked *time.Time
+	var codigo *int32
 	if err := r.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.IssuerRNC, &d.IssuerName, &d.BuyerRNC,
-		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &d.ReceivedAt, &d.UpdatedAt, &signer); err != nil {
+		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &d.ReceivedAt, &d.UpdatedAt, &signer,
+		&d.SecurityCode, &status, &checked, &codigo, &mensaje); err != nil {
 		return nil, err
+	}
+	if status != nil {
+		d.DGII = &sello.InboundDGII{Status: *status, Mensaje: *mensaje}
+		if codigo != nil {
+			c := int(*codigo)
+			d.DGII.Codigo = &c
+		}
+		if checked != nil {
+			t := utc(*checked)
+			d.DGII.CheckedAt = &t
+		}
 	}
 	if signer != nil {
 		d.Signer = new(sello.Signer)
@@ -179,7 +272,8 @@ func scanInbound(r pgx.Row) (*sello.InboundDocument, error) {
 // countInboundFromIssuerSQL is CountInboundFromIssuer's query.
 const countInboundFromIssuerSQL = `
 	SELECT count(*), min(received_at) FROM inbound_documents
-	WHERE tenant_id = $1 AND environment = $2 AND issuer_rnc = $3 AND received_at >= $4`
+	WHERE tenant_id = $1 AND environment = $2 AND issuer_rnc = $3 AND received_at >= $4
+	  AND (dgii_status IS NULL OR dgii_status <> 'accepted')`
 
 // CountInboundFromIssuer implements sello.InboundStore: a range of the
 // index on tenant, environment, issuer and receivedAt (migration 15).

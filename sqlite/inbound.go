@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -26,19 +27,24 @@ type inboundTx struct {
 	tx querier
 }
 
-// InsertInboundDocument implements sello.InboundTx.
+// InsertInboundDocument implements sello.InboundTx: the same bytes under
+// the issuer's e-NCF are inserted once.
 func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument) (bool, error) {
 	signer, err := sqlval.JSONOrNull(n.Signer)
 	if err != nil {
 		return false, err
 	}
+	status, checked, codigo, mensaje := dgiiColumns(n.DGII)
+	sum := sha256.Sum256(n.XML)
 	res, err := t.tx.exec(ctx, `
 		INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-			issue_date, total, xml, acuse, approval, received_at, updated_at, signer)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (tenant_id, environment, issuer_rnc, encf) DO NOTHING`,
+			issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
+			xml_sha256, security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (encf, issuer_rnc, tenant_id, environment, xml_sha256) DO NOTHING`,
 		n.ID, n.TenantID, n.Environment, n.Type, n.ENCF, n.IssuerRNC, n.IssuerName, n.BuyerRNC,
-		formatDate(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, formatTime(n.ReceivedAt), formatTime(n.UpdatedAt), signer)
+		formatDate(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, formatTime(n.ReceivedAt), formatTime(n.UpdatedAt), signer,
+		sum[:], n.SecurityCode, status, checked, codigo, mensaje)
 	if errorKind(err) == kindForeignKey {
 		return false, &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + n.TenantID + "\" not found.", Err: err}
 	} else if err != nil {
@@ -51,18 +57,71 @@ func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDo
 	return added > 0, nil
 }
 
-// InboundDocumentByENCF implements sello.InboundTx.
-func (t inboundTx) InboundDocumentByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) (*sello.InboundDocument, error) {
-	d, err := findInbound(ctx, t.tx, `issuer_rnc = ? AND encf = ?`, tenantID, env, issuerRNC, encf)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, sello.InboundDocumentByENCFNotFound(issuerRNC, encf)
-	}
-	return d, err
+// InboundDocumentsByENCF implements sello.InboundTx and
+// sello.InboundDGIITx (the single writer is the lock).
+func (t inboundTx) InboundDocumentsByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) ([]*sello.InboundDocument, error) {
+	return findInboundsByENCF(ctx, t.tx, tenantID, env, issuerRNC, encf)
 }
 
-// InsertEvent implements sello.InboundTx.
+// InsertEvent implements sello.InboundTx and sello.InboundDGIITx.
 func (t inboundTx) InsertEvent(ctx context.Context, ev *sello.Event) error {
 	return t.db.insertEvent(ctx, t.tx, ev)
+}
+
+// InsertJobs implements sello.InboundTx.
+func (t inboundTx) InsertJobs(ctx context.Context, jobs []sello.Job) error {
+	return t.db.insertJobs(ctx, t.tx, jobs)
+}
+
+// UpdateInboundDGII implements sello.InboundDGIITx.
+func (t inboundTx) UpdateInboundDGII(ctx context.Context, d *sello.InboundDocument) error {
+	status, checked, codigo, mensaje := dgiiColumns(d.DGII)
+	_, err := t.tx.exec(ctx, `
+		UPDATE inbound_documents SET dgii_status = ?, dgii_checked_at = ?, dgii_codigo = ?, dgii_mensaje = ?, updated_at = ?
+		WHERE tenant_id = ? AND environment = ? AND id = ?`,
+		status, checked, codigo, mensaje, formatTime(d.UpdatedAt), d.TenantID, d.Environment, d.ID)
+	return dbError(err, "record dgii confirmation")
+}
+
+// RecordInboundDGII implements sello.InboundStore with
+// sello.RecordInboundDGII, in one IMMEDIATE transaction.
+func (db *DB) RecordInboundDGII(ctx context.Context, tenantID string, env sello.Environment, id string, ans sello.InboundDGIIAnswer) (*sello.InboundDocument, error) {
+	return sello.RecordInboundDGII(ctx, tenantID, env, id, ans, db.FindInboundDocument, func(fn func(sello.InboundDGIITx, time.Time) error) error {
+		return db.inTx(ctx, func(tx querier) error { return fn(inboundTx{db: db, tx: tx}, db.now()) })
+	})
+}
+
+// dgiiColumns are d's columns: status, checked at, codigo, mensaje.
+func dgiiColumns(g *sello.InboundDGII) (status, checkedAt, codigo any, mensaje string) {
+	if g == nil {
+		return nil, nil, nil, ""
+	}
+	if g.Codigo != nil {
+		codigo = *g.Codigo
+	}
+	return g.Status, formatTimePtr(g.CheckedAt), codigo, g.Mensaje
+}
+
+// findInboundsByENCF returns every document the tenant received of
+// issuerRNC and encf in env, oldest first.
+func findInboundsByENCF(ctx context.Context, q querier, tenantID string, env sello.Environment, issuerRNC, encf string) ([]*sello.InboundDocument, error) {
+	rows, err := q.query(ctx, `
+		SELECT `+inboundColumns+` FROM inbound_documents
+		WHERE tenant_id = ? AND environment = ? AND issuer_rnc = ? AND encf = ?
+		ORDER BY received_at, id`, tenantID, env, issuerRNC, encf)
+	if err != nil {
+		return nil, dbError(err, "find inbound documents")
+	}
+	defer rows.Close()
+	var docs []*sello.InboundDocument
+	for rows.Next() {
+		d, err := scanInbound(rows)
+		if err != nil {
+			return nil, dbError(err, "find inbound documents")
+		}
+		docs = append(docs, d)
+	}
+	return docs, dbError(rows.Err(), "find inbound documents")
 }
 
 // FindInboundDocument implements sello.InboundStore. Returns NOT_FOUND.
@@ -74,23 +133,31 @@ func (db *DB) FindInboundDocument(ctx context.Context, tenantID string, env sell
 	return d, err
 }
 
-// FindInboundDocumentByENCF implements sello.InboundStore. Returns
-// NOT_FOUND.
+// FindInboundDocumentByENCF implements sello.InboundStore: the accepted
+// one, else the first received. Returns NOT_FOUND.
 func (db *DB) FindInboundDocumentByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) (*sello.InboundDocument, error) {
-	d, err := findInbound(ctx, db.q(), `issuer_rnc = ? AND encf = ?`, tenantID, env, issuerRNC, encf)
+	d, err := findInbound(ctx, db.q(), `issuer_rnc = ? AND encf = ?
+		ORDER BY dgii_status IS 'accepted' DESC, received_at, id LIMIT 1`, tenantID, env, issuerRNC, encf)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, sello.InboundDocumentByENCFNotFound(issuerRNC, encf)
 	}
 	return d, err
 }
 
+// FindInboundDocumentsByENCF implements sello.InboundStore.
+func (db *DB) FindInboundDocumentsByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) ([]*sello.InboundDocument, error) {
+	return findInboundsByENCF(ctx, db.q(), tenantID, env, issuerRNC, encf)
+}
+
 // inboundColumns are an inbound document's columns; listColumns leaves
 // out its XML and acuse, which only a lookup of one document reads.
 const (
 	inboundColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-		issue_date, total, xml, acuse, approval, received_at, updated_at, signer`
+		issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
+		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje`
 	inboundListColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
-		issue_date, total, x'', x'', approval, received_at, updated_at, signer`
+		issue_date, total, x'', x'', approval, received_at, updated_at, signer,
+		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje`
 )
 
 // findInbound returns the tenant's inbound document in env that where
@@ -128,6 +195,10 @@ func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sel
 	if f.Approval != "" {
 		q += ` AND approval = ?`
 		args = append(args, f.Approval)
+	}
+	if f.DGII != "" {
+		q += ` AND dgii_status = ?`
+		args = append(args, f.DGII)
 	}
 	if f.ReceivedFrom != nil {
 		q += ` AND received_at >= ?`
@@ -170,10 +241,24 @@ func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sel
 func scanInbound(s scanner) (*sello.InboundDocument, error) {
 	var d sello.InboundDocument
 	var issued, received, updated string
-	var signer sql.NullString
+	var signer, status, checked sql.NullString
+	var codigo sql.NullInt64
+	var mensaje string
 	if err := s.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.IssuerRNC, &d.IssuerName, &d.BuyerRNC,
-		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &received, &updated, &signer); err != nil {
+		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &received, &updated, &signer,
+		&d.SecurityCode, &status, &checked, &codigo, &mensaje); err != nil {
 		return nil, err
+	}
+	if status.Valid {
+		d.DGII = &sello.InboundDGII{Status: status.String, Mensaje: mensaje}
+		if codigo.Valid {
+			c := int(codigo.Int64)
+			d.DGII.Codigo = &c
+		}
+		var err error
+		if d.DGII.CheckedAt, err = parseTimePtr(checked); err != nil {
+			return nil, err
+		}
 	}
 	if signer.Valid {
 		d.Signer = new(sello.Signer)
@@ -195,7 +280,8 @@ func scanInbound(s scanner) (*sello.InboundDocument, error) {
 // countInboundFromIssuerSQL is CountInboundFromIssuer's query.
 const countInboundFromIssuerSQL = `
 	SELECT count(*), min(received_at) FROM inbound_documents
-	WHERE tenant_id = ? AND environment = ? AND issuer_rnc = ? AND received_at >= ?`
+	WHERE tenant_id = ? AND environment = ? AND issuer_rnc = ? AND received_at >= ?
+	  AND (dgii_status IS NULL OR dgii_status <> 'accepted')`
 
 // CountInboundFromIssuer implements sello.InboundStore: a range of the
 // index on tenant, environment, issuer and receivedAt (migration 14).

@@ -22,7 +22,7 @@ func testApprovals(t *testing.T, open Open) {
 	t.Run("OK", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
-		d := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
+		d := mustCreateConfirmed(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
 		a := mustApprove(t, e.s, tn.ID, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoRechazado, Motivo: "Precio incorrecto"})
 		if a.ID == "" || a.State != sello.ApprovalRejected || a.Reason != "Precio incorrecto" || a.Status != sello.ApprovalSendPending ||
 			a.Issuer.Status != sello.ApprovalSendPending || a.DGII.Status != sello.ApprovalSendPending || a.ENCF != d.ENCF || a.IssuerRNC != d.IssuerRNC {
@@ -49,7 +49,7 @@ func testApprovals(t *testing.T, open Open) {
 	t.Run("Outcome", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
-		d := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
+		d := mustCreateConfirmed(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
 		mustApprove(t, e.s, tn.ID, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoAprobado})
 		sent := &sello.ApprovalLeg{Status: sello.ApprovalSendSent, Answer: sello.NewDGIITextResult("1", "Aprobación comercial aprobada", nil)}
 		a, err := e.s.RecordApprovalOutcome(t.Context(), tn.ID, sello.EnvTest, d.ID, sello.ApprovalOutcome{ACECF: []byte("<ACECF/>"), DGII: sent})
@@ -86,7 +86,7 @@ func testApprovals(t *testing.T, open Open) {
 	t.Run("ErrTwice", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
-		d := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
+		d := mustCreateConfirmed(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
 		first := mustApprove(t, e.s, tn.ID, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoAprobado})
 		_, err := e.s.ApproveInboundDocument(t.Context(), tn.ID, sello.EnvTest, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoRechazado, Motivo: "no"})
 		if sello.ErrorCodeOf(err) != sello.CodeConflict || !strings.Contains(err.Error(), "approved already") {
@@ -106,7 +106,7 @@ func testApprovals(t *testing.T, open Open) {
 		tn := MustCreateTenant(t, e.s)
 		in := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
 		in.Type, in.ENCF = sello.TypeConsumo, "E320000000001"
-		d := MustCreateInbound(t, e.s, in)
+		d := mustCreateConfirmed(t, e.s, in)
 		_, err := e.s.ApproveInboundDocument(t.Context(), tn.ID, sello.EnvTest, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoAprobado})
 		if sello.ErrorCodeOf(err) != sello.CodeValidationFailed {
 			t.Fatalf("got %v, want VALIDATION_FAILED", err)
@@ -116,10 +116,31 @@ func testApprovals(t *testing.T, open Open) {
 		}
 	})
 
+	// DGII takes approvals only of e-CFs it accepted, and a document DGII
+	// has not confirmed may be a forgery: refused, with the reason.
+	t.Run("ErrUnconfirmed", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		for i, c := range []struct {
+			codigo int
+			why    string
+		}{{-1, "pending"}, {0, "not_found"}, {2, "rejected"}} {
+			d := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", int64(i+1)))
+			if c.codigo >= 0 {
+				MustRecordDGII(t, e.s, tn.ID, sello.EnvTest, d.ID, c.codigo, "")
+			}
+			_, err := e.s.ApproveInboundDocument(t.Context(), tn.ID, sello.EnvTest, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoAprobado})
+			wantError(t, err, sello.CodeValidationFailed, "dgii.status "+c.why)
+			if _, err := e.s.FindInboundApproval(t.Context(), tn.ID, sello.EnvTest, d.ID); sello.ErrorCodeOf(err) != sello.CodeNotFound {
+				t.Fatalf("%s: FindInboundApproval: got %v, want NOT_FOUND", c.why, err)
+			}
+		}
+	})
+
 	t.Run("ErrInvalid", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
-		d := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
+		d := mustCreateConfirmed(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
 		_, err := e.s.ApproveInboundDocument(t.Context(), tn.ID, sello.EnvTest, sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoRechazado})
 		if sello.ErrorCodeOf(err) != sello.CodeInvalidRequest {
 			t.Fatalf("got %v, want INVALID_REQUEST", err)
@@ -129,7 +150,7 @@ func testApprovals(t *testing.T, open Open) {
 	t.Run("TenantIsolation", func(t *testing.T) {
 		e := newEnv(t, open)
 		a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
-		d := MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvTest, "131000001", 1))
+		d := mustCreateConfirmed(t, e.s, newInbound(a.ID, sello.EnvTest, "131000001", 1))
 		r := sello.ApprovalRequest{InboundDocumentID: d.ID, Estado: sello.EstadoAprobado}
 		if _, err := e.s.ApproveInboundDocument(t.Context(), b.ID, sello.EnvTest, r); sello.ErrorCodeOf(err) != sello.CodeNotFound {
 			t.Fatalf("other tenant: got %v, want NOT_FOUND", err)

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -24,10 +25,30 @@ func newInbound(tenantID string, en sello.Environment, issuerRNC string, n int64
 		TenantID: tenantID, Environment: en, Type: sello.TypeCreditoFiscal, ENCF: e,
 		IssuerRNC: issuerRNC, IssuerName: "Proveedor Ejemplo SRL", BuyerRNC: "130000001",
 		IssueDate: sello.Date{Year: 2026, Month: 3, Day: 9}, Total: "1180.00",
-		XML:    []byte("<ECF><eNCF>" + e + "</eNCF></ECF>"),
-		Acuse:  []byte("<ARECF><eNCF>" + e + "</eNCF></ARECF>"),
-		Signer: testSigner("IDCDO-00100000001", true),
+		XML:          []byte("<ECF><eNCF>" + e + "</eNCF></ECF>"),
+		Acuse:        []byte("<ARECF><eNCF>" + e + "</eNCF></ARECF>"),
+		Signer:       testSigner("IDCDO-00100000001", true),
+		SecurityCode: "q7Xk2P",
 	}
+}
+
+// MustRecordDGII records DGII's answer codigo (estado) about the tenant's
+// inbound document id and returns the document after.
+func MustRecordDGII(tb testing.TB, s sello.Store, tenantID string, env sello.Environment, id string, codigo int, estado string) *sello.InboundDocument {
+	tb.Helper()
+	d, err := s.RecordInboundDGII(tb.Context(), tenantID, env, id, sello.InboundDGIIAnswer{Codigo: codigo, Estado: estado})
+	if err != nil {
+		tb.Fatalf("RecordInboundDGII %s codigo %d: %v", id, codigo, err)
+	}
+	return d
+}
+
+// mustCreateConfirmed stores d, which must be new, and records DGII's
+// acceptance of it.
+func mustCreateConfirmed(tb testing.TB, s sello.Store, d *sello.InboundDocument) *sello.InboundDocument {
+	tb.Helper()
+	got := MustCreateInbound(tb, s, d)
+	return MustRecordDGII(tb, s, got.TenantID, got.Environment, got.ID, 1, "Aceptado")
 }
 
 // MustCreateInbound stores d, which must be new, and returns it as stored.
@@ -46,10 +67,11 @@ func testInbound(t *testing.T, open Open) {
 		tn := MustCreateTenant(t, e.s)
 		want := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
 		got := MustCreateInbound(t, e.s, want)
-		if got.ID == "" || got.Approval != sello.ApprovalPending || got.ReceivedAt.IsZero() || !got.UpdatedAt.Equal(got.ReceivedAt) {
-			t.Fatalf("stored: got id %q, approval %q, received %v, updated %v", got.ID, got.Approval, got.ReceivedAt, got.UpdatedAt)
+		if got.ID == "" || got.Approval != sello.ApprovalPending || got.ReceivedAt.IsZero() || !got.UpdatedAt.Equal(got.ReceivedAt) ||
+			got.DGII == nil || *got.DGII != (sello.InboundDGII{Status: sello.DGIIPending}) {
+			t.Fatalf("stored: got id %q, approval %q, received %v, updated %v, dgii %+v", got.ID, got.Approval, got.ReceivedAt, got.UpdatedAt, got.DGII)
 		}
-		want.ID, want.Approval, want.ReceivedAt, want.UpdatedAt = got.ID, got.Approval, got.ReceivedAt, got.UpdatedAt
+		want.ID, want.Approval, want.ReceivedAt, want.UpdatedAt, want.DGII = got.ID, got.Approval, got.ReceivedAt, got.UpdatedAt, got.DGII
 		byID, err := e.s.FindInboundDocument(t.Context(), tn.ID, sello.EnvTest, got.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -67,12 +89,12 @@ func testInbound(t *testing.T, open Open) {
 			t.Fatalf("events: got %+v, want one %s with inboundDocumentId %s", events, sello.EventInboundReceived, got.ID)
 		}
 	})
-	t.Run("Duplicate", func(t *testing.T) {
+	t.Run("SameBytes", func(t *testing.T) {
 		e := newEnv(t, open)
 		tn := MustCreateTenant(t, e.s)
 		first := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
 		again := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
-		again.XML, again.Acuse = []byte("<ECF>other</ECF>"), []byte("<ARECF>other</ARECF>")
+		again.Acuse = []byte("<ARECF>another acuse</ARECF>")
 		got, existing, err := e.s.CreateInboundDocument(t.Context(), again)
 		if err != nil || !existing {
 			t.Fatalf("second create: existing %v, %v; want the first", existing, err)
@@ -81,10 +103,49 @@ func testInbound(t *testing.T, open Open) {
 			t.Fatalf("second create: got %s %q, want the first %s %q", got.ID, got.Acuse, first.ID, first.Acuse)
 		}
 		if events := WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 10}, AtLeast(1)); len(events) != 1 {
-			t.Fatalf("events: got %d, want 1 (none for the duplicate)", len(events))
+			t.Fatalf("events: got %d, want 1 (none for the same bytes again)", len(events))
 		}
 		// Another issuer may use the same number.
 		MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000002", 1))
+	})
+	// Nothing unproven blocks the genuine: a different document under an
+	// e-NCF the tenant holds is kept beside it until DGII accepts one;
+	// then a third is not kept.
+	t.Run("DifferentBytes", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		forged := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
+		in := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
+		in.XML, in.Acuse, in.SecurityCode, in.Total = []byte("<ECF>the genuine</ECF>"), []byte("<ARECF>genuine</ARECF>"), "G3nu1n", "117997.64"
+		genuine := MustCreateInbound(t, e.s, in)
+		if genuine.ID == forged.ID {
+			t.Fatal("the second document got the first's id")
+		}
+		all, err := e.s.FindInboundDocumentsByENCF(t.Context(), tn.ID, sello.EnvTest, "131000001", forged.ENCF)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := inboundIDs(all); !slices.Equal(got, []string{forged.ID, genuine.ID}) {
+			t.Fatalf("FindInboundDocumentsByENCF: got %v, want both, oldest first [%s %s]", got, forged.ID, genuine.ID)
+		}
+		WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived}, AtLeast(2))
+
+		MustRecordDGII(t, e.s, tn.ID, sello.EnvTest, genuine.ID, 1, "Aceptado")
+		third := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
+		third.XML = []byte("<ECF>a third</ECF>")
+		got, existing, err := e.s.CreateInboundDocument(t.Context(), third)
+		if err != nil || !existing || got.ID != genuine.ID {
+			t.Fatalf("a third document after DGII confirmed one: got %v, existing %v, %v; want the confirmed %s", got, existing, err, genuine.ID)
+		}
+		byENCF, err := e.s.FindInboundDocumentByENCF(t.Context(), tn.ID, sello.EnvTest, "131000001", forged.ENCF)
+		if err != nil || byENCF.ID != genuine.ID {
+			t.Fatalf("FindInboundDocumentByENCF: got %v, %v; want the confirmed %s", byENCF, err, genuine.ID)
+		}
+		// The same bytes as the refuted one still get its acuse.
+		again, existing, err := e.s.CreateInboundDocument(t.Context(), newInbound(tn.ID, sello.EnvTest, "131000001", 1))
+		if err != nil || !existing || again.ID != forged.ID {
+			t.Fatalf("the forged bytes again: got %v, existing %v, %v; want %s", again, existing, err, forged.ID)
+		}
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
 		e := newEnv(t, open)

@@ -20,17 +20,19 @@ import (
 // inboundSeq numbers the inbound documents of the approval tests.
 var inboundSeq atomic.Int64
 
-// inbound stores an E31 the tenant received from issuer, of total.
+// inbound stores an E31 the tenant received from issuer, of total, and
+// DGII's acceptance of it.
 func (d *deliveryTest) inbound(t *testing.T, issuer, total string) *sello.InboundDocument {
 	t.Helper()
 	n := inboundSeq.Add(1)
 	encf := fmt.Sprintf("E31%010d", n)
-	return storetest.MustCreateInbound(t, d.st, &sello.InboundDocument{
+	in := storetest.MustCreateInbound(t, d.st, &sello.InboundDocument{
 		TenantID: d.tenant.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, ENCF: encf,
 		IssuerRNC: issuer, IssuerName: "Proveedor Simulado SRL", BuyerRNC: d.tenant.RNC,
 		IssueDate: sello.Date{Year: 2026, Month: 3, Day: 9}, Total: total,
 		XML: []byte("<ECF/>"), Acuse: []byte("<ARECF/>"),
 	})
+	return storetest.MustRecordDGII(t, d.st, in.TenantID, in.Environment, in.ID, 1, "Aceptado")
 }
 
 // approved waits (20 s at most) for the approval of in to be sent or

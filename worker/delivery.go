@@ -23,8 +23,11 @@ import (
 //	no buyer RNC, or the buyer not in DGII's directory ──> not_electronic
 //	otherwise: authenticate when the buyer declares it, post the signed
 //	e-CF, verify the ARECF's signature and that it is about this e-CF
-//	  Estado 0 (or 1 with code 3, duplicate: the buyer has it) ──> delivered
-//	  Estado 1 ──> failed with the code and its meaning
+//	  Estado 0 ──> delivered
+//	  Estado 1 ──> failed with the code and its meaning; code 3 (Envío
+//	    duplicado: the buyer holds another document under the e-NCF, one
+//	    DGII confirmed if the buyer is a Sello) with a warning
+//	    (sello.DeliveryOutcome)
 //	  no ARECF (network, 5xx, a bad acuse) ──> the run fails; River retries
 //	    after DeliveryDelay, and the last of DeliveryJobMaxAttempts runs
 //	    records failed with the error
@@ -119,7 +122,7 @@ func (w *Worker) deliver(ctx context.Context, doc *sello.Document) (sello.Delive
 	if err != nil {
 		return sello.Delivery{}, nil, err
 	}
-	if a.Estado == ecf.ReceiptReceived || a.CodigoMotivoNoRecibido == ecf.ReasonDuplicate {
+	if a.Estado == ecf.ReceiptReceived {
 		return sello.Delivery{Status: sello.DeliveryDelivered}, arecf, nil
 	}
 	code := fmt.Sprint(int(a.CodigoMotivoNoRecibido))

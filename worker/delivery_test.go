@@ -51,20 +51,10 @@ func mustDeliveryTest(t *testing.T, st storetest.Store, opts webhook.Options) *d
 		Webhooks:      opts,
 		DeliveryDelay: func(int) time.Duration { return 10 * time.Millisecond },
 	})
-	key, cert, err = xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Emisor de prueba"}, time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := sello.NewCertificate(h.tenant.ID, sello.EnvTest, cert, key, h.mk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.AddCertificate(t.Context(), c); err != nil {
-		t.Fatal(err)
-	}
+	signer := h.mustCertificate(t, "Emisor de prueba")
 	storetest.MustAddSequence(t, st, h.tenant.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 1000)
 	h.start(t)
-	return &deliveryTest{hookTest: h, sim: sim, signer: &xmldsig.Signer{Key: key, Cert: cert}}
+	return &deliveryTest{hookTest: h, sim: sim, signer: signer}
 }
 
 var (
@@ -165,14 +155,19 @@ func TestDelivery(t *testing.T) {
 			want        sello.Delivery
 			refused     int // the 503s the receiver answered first
 			event       sello.EventType
+			severity    string // the event's, "" for any
 		}{
-			{"Authenticated", dgiisim.RNCDGIITest, sello.Delivery{Status: sello.DeliveryDelivered}, 0, sello.EventECFDelivered},
-			{"NoAuthentication", dgiisim.RNCDirectoryNoAuth, sello.Delivery{Status: sello.DeliveryDelivered}, 0, sello.EventECFDelivered},
-			{"ReceiverDownThenBack", dgiisim.RNCReceiverDown, sello.Delivery{Status: sello.DeliveryDelivered}, dgiisim.ReceiverDownPosts, sello.EventECFDelivered},
+			{"Authenticated", dgiisim.RNCDGIITest, sello.Delivery{Status: sello.DeliveryDelivered}, 0, sello.EventECFDelivered, ""},
+			{"NoAuthentication", dgiisim.RNCDirectoryNoAuth, sello.Delivery{Status: sello.DeliveryDelivered}, 0, sello.EventECFDelivered, ""},
+			{"ReceiverDownThenBack", dgiisim.RNCReceiverDown, sello.Delivery{Status: sello.DeliveryDelivered}, dgiisim.ReceiverDownPosts, sello.EventECFDelivered, ""},
 			{"NotReceived", "999000021", sello.Delivery{Status: sello.DeliveryFailed, Code: "1",
-				Reason: "The buyer 999000021 did not receive the e-CF: ARECF CodigoMotivoNoRecibido 1 (Error de especificación)."}, 0, sello.EventECFDeliveryFailed},
+				Reason: "The buyer 999000021 did not receive the e-CF: ARECF CodigoMotivoNoRecibido 1 (Error de especificación)."}, 0, sello.EventECFDeliveryFailed, ""},
+			// Code 3: the buyer holds another document under the e-NCF.
+			// Not delivered: failed, with a warning saying so.
+			{"NotReceivedDuplicate", "999000023", sello.Delivery{Status: sello.DeliveryFailed, Code: "3",
+				Reason: "The buyer 999000023 did not receive the e-CF: ARECF CodigoMotivoNoRecibido 3 (Envío duplicado)."}, 0, sello.EventECFDeliveryFailed, "warning"},
 			{"NotReceivedWrongBuyer", "999000024", sello.Delivery{Status: sello.DeliveryFailed, Code: "4",
-				Reason: "The buyer 999000024 did not receive the e-CF: ARECF CodigoMotivoNoRecibido 4 (RNC Comprador no corresponde)."}, 0, sello.EventECFDeliveryFailed},
+				Reason: "The buyer 999000024 did not receive the e-CF: ARECF CodigoMotivoNoRecibido 4 (RNC Comprador no corresponde)."}, 0, sello.EventECFDeliveryFailed, ""},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				doc := d.accepted(t, tc.buyer)
@@ -191,8 +186,15 @@ func TestDelivery(t *testing.T) {
 				if err != nil || !bytes.Equal(arecf, rc.ARECF) {
 					t.Errorf("stored ARECF: %v; want the receiver's, byte for byte", err)
 				}
-				if ev := d.lastEvent(t, doc, tc.event); ev == nil || ev.Type != tc.event {
-					t.Errorf("last event: got %+v, want %s", ev, tc.event)
+				ev := d.lastEvent(t, doc, tc.event)
+				if ev == nil || ev.Type != tc.event {
+					t.Fatalf("last event: got %+v, want %s", ev, tc.event)
+				}
+				if tc.severity != "" && ev.Data.Severity != tc.severity {
+					t.Errorf("last event's severity: got %q, want %q", ev.Data.Severity, tc.severity)
+				}
+				if tc.want.Code == "3" && !strings.Contains(ev.Data.Message, "another document holds that e-NCF at the buyer") {
+					t.Errorf("last event's message: got %q, want it to say another document holds the e-NCF at the buyer", ev.Data.Message)
 				}
 			})
 		}

@@ -3,7 +3,6 @@ package worker_test
 import (
 	"bytes"
 	"context"
-	"crypto/x509/pkix"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -78,18 +77,7 @@ func mustVoidTest(t *testing.T) *voidTest {
 		DGII:          dgii.New(dgii.Config{URLs: dgii.URLs{ECF: ts.URL}, Backoff: func(int) time.Duration { return time.Millisecond }}),
 		DeliveryDelay: func(int) time.Duration { return 10 * time.Millisecond },
 	})
-	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Emisor de prueba"}, time.Now().Add(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := sello.NewCertificate(v.tenant.ID, sello.EnvTest, cert, key, v.mk)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.AddCertificate(t.Context(), c); err != nil {
-		t.Fatal(err)
-	}
-	v.signer = &xmldsig.Signer{Key: key, Cert: cert}
+	v.signer = v.mustCertificate(t, "Emisor de prueba")
 	storetest.MustAddSequence(t, st, v.tenant.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 1000)
 	v.start(t)
 	return v

@@ -2,6 +2,7 @@ package worker_test
 
 import (
 	"context"
+	"crypto/x509/pkix"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"github.com/sello-do/sello/storetest"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
+	"github.com/sello-do/sello/xmldsig"
 )
 
 // The secrets of the tests' endpoints.
@@ -92,6 +94,31 @@ func mustHookTest(tb testing.TB, st storetest.Store, cfg worker.Config) *hookTes
 	}
 	h.runner = runner
 	return h
+}
+
+// mustSigner is a self-signed signer named name, valid for an hour.
+func mustSigner(tb testing.TB, name string) *xmldsig.Signer {
+	tb.Helper()
+	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: name}, time.Now().Add(time.Hour))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &xmldsig.Signer{Key: key, Cert: cert}
+}
+
+// mustCertificate gives the tenant a self-signed certificate named name in
+// TesteCF and returns its signer.
+func (h *hookTest) mustCertificate(tb testing.TB, name string) *xmldsig.Signer {
+	tb.Helper()
+	s := mustSigner(tb, name)
+	c, err := sello.NewCertificate(h.tenant.ID, sello.EnvTest, s.Cert, s.Key, h.mk)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := h.st.AddCertificate(tb.Context(), c); err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }
 
 func (h *hookTest) now() time.Time { return time.Now().Add(time.Duration(h.offset.Load())) }

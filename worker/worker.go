@@ -63,6 +63,13 @@ type Config struct {
 	// environment before it enters contingency (default
 	// sello.DefaultContingencyAfter).
 	ContingencyAfter time.Duration
+	// ConfirmDelay is how long the confirmation of an inbound document
+	// received age ago waits before asking DGII again; nil means
+	// sello.InboundConfirmDelay. Tests shorten it.
+	ConfirmDelay func(age time.Duration) time.Duration
+	// ConfirmFor is how long after a receipt the confirmation keeps asking
+	// (default sello.InboundConfirmFor).
+	ConfirmFor time.Duration
 }
 
 // Worker runs the lifecycle's jobs.
@@ -115,6 +122,7 @@ func New(cfg Config) *Worker {
 	if cfg.ContingencyAfter <= 0 {
 		cfg.ContingencyAfter = sello.DefaultContingencyAfter
 	}
+	confirmDefaults(&cfg)
 	// Signing is the lifecycle's one CPU-heavy step. Left to every worker
 	// at once it fills every core, and the goroutine holding the store's
 	// writer (whom every worker waits for) queues behind the signatures for
@@ -143,6 +151,7 @@ func (w *Worker) Workers() *river.Workers {
 	river.AddWorker(ws, &receiverAuthPruneWorker{w: w})
 	river.AddWorker(ws, &certificationWorker{w: w})
 	river.AddWorker(ws, &contingencyWorker{w: w})
+	river.AddWorker(ws, &inboundConfirmWorker{w: w})
 	return ws
 }
 

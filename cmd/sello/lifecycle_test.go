@@ -54,17 +54,23 @@ func mustLifecycleServer(tb testing.TB, extra ...string) (*testServer, *dgiisim.
 // waitFor polls a document until cond holds or 30 s pass.
 func (s *testServer) waitFor(tb testing.TB, key, encf string, cond func(map[string]any) bool) map[string]any {
 	tb.Helper()
+	return s.waitForPath(tb, key, docsPath+"/"+encf, cond)
+}
+
+// waitForPath polls the document at path until cond holds or 30 s pass.
+func (s *testServer) waitForPath(tb testing.TB, key, path string, cond func(map[string]any) bool) map[string]any {
+	tb.Helper()
 	var r *response
 	var d map[string]any
 	if !testwait.Within(30*time.Second, 20*time.Millisecond, func() bool {
-		r = s.Do(tb, request{Method: "GET", Path: docsPath + "/" + encf, Key: key})
+		r = s.Do(tb, request{Method: "GET", Path: path, Key: key})
 		if r.Status != http.StatusOK {
 			return false
 		}
 		d = document(tb, r)
 		return cond(d)
 	}) {
-		tb.Fatalf("document %s: condition not met within 30 s; last %s", encf, r.Body)
+		tb.Fatalf("%s: condition not met within 30 s; last %s", path, r.Body)
 	}
 	return d
 }
@@ -647,6 +653,15 @@ func testTrade(t *testing.T, s *testServer, estado, motivo string) {
 		t.Fatalf("the buyer's received documents: %v", docs)
 	}
 	id := docs[0].(map[string]any)["id"].(string)
+	// The buyer's receiver asks DGII about the document it received, and
+	// DGII (the simulator) accepted it before the issuer delivered it.
+	in := s.waitInbound(t, buyerKey, id, func(d map[string]any) bool { return d["dgii"].(map[string]any)["status"] != sello.DGIIPending })
+	if g := in["dgii"].(map[string]any); g["status"] != sello.DGIIAccepted || g["codigo"] != float64(1) || g["checkedAt"] == nil {
+		t.Fatalf("the buyer's document's dgii: %v; want accepted, codigo 1", g)
+	}
+	received, _ := time.Parse(time.RFC3339, in["receivedAt"].(string))
+	checked, _ := time.Parse(time.RFC3339, in["dgii"].(map[string]any)["checkedAt"].(string))
+	t.Logf("DGII confirmed the buyer's document %s after its receipt", checked.Sub(received))
 	testTradeDuplicate(t, s, encf)
 	body, _ := json.Marshal(map[string]string{"inboundDocumentId": id, "estado": estado})
 	if motivo != "" {
@@ -767,10 +782,18 @@ func testDeliveryToWrongReceiver(t *testing.T, storage ...string) {
 	}
 }
 
+// waitInbound waits (30 s at most) until the inbound document id, read with
+// key, holds cond, and returns it.
+func (s *testServer) waitInbound(tb testing.TB, key, id string, cond func(map[string]any) bool) map[string]any {
+	tb.Helper()
+	return s.waitForPath(tb, key, "/TesteCF/documentos-recibidos/"+id, cond)
+}
+
 // testTradeDuplicate posts the issuer's delivered e-CF to the buyer's
 // receiver again, as the issuer would after losing the first answer: the
 // buyer answers the same acuse, byte for byte; a different document under
-// the same issuer and e-NCF gets code 3 (duplicate). Nothing more is stored.
+// the same issuer and e-NCF, now that DGII confirmed the first, gets code 3
+// (duplicate). Nothing more is stored.
 func testTradeDuplicate(t *testing.T, s *testServer, encf string) {
 	t.Helper()
 	signed := s.Do(t, request{Method: "GET", Path: docsPath + "/" + encf + "/xml", Key: s.Keys[sello.EnvTest]}).Body
@@ -802,5 +825,153 @@ func testTradeDuplicate(t *testing.T, s *testServer, encf string) {
 	list := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: s.BuyerKeys[sello.EnvTest]}).JSON(t)
 	if n := len(list["data"].([]any)); n != 1 {
 		t.Fatalf("the buyer stored %d documents, want 1", n)
+	}
+}
+
+// TestPreEmptedTrade is the pre-emption of issue 20 (finding 2) on the demo:
+// a forged copy of the issuer's e-CF, under its e-NCF and to its buyer,
+// reaches the buyer's receiver before the genuine one. The genuine one is
+// received all the same (delivered, not code 3); DGII (the simulator)
+// confirms it and not the forged one, which is refuted; the buyer's list
+// shows which is which, and only the genuine one can be approved.
+func TestPreEmptedTrade(t *testing.T) {
+	s := MustRunServer(t, "--dgii-sim-delay", "4s")
+	key, buyerKey := s.Keys[sello.EnvTest], s.BuyerKeys[sello.EnvTest]
+	encf := document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice(withBuyer(demoBuyerRNC))}))["encf"].(string)
+	// The forger reads the issuer's e-NCF, as printed on its invoices, and
+	// is first at the buyer with its own document under it.
+	var signed []byte
+	if !testwait.Within(30*time.Second, 10*time.Millisecond, func() bool {
+		r := s.Do(t, request{Method: "GET", Path: docsPath + "/" + encf + "/xml", Key: key})
+		signed = r.Body
+		return r.Status == http.StatusOK
+	}) {
+		t.Fatalf("%s was not signed within 30 s", encf)
+	}
+	sign, err := simulatorSigner() // TesteCF receivers take any certificate
+	if err != nil {
+		t.Fatal(err)
+	}
+	unsigned := append(bytes.Replace(signed[:bytes.Index(signed, []byte("<Signature"))], []byte("<MontoTotal>"), []byte("<MontoTotal>1"), 1), "</ECF>"...)
+	forged, err := sign(unsigned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := s.URL + "/TesteCF/receptor/" + demoBuyerRNC
+	entry := dgii.DirectoryEntry{RNC: demoBuyerRNC, URLRecepcion: base, URLAceptacion: base, URLOpcional: base}
+	acuse, err := dgii.NewReceptor(&http.Client{Timeout: 10 * time.Second}).SendECF(t.Context(), entry, demoRNC+encf+".xml", forged,
+		func(_ context.Context, x []byte) ([]byte, error) { return sign(x) })
+	if err != nil || !bytes.Contains(acuse, []byte("<Estado>0</Estado>")) {
+		t.Fatalf("the forged copy: %s, %v", acuse, err)
+	}
+	if d := s.waitFor(t, key, encf, func(d map[string]any) bool {
+		st := d["delivery"].(map[string]any)["status"]
+		return sello.Status(d["status"].(string)).Final() && st != sello.DeliveryPending && st != sello.DeliveryNotSent
+	}); d["delivery"].(map[string]any)["status"] != sello.DeliveryDelivered {
+		t.Fatalf("the genuine one's delivery: %v; want delivered", d["delivery"])
+	}
+
+	list := func(query string) []map[string]any {
+		var out []map[string]any
+		for _, d := range s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos" + query, Key: buyerKey}).JSON(t)["documents"].([]any) {
+			out = append(out, d.(map[string]any))
+		}
+		return out
+	}
+	all := list("")
+	if len(all) != 2 || all[0]["encf"] != encf || all[1]["encf"] != encf {
+		t.Fatalf("the buyer's documents: %v; want the genuine and the forged under %s", all, encf)
+	}
+	genuineID, forgedID := all[0]["id"].(string), all[1]["id"].(string) // newest first
+	s.waitInbound(t, buyerKey, forgedID, func(d map[string]any) bool { return d["dgii"].(map[string]any)["status"] == sello.DGIIRefuted })
+	g := s.waitInbound(t, buyerKey, genuineID, func(d map[string]any) bool { return d["dgii"].(map[string]any)["status"] == sello.DGIIAccepted })
+	if g["total"] == all[1]["total"] {
+		t.Fatalf("the accepted one has the forged total %v", g["total"])
+	}
+	for _, c := range []struct{ state, want string }{{"accepted", genuineID}, {"refuted", forgedID}} {
+		if got := list("?dgii=" + c.state); len(got) != 1 || got[0]["id"] != c.want {
+			t.Errorf("?dgii=%s: %v; want %s", c.state, got, c.want)
+		}
+	}
+	approve := func(id string) *response {
+		body, _ := json.Marshal(map[string]string{"inboundDocumentId": id, "estado": "aprobado"})
+		return s.Do(t, request{Method: "POST", Path: "/TesteCF/aprobaciones-comerciales", Key: buyerKey, Body: body})
+	}
+	if r := approve(forgedID); r.Status != http.StatusUnprocessableEntity || !bytes.Contains(r.Body, []byte("dgii.status refuted")) {
+		t.Fatalf("approving the forged one: %d %s; want 422 naming refuted", r.Status, r.Body)
+	}
+	if r := approve(genuineID); r.Status != http.StatusAccepted {
+		t.Fatalf("approving the genuine one: %d %s", r.Status, r.Body)
+	}
+	events := s.Do(t, request{Method: "GET", Path: "/TesteCF/eventos", Key: buyerKey}).Body
+	if !bytes.Contains(events, []byte(`"inbound.dgii_confirmed"`)) || !bytes.Contains(events, []byte(`"inbound.dgii_refuted"`)) {
+		t.Errorf("the buyer's events lack inbound.dgii_confirmed or inbound.dgii_refuted: %s", events)
+	}
+}
+
+// TestSimulatorSentConfirmed: the simulator answers consultaestado for the
+// e-CFs its simulated issuer sends to a tenant (it accepted them before the
+// tenant received them), and for nothing else: the tenant's copy of a
+// sample is confirmed, a forged e-CF of the same issuer that the simulator
+// never received is not found, and a forgery under the sample's e-NCF,
+// posted after DGII confirmed the sample, is a duplicate (code 3).
+func TestSimulatorSentConfirmed(t *testing.T) {
+	sign, err := simulatorSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var self atomic.Pointer[string]
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: sign,
+		Receivers: func(env sello.Environment, rnc string) (string, string, bool) {
+			return demoBuyerName, *self.Load() + "/" + string(env) + "/receptor/" + rnc, rnc == demoBuyerRNC
+		}})
+	ts := httptest.NewServer(sim)
+	defer ts.Close()
+	s := MustRunServer(t, "--dgii-url", ts.URL, "--dgii-timeout", "2s")
+	self.Store(&s.URL)
+	buyerKey := s.BuyerKeys[sello.EnvTest]
+	sent, err := sim.SendECF(t.Context(), &http.Client{Timeout: 10 * time.Second}, sello.EnvTest, demoBuyerRNC)
+	if err != nil || !bytes.Contains(sent.Body, []byte("<Estado>0</Estado>")) {
+		t.Fatalf("SendECF: %+v, %v", sent, err)
+	}
+	docs := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: buyerKey}).JSON(t)["documents"].([]any)
+	if len(docs) != 1 {
+		t.Fatalf("the buyer's documents: %v", docs)
+	}
+	id := docs[0].(map[string]any)["id"].(string)
+	s.waitInbound(t, buyerKey, id, func(d map[string]any) bool { return d["dgii"].(map[string]any)["status"] == sello.DGIIAccepted })
+
+	sample := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos/" + id + "/xml", Key: buyerKey}).Body
+	post := func(encf string, total string) []byte {
+		t.Helper()
+		x := sample[:bytes.Index(sample, []byte("<Signature"))]
+		x = bytes.Replace(x, []byte("<eNCF>"+sent.ENCF+"</eNCF>"), []byte("<eNCF>"+encf+"</eNCF>"), 1)
+		x = bytes.Replace(x, []byte("<MontoTotal>1180.00</MontoTotal>"), []byte("<MontoTotal>"+total+"</MontoTotal>"), 1)
+		forged, err := sign(append(x, "</ECF>"...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		base := s.URL + "/TesteCF/receptor/" + demoBuyerRNC
+		acuse, err := dgii.NewReceptor(&http.Client{Timeout: 10 * time.Second}).SendECF(t.Context(),
+			dgii.DirectoryEntry{RNC: demoBuyerRNC, URLRecepcion: base, URLAceptacion: base, URLOpcional: base},
+			dgiisim.RNCDGIITest+encf+".xml", forged, func(_ context.Context, x []byte) ([]byte, error) { return sign(x) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return acuse
+	}
+	other := "E31" + strings.Repeat("9", 10)
+	if acuse := post(other, "1180.00"); !bytes.Contains(acuse, []byte("<Estado>0</Estado>")) {
+		t.Fatalf("a forged e-CF under a new e-NCF: %s", acuse)
+	}
+	var forgedID string
+	for _, d := range s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: buyerKey}).JSON(t)["documents"].([]any) {
+		if d := d.(map[string]any); d["encf"] == other {
+			forgedID = d["id"].(string)
+		}
+	}
+	s.waitInbound(t, buyerKey, forgedID, func(d map[string]any) bool { return d["dgii"].(map[string]any)["status"] == sello.DGIINotFound })
+	if acuse := post(sent.ENCF, "99.00"); !bytes.Contains(acuse, []byte("<CodigoMotivoNoRecibido>3</CodigoMotivoNoRecibido>")) {
+		t.Fatalf("a forgery under the confirmed sample's e-NCF: %s; want code 3", acuse)
 	}
 }

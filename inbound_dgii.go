@@ -1,0 +1,337 @@
+package sello
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// DGII's confirmation of received documents (docs/receptor.md,
+// "Confirmation with DGII"). What a tenant's receiver can check of an e-CF
+// ends at its signature and signer; whether the document is the one the
+// issuer sent to DGII, and whether DGII accepted it, only DGII knows. So
+// every document stored gets an InboundConfirmJob in the transaction that
+// stores it; the job asks DGII's consultaestado (FACTS §1.6: the issuer's
+// RNC, the e-NCF, the tenant as buyer and the security code, the first six
+// characters of the document's SignatureValue) with the tenant's own DGII
+// session (the receiver asks as the buyer's delegate), and records the
+// answer with ApplyInboundDGII.
+//
+// Two different documents under one issuer and e-NCF are both kept until
+// DGII accepts one of them (the e-NCF is spent once): that one becomes
+// accepted and the others refuted. Once one is accepted, another document
+// under the e-NCF is refused at reception (ARECF code 3).
+
+// The states of DGII's confirmation of an inbound document
+// (InboundDGII.Status).
+const (
+	// DGIIPending: DGII has not answered yet.
+	DGIIPending = "pending"
+	// DGIIAccepted: DGII accepted this document (consultaestado Aceptado,
+	// or Aceptado Condicional).
+	DGIIAccepted = "accepted"
+	// DGIIRejected: DGII rejected this document (Rechazado): it is null
+	// for tax purposes.
+	DGIIRejected = "rejected"
+	// DGIINotFound: DGII has no accepted e-CF of this issuer, e-NCF, buyer
+	// and security code (No encontrado); asked again until
+	// InboundConfirmFor after the receipt.
+	DGIINotFound = "not_found"
+	// DGIIRefuted: DGII accepted another document under this issuer and
+	// e-NCF: this one is not the issuer's.
+	DGIIRefuted = "refuted"
+)
+
+// InboundConfirmFor is how long after a receipt the confirmation job keeps
+// asking DGII while it answers not found (or does not answer): past it the
+// job stops, the status stays not_found (or pending) and an
+// inbound.dgii_refuted event says so. An issuer may deliver before DGII's
+// verdict, and DGII validates in seconds; three days leave room for a long
+// outage on either side.
+const InboundConfirmFor = 72 * time.Hour
+
+// InboundConfirmDelay is how long the confirmation job waits before asking
+// DGII again about a document received age ago: every 5 s in the first
+// minute, every 30 s to 10 minutes, every 5 minutes to the first hour, every
+// 30 minutes to the sixth, then every 2 hours until InboundConfirmFor (about
+// 80 questions in all).
+func InboundConfirmDelay(age time.Duration) time.Duration {
+	switch {
+	case age < time.Minute:
+		return 5 * time.Second
+	case age < 10*time.Minute:
+		return 30 * time.Second
+	case age < time.Hour:
+		return 5 * time.Minute
+	case age < 6*time.Hour:
+		return 30 * time.Minute
+	}
+	return 2 * time.Hour
+}
+
+// InboundDGII is DGII's confirmation of an inbound document as recorded.
+type InboundDGII struct {
+	// Status is DGIIPending, DGIIAccepted, DGIIRejected, DGIINotFound or
+	// DGIIRefuted.
+	Status string
+	// CheckedAt is when DGII last answered about the document, nil before
+	// its first answer.
+	CheckedAt *time.Time
+	// Codigo is consultaestado's codigo in that answer (0 No encontrado, 1
+	// Aceptado, 2 Rechazado, 4 Aceptado Condicional), nil before it.
+	Codigo *int
+	// Mensaje says what the status means: DGII's estado, or why Sello
+	// refuted the document or stopped asking.
+	Mensaje string
+}
+
+// Final reports whether the status will not change: accepted, rejected or
+// refuted.
+func (g *InboundDGII) Final() bool {
+	return g != nil && (g.Status == DGIIAccepted || g.Status == DGIIRejected || g.Status == DGIIRefuted)
+}
+
+// ParseDGIIState returns the confirmation state named s (pending,
+// accepted, rejected, not_found, refuted). Returns INVALID_REQUEST.
+func ParseDGIIState(s string) (string, error) {
+	switch s {
+	case DGIIPending, DGIIAccepted, DGIIRejected, DGIINotFound, DGIIRefuted:
+		return s, nil
+	}
+	return "", Errorf(CodeInvalidRequest, "Unknown DGII confirmation state %q: use pending, accepted, rejected, not_found or refuted.", s)
+}
+
+// InboundDGIIResource is the public form of an InboundDGII.
+type InboundDGIIResource struct {
+	Status    string  `json:"status"`
+	CheckedAt *string `json:"checkedAt"`
+	Codigo    *int    `json:"codigo"`
+	Mensaje   *string `json:"mensaje"`
+}
+
+// Resource returns the public form of g, nil when g is nil (a document
+// received before Sello asked DGII).
+func (g *InboundDGII) Resource() *InboundDGIIResource {
+	if g == nil {
+		return nil
+	}
+	r := &InboundDGIIResource{Status: g.Status, Codigo: g.Codigo, Mensaje: nullable(g.Mensaje)}
+	if g.CheckedAt != nil {
+		r.CheckedAt = nullable(FormatTime(*g.CheckedAt))
+	}
+	return r
+}
+
+// CheckConfirmed refuses to act on d (approve or reject it commercially)
+// unless DGII accepted it: DGII takes approvals only of e-CFs it accepted
+// (FACTS §1.8), and a document DGII has not confirmed may be a forgery.
+// A document received before Sello asked DGII (DGII nil) passes. Returns
+// VALIDATION_FAILED naming why.
+func (d *InboundDocument) CheckConfirmed() error {
+	g := d.DGII
+	if g == nil || g.Status == DGIIAccepted {
+		return nil
+	}
+	var why string
+	switch g.Status {
+	case DGIIPending:
+		why = "DGII has not confirmed it yet (dgii.status pending): Sello is asking; try again once dgii.status is accepted."
+	case DGIINotFound:
+		why = fmt.Sprintf("DGII does not know it (dgii.status not_found): it has no accepted e-CF %s of RNC %s for RNC %s with security code %s. Sello keeps asking for %s after the receipt; try again once dgii.status is accepted.",
+			d.ENCF, d.IssuerRNC, d.BuyerRNC, d.SecurityCode, InboundConfirmFor)
+	case DGIIRejected:
+		why = "DGII rejected it (dgii.status rejected): it is null for tax purposes."
+	case DGIIRefuted:
+		why = fmt.Sprintf("DGII accepted another document under %s of RNC %s (dgii.status refuted): this one is not the issuer's.", d.ENCF, d.IssuerRNC)
+	default:
+		why = fmt.Sprintf("DGII has not accepted it (dgii.status %s).", g.Status)
+	}
+	return &Error{Code: CodeValidationFailed, Message: fmt.Sprintf("Inbound document %s cannot be approved or rejected: %s", d.ID, why),
+		Details: []ErrorDetail{{Path: "inboundDocumentId", Message: why}}}
+}
+
+// InboundConfirmJob asks DGII to confirm an inbound document (the worker
+// package works it). StoreInboundDocument inserts it with the document.
+type InboundConfirmJob struct {
+	TenantID          string      `json:"tenantId"`
+	Environment       Environment `json:"environment"`
+	InboundDocumentID string      `json:"inboundDocumentId"`
+}
+
+// Kind implements Job (River's JobArgs).
+func (InboundConfirmJob) Kind() string { return "sello.inbound_confirm" }
+
+// InboundDGIIAnswer is what the confirmation job learnt: consultaestado's
+// Codigo and Estado, or, with GiveUp, that it stops asking.
+type InboundDGIIAnswer struct {
+	Codigo int
+	Estado string
+	// GiveUp records that the job stops asking (InboundConfirmFor passed):
+	// the status stays and an inbound.dgii_refuted event says so.
+	GiveUp bool
+}
+
+// consultaestado's codigos (FACTS §1.6).
+const (
+	estadoNoEncontrado = 0
+	estadoAceptado     = 1
+	estadoRechazado    = 2
+	estadoCondicional  = 4
+)
+
+// ApplyInboundDGII records ans about the document id among docs, every
+// document the tenant received under its issuer and e-NCF, at now, and
+// returns the documents it changed with their events:
+//
+//   - Aceptado (or Aceptado Condicional): the document is accepted
+//     (inbound.dgii_confirmed) and every other one not rejected is refuted
+//     (inbound.dgii_refuted); should another be accepted already, this one
+//     is refuted instead (DGII spends an e-NCF once);
+//   - Rechazado: rejected (inbound.dgii_refuted);
+//   - No encontrado (or any other codigo): refuted when another document
+//     under the e-NCF is accepted, else not_found (no event);
+//   - GiveUp: the status stays, with an inbound.dgii_refuted warning.
+//
+// A document whose status is final (Final) does not change. Returns
+// NOT_FOUND when id is not among docs.
+func ApplyInboundDGII(docs []*InboundDocument, id string, ans InboundDGIIAnswer, now time.Time) ([]*InboundDocument, []*Event, error) {
+	var d, accepted *InboundDocument
+	for _, o := range docs {
+		if o.ID == id {
+			d = o
+		} else if o.DGII != nil && o.DGII.Status == DGIIAccepted {
+			accepted = o
+		}
+	}
+	if d == nil {
+		return nil, nil, InboundDocumentNotFound(id)
+	}
+	if d.DGII == nil {
+		d.DGII = &InboundDGII{Status: DGIIPending}
+	}
+	if d.DGII.Final() {
+		return nil, nil, nil
+	}
+	if ans.GiveUp {
+		d.DGII.Mensaje = fmt.Sprintf("DGII did not confirm the document within %s of its receipt: Sello stopped asking.", InboundConfirmFor)
+		d.UpdatedAt = now
+		return []*InboundDocument{d}, []*Event{d.dgiiEvent(EventInboundDGIIRefuted, "warning",
+			fmt.Sprintf("DGII has not confirmed %s of RNC %s (security code %s) within %s of its receipt (dgii.status %s): Sello stopped asking. Do not approve it or pay it before the issuer shows DGII accepted it.",
+				d.ENCF, d.IssuerRNC, d.SecurityCode, InboundConfirmFor, d.DGII.Status), now)}, nil
+	}
+	codigo := ans.Codigo
+	d.DGII.CheckedAt, d.DGII.Codigo, d.DGII.Mensaje = &now, &codigo, ans.Estado
+	d.UpdatedAt = now
+	changed := []*InboundDocument{d}
+	var events []*Event
+	switch {
+	case (codigo == estadoAceptado || codigo == estadoCondicional) && accepted == nil:
+		d.DGII.Status = DGIIAccepted
+		events = append(events, d.dgiiEvent(EventInboundDGIIConfirmed, "info",
+			fmt.Sprintf("DGII confirmed %s of RNC %s: it accepted the document with security code %s.", d.ENCF, d.IssuerRNC, d.SecurityCode), now))
+		for _, o := range docs {
+			if o == d || o.DGII.Final() {
+				continue
+			}
+			if o.DGII == nil {
+				o.DGII = &InboundDGII{}
+			}
+			o.DGII.Status, o.DGII.Mensaje, o.UpdatedAt = DGIIRefuted, refutedBy(d), now
+			changed = append(changed, o)
+			events = append(events, o.dgiiEvent(EventInboundDGIIRefuted, "warning", refutedMessage(o, d), now))
+		}
+	case codigo == estadoRechazado:
+		d.DGII.Status = DGIIRejected
+		events = append(events, d.dgiiEvent(EventInboundDGIIRefuted, "error",
+			fmt.Sprintf("DGII rejected %s of RNC %s (security code %s): it is null for tax purposes.", d.ENCF, d.IssuerRNC, d.SecurityCode), now))
+	case accepted != nil:
+		d.DGII.Status, d.DGII.Mensaje = DGIIRefuted, refutedBy(accepted)
+		events = append(events, d.dgiiEvent(EventInboundDGIIRefuted, "warning", refutedMessage(d, accepted), now))
+	default:
+		d.DGII.Status = DGIINotFound
+		if codigo != estadoNoEncontrado {
+			d.DGII.Status = DGIIPending // En Proceso, or a codigo DGII does not document here
+		}
+	}
+	return changed, events, nil
+}
+
+// refutedBy is the mensaje of a document refuted because DGII accepted
+// genuine.
+func refutedBy(genuine *InboundDocument) string {
+	return fmt.Sprintf("DGII accepted another document under this e-NCF: %s, security code %s.", genuine.ID, genuine.SecurityCode)
+}
+
+// refutedMessage is the event message of d, refuted by genuine.
+func refutedMessage(d, genuine *InboundDocument) string {
+	return fmt.Sprintf("%s of RNC %s (security code %s) is not the issuer's: DGII accepted another document under that e-NCF, inbound document %s (security code %s).",
+		d.ENCF, d.IssuerRNC, d.SecurityCode, genuine.ID, genuine.SecurityCode)
+}
+
+// dgiiEvent is d's event of type t about its confirmation: the payload
+// has its securityCode and dgii too.
+func (d *InboundDocument) dgiiEvent(t EventType, severity, msg string, now time.Time) *Event {
+	ev := d.event(t, severity, msg, now)
+	ev.Data.Payload["securityCode"] = d.SecurityCode
+	ev.Data.Payload["dgii"] = d.DGII.Resource()
+	return ev
+}
+
+// InboundDGIITx is what RecordInboundDGII asks of the transaction that
+// records DGII's answer: the statements, no rules.
+type InboundDGIITx interface {
+	// InboundDocumentsByENCF returns every document the tenant received of
+	// issuerRNC and encf in env, oldest first, locked until the
+	// transaction ends where the engine locks rows.
+	InboundDocumentsByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) ([]*InboundDocument, error)
+	// UpdateInboundDGII writes d's DGII and UpdatedAt.
+	UpdateInboundDGII(ctx context.Context, d *InboundDocument) error
+	// InsertEvent writes ev to the outbox with its webhook deliveries.
+	InsertEvent(ctx context.Context, ev *Event) error
+}
+
+// RecordInboundDGII records ans about the tenant's inbound document id in
+// env (ApplyInboundDGII over every document under its issuer and e-NCF) in
+// the one transaction inTx runs (the store's; now is the time read in it),
+// with the events it calls for, and returns the document after. Stores
+// implement InboundStore.RecordInboundDGII with it; find reads the
+// document before the transaction. Returns NOT_FOUND.
+func RecordInboundDGII(ctx context.Context, tenantID string, env Environment, id string, ans InboundDGIIAnswer,
+	find func(ctx context.Context, tenantID string, env Environment, id string) (*InboundDocument, error),
+	inTx func(fn func(tx InboundDGIITx, now time.Time) error) error) (*InboundDocument, error) {
+	d, err := find(ctx, tenantID, env, id)
+	if err != nil {
+		return nil, err
+	}
+	var after *InboundDocument
+	err = inTx(func(tx InboundDGIITx, now time.Time) error {
+		docs, err := tx.InboundDocumentsByENCF(ctx, tenantID, env, d.IssuerRNC, d.ENCF)
+		if err != nil {
+			return err
+		}
+		changed, events, err := ApplyInboundDGII(docs, id, ans, now)
+		if err != nil {
+			return err
+		}
+		for _, o := range docs {
+			if o.ID == id {
+				after = o
+			}
+		}
+		for _, o := range changed {
+			if err := tx.UpdateInboundDGII(ctx, o); err != nil {
+				return err
+			}
+		}
+		for _, ev := range events {
+			if err := tx.InsertEvent(ctx, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return after, nil
+}
