@@ -27,9 +27,9 @@ type Signer struct {
 // an unprefixed <Signature xmlns="http://www.w3.org/2000/09/xmldsig#"> and
 // KeyInfo/X509Data/X509Certificate (base64 DER of Cert).
 //
-// doc is UTF-8 XML without a BOM or DOCTYPE. Whitespace-only text nodes and
-// comments are removed before signing (DGII signs without preserving
-// whitespace). The output is doc's XML declaration, if any, followed by the
+// doc is UTF-8 XML without a DOCTYPE; a byte order mark is skipped.
+// Whitespace-only text nodes and comments are removed before signing (DGII
+// signs without preserving whitespace). The output is doc's XML declaration, if any, followed by the
 // canonical form of the signed document (compact, attributes and namespace
 // declarations sorted, empty elements as <a></a>) with the Signature in
 // it: the bytes written are the bytes digested. Errors (malformed XML, a
@@ -45,6 +45,10 @@ func (s *Signer) Sign(doc []byte) ([]byte, error) {
 func (s *Signer) SignCode(doc []byte) (signed []byte, securityCode string, err error) {
 	if s.Key == nil || s.Cert == nil {
 		return nil, "", errors.New("sign xml: signer needs a key and a certificate")
+	}
+	doc, err = prepare(doc)
+	if err != nil {
+		return nil, "", fmt.Errorf("sign xml: %w", err)
 	}
 	// The Signature adds about 1.4 KB plus the certificate.
 	extra := 1500 + base64.StdEncoding.EncodedLen(len(s.Cert.Raw))
@@ -153,6 +157,10 @@ func (s *Signer) sign(res fastResult, extra int) ([]byte, string, error) {
 // first 6 characters of its SignatureValue, whitespace trimmed and "+", "/"
 // and "=" kept (URL-encode it in the QR). It does not verify the signature.
 func SecurityCode(signed []byte) (string, error) {
+	signed, err := prepare(signed)
+	if err != nil {
+		return "", fmt.Errorf("security code: %w", err)
+	}
 	d, err := parseDocument(signed)
 	if err != nil {
 		return "", fmt.Errorf("security code: %w", err)

@@ -26,8 +26,12 @@ const minRSABits = 2048
 // whole document); the enveloped-signature transform, optionally followed
 // by inclusive C14N 1.0 and nothing else; RSA-SHA256 and SHA-256. The
 // digest is computed over signed itself, so every byte of signed except the
-// Signature element, comments and the XML declaration is covered. DOCTYPEs
-// are refused. Errors wrap ErrDoctype, ErrMalformed, ErrNoSignature,
+// Signature element, comments and the XML declaration is covered. A UTF-8
+// byte order mark before the document is skipped. Before anything else,
+// an element with more than xmlchar.MaxAttrs attributes or a document with
+// more than xmlchar.MaxNamespaces namespace declarations is refused
+// (ErrLimit), at a cost linear in its size. DOCTYPEs are refused. Errors
+// wrap ErrLimit, ErrDoctype, ErrMalformed, ErrNoSignature,
 // ErrMultipleSignatures, ErrSignaturePlacement, ErrStructure, ErrReference,
 // ErrTransform, ErrAlgorithm, ErrCertificate, ErrDigestMismatch or
 // ErrSignatureInvalid.
@@ -52,6 +56,10 @@ type signature struct {
 // returned: the fast path only ever accepts what the etree path accepts
 // (FuzzVerify checks that both give the same answers).
 func verify(signed []byte) (*x509.Certificate, error) {
+	signed, err := prepare(signed)
+	if err != nil {
+		return nil, err
+	}
 	if cert, ok := verifyFast(signed); ok {
 		return cert, nil
 	}
