@@ -210,7 +210,7 @@ func (s *Server) handleRecepcion(w http.ResponseWriter, r *http.Request) error {
 // receive decides, signs and (when received) stores the acuse of data.
 func (s *Server) receive(r *http.Request, t *sello.Tenant, env sello.Environment, data []byte, filename string) ([]byte, error) {
 	ctx := r.Context()
-	h, err := ecf.ParseECFHeader(data)
+	rx, err := ecf.ReadReceivedECF(data) // the header and the XSD structure, in one pass
 	if sello.ErrorCodeOf(err) == sello.CodeValidationFailed {
 		// Readable enough to answer: a specification error.
 		if rnc, encf := ecf.ECFIdentity(data); rnc != "" {
@@ -220,6 +220,7 @@ func (s *Server) receive(r *http.Request, t *sello.Tenant, env sello.Environment
 	} else if err != nil {
 		return nil, err
 	}
+	h := &rx.ECFHeader
 	a := &ecf.ARECF{RNCEmisor: h.RNCEmisor, ENCF: h.ENCF}
 	stored, err := s.Store.FindInboundDocumentByENCF(ctx, t.ID, env, h.RNCEmisor, h.ENCF)
 	if err == nil && stored.Same(data) {
@@ -234,7 +235,7 @@ func (s *Server) receive(r *http.Request, t *sello.Tenant, env sello.Environment
 		// Before the structure: a wrapped or tampered document is a
 		// signature problem (code 2), whatever else it carries.
 		return s.signAcuse(ctx, t, env, a, ecf.ReasonSignature)
-	case !readable(data):
+	case rx.Invalid != nil:
 		// The ARECF has no room for the problem: code 1 says it all.
 		return s.signAcuse(ctx, t, env, a, ecf.ReasonSpecification)
 	case !h.TipoeCF.B2B():
@@ -261,13 +262,6 @@ func (s *Server) receive(r *http.Request, t *sello.Tenant, env sello.Environment
 		return s.signAcuse(ctx, t, env, a, ecf.ReasonDuplicate)
 	}
 	return stored.Acuse, nil
-}
-
-// readable reports whether data reads into Sello's model of its type,
-// held to the structural rules of its XSD (ecf.ReadXML).
-func readable(data []byte) bool {
-	_, err := ecf.ReadXML(data)
-	return err == nil
 }
 
 // verifies reports whether data's signature holds (xmldsig.Verify, which

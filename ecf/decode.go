@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/jsonstrict"
@@ -256,14 +257,22 @@ func (d *decoder) object(path string, m map[string]any, dst reflect.Value) {
 	}
 }
 
-// jsonFields maps the JSON names of struct t's fields to their indexes.
+// jsonFields maps the JSON names of struct t's fields to their indexes,
+// computed once per type (the map is shared: read it only).
 func jsonFields(t reflect.Type) map[string]int {
+	if m, ok := jsonFieldsByType.Load(t); ok {
+		return m.(map[string]int)
+	}
 	m := make(map[string]int, t.NumField())
 	for i := range t.NumField() {
 		m[jsonName(t.Field(i))] = i
 	}
+	jsonFieldsByType.Store(t, m)
 	return m
 }
+
+// jsonFieldsByType caches jsonFields.
+var jsonFieldsByType sync.Map
 
 func jsonName(f reflect.StructField) string {
 	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")

@@ -26,10 +26,16 @@ const (
 // profile (xmlchar.CheckLimits): what every reader of an input does first.
 func prepare(b []byte) ([]byte, error) {
 	b = xmlchar.TrimBOM(b)
+	return b, checkLimits(b)
+}
+
+// checkLimits is xmlchar.CheckLimits, whose error is ErrLimit. The fast
+// paths check the same limits as they read, and give up over them.
+func checkLimits(b []byte) error {
 	if err := xmlchar.CheckLimits(b); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrLimit, err)
+		return fmt.Errorf("%w: %w", ErrLimit, err)
 	}
-	return b, nil
+	return nil
 }
 
 // parseDocument parses b, prepared, as one UTF-8 XML document: no

@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // Signer signs XML documents in DGII's profile with Key; Cert is the
@@ -46,14 +48,14 @@ func (s *Signer) SignCode(doc []byte) (signed []byte, securityCode string, err e
 	if s.Key == nil || s.Cert == nil {
 		return nil, "", errors.New("sign xml: signer needs a key and a certificate")
 	}
-	doc, err = prepare(doc)
-	if err != nil {
-		return nil, "", fmt.Errorf("sign xml: %w", err)
-	}
+	doc = xmlchar.TrimBOM(doc)
 	// The Signature adds about 1.4 KB plus the certificate.
 	extra := 1500 + base64.StdEncoding.EncodedLen(len(s.Cert.Raw))
 	res, ok := fastCanonicalize(doc, extra)
 	if !ok {
+		if err := checkLimits(doc); err != nil {
+			return nil, "", fmt.Errorf("sign xml: %w", err)
+		}
 		var err error
 		if res, err = slowCanonicalize(doc, extra); err != nil {
 			return nil, "", fmt.Errorf("sign xml: %w", err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // minRSABits is the smallest RSA key Verify accepts.
@@ -56,12 +57,12 @@ type signature struct {
 // returned: the fast path only ever accepts what the etree path accepts
 // (FuzzVerify checks that both give the same answers).
 func verify(signed []byte) (*x509.Certificate, error) {
-	signed, err := prepare(signed)
-	if err != nil {
-		return nil, err
-	}
-	if cert, ok := verifyFast(signed); ok {
+	signed = xmlchar.TrimBOM(signed)
+	if cert, ok := verifyFast(signed); ok { // within the limits, which it checks as it reads
 		return cert, nil
+	}
+	if err := checkLimits(signed); err != nil {
+		return nil, err
 	}
 	return verifySlow(signed)
 }

@@ -102,9 +102,7 @@ func startTag(rest []byte, namespaces *int) (int, error) {
 	name := rest[1:i]
 	attrs := 0
 	for {
-		for i < len(rest) && isSpace(rest[i]) {
-			i++
-		}
+		i += SpaceLen(rest[i:])
 		switch {
 		case i >= len(rest):
 			return 0, nil
@@ -118,16 +116,12 @@ func startTag(rest []byte, namespaces *int) (int, error) {
 			i++
 		}
 		attr := rest[start:i]
-		for i < len(rest) && isSpace(rest[i]) {
-			i++
-		}
+		i += SpaceLen(rest[i:])
 		if len(attr) == 0 || i >= len(rest) || rest[i] != '=' {
 			return 0, nil
 		}
 		i++
-		for i < len(rest) && isSpace(rest[i]) {
-			i++
-		}
+		i += SpaceLen(rest[i:])
 		if i >= len(rest) || rest[i] != '"' && rest[i] != '\'' {
 			return 0, nil
 		}
