@@ -92,7 +92,13 @@ func walkFieldsOf(t reflect.Type, generic string) []walkField {
 }
 
 func (c *checker) walkStruct(v reflect.Value, path, generic string) {
-	for _, wf := range walkFieldsOf(v.Type(), generic) {
+	c.walkFields(v, path, walkFieldsOf(v.Type(), generic))
+}
+
+// walkFields is walkStruct with the fields of v's type at its generic
+// path.
+func (c *checker) walkFields(v reflect.Value, path string, fields []walkField) {
+	for _, wf := range fields {
 		fv := v.Field(wf.index)
 		present := !fv.IsZero()
 		if c.col >= 0 {
@@ -150,15 +156,17 @@ func (c *checker) walkValue(v reflect.Value, parent, name, generic string, f *fi
 		} else if max := maxOccurs(f); max > 0 && n > max {
 			c.add(path, fmt.Sprintf("At most %d repetitions are allowed; got %d.", max, n))
 		}
-		for i := range n {
-			ip := path + "[" + strconv.Itoa(i) + "]"
-			if v.Index(i).Kind() == reflect.String {
+		if v.Type().Elem().Kind() == reflect.String {
+			for i := range n {
 				if msg := f.format.checkString(v.Index(i).String()); msg != "" {
-					c.add(ip, msg)
+					c.add(path+"["+strconv.Itoa(i)+"]", msg)
 				}
-				continue
 			}
-			c.walkStruct(v.Index(i), ip, generic)
+			return
+		}
+		fields := walkFieldsOf(v.Type().Elem(), generic)
+		for i := range n {
+			c.walkFields(v.Index(i), path+"["+strconv.Itoa(i)+"]", fields)
 		}
 	case reflect.String:
 		if f.format.kind == kGroup || f.format.kind == kList {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // maxECFElements bounds the elements ReadXML reads: ten thousand items of
@@ -79,7 +81,7 @@ func readECFTree(data []byte) (*Document, sello.Problems, error) {
 	if len(data) > MaxECFSize {
 		return nil, sello.Problems{}, tooLarge("ECF", len(data), MaxECFSize)
 	}
-	r := newTreeReader()
+	r := newTreeReader(data)
 	if err := readTokens(data, r.bad, r)[0]; err != nil {
 		return nil, r.p, err
 	}
@@ -90,6 +92,7 @@ func readECFTree(data []byte) (*Document, sello.Problems, error) {
 // field of the model as it is read, following the writer's plan.
 type treeReader struct {
 	bad      func(format string, args ...any) error
+	src      string // the document, whose text the fields share (xmlToken.at)
 	doc      *Document
 	p        sello.Problems
 	stack    []xmlFrame // the open elements, the root first
@@ -106,6 +109,7 @@ type xmlFrame struct {
 	plan  *xmlPlan // xGroup, xGroupList: the children's plan
 	value reflect.Value
 	text  []byte // xText, xDecimal, xTextList
+	at    int    // where text is in src when it is one slice of it, else -1
 	seen  uint64 // the plan's fields read, by index
 	skip  bool   // unknown, repeated, misplaced or the Signature: not read
 	last  int    // the plan index of the last child, -1 before any
@@ -113,14 +117,15 @@ type xmlFrame struct {
 	full  bool   // a list reached MaxListLen (reported once)
 }
 
-func newTreeReader() *treeReader {
-	r := &treeReader{bad: invalidXML("ECF")}
+// newTreeReader returns the reader of data.
+func newTreeReader(data []byte) *treeReader {
+	r := &treeReader{bad: invalidXML("ECF"), src: string(xmlchar.TrimBOM(data))}
 	r.reset()
 	return r
 }
 
 func (r *treeReader) reset() {
-	*r = treeReader{bad: r.bad, doc: &Document{}, stack: r.stack[:0]}
+	*r = treeReader{bad: r.bad, src: r.src, doc: &Document{}, stack: r.stack[:0]}
 }
 
 // pathOf returns the path of the open element at depth i
@@ -143,6 +148,7 @@ func (r *treeReader) push(f xmlFrame) {
 	if n := len(r.stack); n < cap(r.stack) {
 		f.text = r.stack[:n+1][n].text[:0]
 	}
+	f.at = -1
 	r.stack = append(r.stack, f)
 }
 
@@ -180,6 +186,11 @@ func (r *treeReader) token(t *xmlToken) error {
 		switch {
 		case f.skip:
 		case f.plan == nil:
+			if len(f.text) == 0 && f.at < 0 && t.at >= 0 {
+				f.at = t.at // the text so far is src[f.at:][:len(f.text)]
+			} else {
+				f.at = -1
+			}
 			f.text = append(f.text, t.text...)
 		case !f.bad && len(bytes.TrimSpace(t.text)) > 0:
 			r.p.Add(r.pathOf(len(r.stack)-1), "Must hold elements, not text.")
@@ -203,7 +214,12 @@ const emptyMessage = "Must not be empty: DGII rejects empty elements; omit the f
 // the JSON decoder decodes a string.
 func (r *treeReader) setText(i int) {
 	f := &r.stack[i]
-	s := string(f.text)
+	var s string
+	if f.at >= 0 {
+		s = r.src[f.at : f.at+len(f.text)] // shared, not copied
+	} else {
+		s = string(f.text)
+	}
 	switch f.kind {
 	case xText:
 		if s == "" {
@@ -261,7 +277,7 @@ func (r *treeReader) child(t *xmlToken) xmlFrame {
 		parent.last = len(parent.plan.fields)
 		return skip
 	}
-	i, ok := parent.plan.byName[name]
+	i, ok := parent.plan.index(name, parent.last)
 	if !ok || t.name.Space != "" {
 		r.p.Add(r.pathOf(pi)+"."+name, fmt.Sprintf("Unknown element: DGII's XSD has no <%s> in <%s>.", name, parent.name))
 		return skip
@@ -314,9 +330,26 @@ func (r *treeReader) child(t *xmlToken) xmlFrame {
 		}
 		c.value = c.value.Elem()
 	case xGroupList:
+		if c.index == 0 && f.plan == itemPlan {
+			// The items are most of an e-CF: sized at once.
+			c.value.Set(reflect.MakeSlice(c.value.Type(), 0, r.itemsHint()))
+		}
 		c.value = appendZero(c.value)
 	}
 	return c
+}
+
+// itemPlan is the plan of an item (DetallesItems.Item).
+var itemPlan = func() *xmlPlan {
+	items := ecfPlan.fields[ecfPlan.byName["DetallesItems"]].plan
+	return items.fields[items.byName["Item"]].plan
+}()
+
+// itemsHint is how many items the document seems to hold: its "<Item>"
+// tags, no more than a valid item's size allows (so that what is
+// allocated stays proportional to the document) or MaxListLen.
+func (r *treeReader) itemsHint() int {
+	return max(1, min(strings.Count(r.src, "<Item>"), len(r.src)/100, MaxListLen))
 }
 
 // appendZero appends a zero element to the slice list (settable) and
@@ -357,3 +390,15 @@ func attributesMessage(name string) string {
 
 // nsXSI is the XML Schema instance namespace.
 const nsXSI = "http://www.w3.org/2001/XMLSchema-instance"
+
+// index returns the index of the field named name, looked for first
+// after the field at last, where a document in the XSD's order has it.
+func (p *xmlPlan) index(name string, last int) (int, bool) {
+	for i := max(last, 0); i < len(p.fields) && i <= last+4; i++ {
+		if p.fields[i].name == name && p.fields[i].kind != xIgnored {
+			return i, true
+		}
+	}
+	i, ok := p.byName[name]
+	return i, ok
+}

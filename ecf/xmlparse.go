@@ -92,7 +92,7 @@ func ReadReceivedECF(data []byte) (*ReceivedECF, error) {
 	}
 	bad := invalidXML("ECF")
 	f := map[string]string{}
-	tree := newTreeReader()
+	tree := newTreeReader(data)
 	errs := readTokens(data, bad, newFieldsReader("ECF", headerPaths, f, bad), tree)
 	if errs[0] != nil {
 		return nil, errs[0]

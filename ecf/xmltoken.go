@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/sello-do/sello/internal/xmlchar"
@@ -46,6 +47,9 @@ type xmlToken struct {
 	name  xml.Name   // tokStart
 	attrs []xml.Attr // tokStart
 	text  []byte     // tokText
+	// at is where text starts in the document read when it is a slice of
+	// it (no reference decoded), else -1.
+	at int
 }
 
 // tokenReader reads a document token by token. An error from token or end
@@ -158,7 +162,7 @@ func strictTokens(data []byte, bad func(format string, args ...any) error) func(
 				*t = xmlToken{kind: tokEnd}
 				return nil
 			case xml.CharData:
-				*t = xmlToken{kind: tokText, text: tok}
+				*t = xmlToken{kind: tokText, text: tok, at: -1}
 				return nil
 			}
 		}
@@ -174,8 +178,9 @@ type fastTokens struct {
 	ns       []nsDecl // namespace declarations in scope, innermost last
 	declared int      // namespace declarations read: over xmlchar.MaxNamespaces, CheckLimits reports it
 	attrs    []xml.Attr
-	text     []byte // decoded text with references
-	closing  bool   // the end of an empty element is next
+	text     []byte     // decoded text with references
+	closing  bool       // the end of an empty element is next
+	names    [64]string // intern's cache
 }
 
 // nsDecl binds prefix ("" for the default namespace) to uri.
@@ -273,9 +278,9 @@ func (s *fastTokens) readText(t *xmlToken) error {
 done:
 	if decoded {
 		s.text = append(s.text, s.in[last:s.pos]...)
-		*t = xmlToken{kind: tokText, text: s.text}
+		*t = xmlToken{kind: tokText, text: s.text, at: -1}
 	} else {
-		*t = xmlToken{kind: tokText, text: s.in[start:s.pos]}
+		*t = xmlToken{kind: tokText, text: s.in[start:s.pos], at: start}
 	}
 	return nil
 }
@@ -319,7 +324,7 @@ func (s *fastTokens) name(ends string) []byte {
 	if n == 0 || s.pos+n >= len(s.in) {
 		return nil
 	}
-	if c := s.in[s.pos+n]; c != ' ' && c != '\t' && c != '\n' && c != '\r' && bytes.IndexByte([]byte(ends), c) < 0 {
+	if c := s.in[s.pos+n]; c != ' ' && c != '\t' && c != '\n' && c != '\r' && strings.IndexByte(ends, c) < 0 {
 		return nil
 	}
 	s.pos += n
@@ -371,7 +376,7 @@ func (s *fastTokens) startTag(t *xmlToken) error {
 		if !ok {
 			return errGiveUp
 		}
-		a := xml.Attr{Name: splitName(an), Value: value}
+		a := xml.Attr{Name: s.splitName(an), Value: value}
 		attrs = append(attrs, a)
 		switch {
 		case a.Name.Space == "xmlns":
@@ -386,7 +391,7 @@ func (s *fastTokens) startTag(t *xmlToken) error {
 		}
 	}
 	s.attrs = attrs
-	name := splitName(raw)
+	name := s.splitName(raw)
 	s.translate(&name, true)
 	for i := range attrs {
 		s.translate(&attrs[i].Name, false)
@@ -442,20 +447,28 @@ func (s *fastTokens) translate(n *xml.Name, element bool) {
 // splitName is a name (xmlchar.NameLen's: at most one colon, between
 // non-empty parts) as encoding/xml reads it, the element names of DGII's
 // documents not copied.
-func splitName(raw []byte) xml.Name {
+func (s *fastTokens) splitName(raw []byte) xml.Name {
 	if i := bytes.IndexByte(raw, ':'); i >= 0 {
-		return xml.Name{Space: string(raw[:i]), Local: internName(raw[i+1:])}
+		return xml.Name{Space: string(raw[:i]), Local: s.intern(raw[i+1:])}
 	}
-	return xml.Name{Local: internName(raw)}
+	return xml.Name{Local: s.intern(raw)}
 }
 
-// internName returns name as a string, without allocating for the
-// element names of DGII's documents.
-func internName(name []byte) string {
-	if s, ok := knownNames[string(name)]; ok {
-		return s
+// intern returns name as a string, without allocating for the element
+// names of DGII's documents. The names met last are kept by length and
+// last letter, which tells an e-CF's apart: most are found there without
+// hashing.
+func (s *fastTokens) intern(name []byte) string {
+	slot := &s.names[(len(name)*31+int(name[len(name)-1]))%len(s.names)]
+	if *slot == string(name) {
+		return *slot
 	}
-	return string(name)
+	str, ok := knownNames[string(name)]
+	if !ok {
+		str = string(name)
+	}
+	*slot = str
+	return str
 }
 
 // knownNames holds the element names of the documents the package reads.

@@ -44,18 +44,25 @@ func assertSameTokens(t *testing.T, doc []byte) bool {
 	return fastErr != errGiveUp
 }
 
+// goldenDocs returns the golden documents.
 func goldenDocs(tb testing.TB) [][]byte {
 	tb.Helper()
 	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.xml"))
 	var docs [][]byte
 	for _, name := range files {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		docs = append(docs, b)
+		docs = append(docs, mustReadFile(tb, name))
 	}
 	return docs
+}
+
+// mustReadFile reads the file name.
+func mustReadFile(tb testing.TB, name string) []byte {
+	tb.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
 }
 
 // TestFastTokens: the fast tokenizer reads what Sello and the senders
