@@ -155,19 +155,11 @@ func (r *treeReader) push(f xmlFrame) {
 func (r *treeReader) token(t *xmlToken) error {
 	switch t.kind {
 	case tokStart:
-		if r.done {
-			return r.bad("content after the root element")
-		}
-		if r.elements++; r.elements > maxECFElements {
-			return r.bad("more than %d elements", maxECFElements)
-		}
-		if len(r.stack) >= maxXMLDepth {
-			return r.bad("elements nest deeper than %d", maxXMLDepth)
+		r.elements++
+		if err := startError(r.bad, t, len(r.stack), r.elements, r.done); err != nil {
+			return err
 		}
 		if len(r.stack) == 0 {
-			if t.name.Local != "ECF" || t.name.Space != "" {
-				return r.bad("the root element must be <ECF> without namespace prefix, not <%s>", qualified(t.name))
-			}
 			if a := badAttribute(t.attrs, true); a != "" {
 				r.p.Add("ECF", attributesMessage(a))
 			}
@@ -202,6 +194,23 @@ func (r *treeReader) token(t *xmlToken) error {
 		}
 		r.stack = r.stack[:len(r.stack)-1]
 		r.done = len(r.stack) == 0
+	}
+	return nil
+}
+
+// startError is ReadXML's error for the start tag t at depth (0 for the
+// root), the elements-th read, after the root's end when done; nil when
+// it is read.
+func startError(bad func(string, ...any) error, t *xmlToken, depth, elements int, done bool) error {
+	switch {
+	case done:
+		return bad("content after the root element")
+	case elements > maxECFElements:
+		return bad("more than %d elements", maxECFElements)
+	case depth >= maxXMLDepth:
+		return bad("elements nest deeper than %d", maxXMLDepth)
+	case depth == 0 && (t.name.Local != "ECF" || t.name.Space != ""):
+		return bad("the root element must be <ECF> without namespace prefix, not <%s>", qualified(t.name))
 	}
 	return nil
 }

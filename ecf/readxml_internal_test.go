@@ -55,19 +55,11 @@ func mapListOf(obj map[string]any, name string) []any {
 func (r *mapTreeReader) token(t *xmlToken) error {
 	switch t.kind {
 	case tokStart:
-		if r.root != nil {
-			return r.bad("content after the root element")
-		}
-		if r.elements++; r.elements > maxECFElements {
-			return r.bad("more than %d elements", maxECFElements)
-		}
-		if len(r.stack) >= maxXMLDepth {
-			return r.bad("elements nest deeper than %d", maxXMLDepth)
+		r.elements++
+		if err := startError(r.bad, t, len(r.stack), r.elements, r.root != nil); err != nil {
+			return err
 		}
 		if len(r.stack) == 0 {
-			if t.name.Local != "ECF" || t.name.Space != "" {
-				return r.bad("the root element must be <ECF> without namespace prefix, not <%s>", qualified(t.name))
-			}
 			if a := badAttribute(t.attrs, true); a != "" {
 				r.p.Add("ECF", attributesMessage(a))
 			}
