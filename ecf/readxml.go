@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/xmlchar"
@@ -92,7 +91,8 @@ func readECFTree(data []byte) (*Document, sello.Problems, error) {
 // field of the model as it is read, following the writer's plan.
 type treeReader struct {
 	bad      func(format string, args ...any) error
-	src      string // the document, whose text the fields share (xmlToken.at)
+	data     []byte // the document read
+	src      string // data as a string, whose text the fields share (xmlToken.at), made on first use
 	doc      *Document
 	p        sello.Problems
 	stack    []xmlFrame // the open elements, the root first
@@ -119,13 +119,17 @@ type xmlFrame struct {
 
 // newTreeReader returns the reader of data.
 func newTreeReader(data []byte) *treeReader {
-	r := &treeReader{bad: invalidXML("ECF"), src: string(xmlchar.TrimBOM(data))}
+	r := &treeReader{bad: invalidXML("ECF"), data: xmlchar.TrimBOM(data)}
 	r.reset()
 	return r
 }
 
 func (r *treeReader) reset() {
-	*r = treeReader{bad: r.bad, src: r.src, doc: &Document{}, stack: r.stack[:0]}
+	stack := r.stack[:0]
+	if stack == nil {
+		stack = make([]xmlFrame, 0, 8) // an e-CF nests 6 deep
+	}
+	*r = treeReader{bad: r.bad, data: r.data, src: r.src, doc: &Document{}, stack: stack}
 }
 
 // pathOf returns the path of the open element at depth i
@@ -225,6 +229,9 @@ func (r *treeReader) setText(i int) {
 	f := &r.stack[i]
 	var s string
 	if f.at >= 0 {
+		if r.src == "" {
+			r.src = string(r.data)
+		}
 		s = r.src[f.at : f.at+len(f.text)] // shared, not copied
 	} else {
 		s = string(f.text)
@@ -358,7 +365,7 @@ var itemPlan = func() *xmlPlan {
 // tags, no more than a valid item's size allows (so that what is
 // allocated stays proportional to the document) or MaxListLen.
 func (r *treeReader) itemsHint() int {
-	return max(1, min(strings.Count(r.src, "<Item>"), len(r.src)/100, MaxListLen))
+	return max(1, min(bytes.Count(r.data, []byte("<Item>")), len(r.data)/100, MaxListLen))
 }
 
 // appendZero appends a zero element to the slice list (settable) and

@@ -24,7 +24,7 @@ func SemillaXML(value string, at time.Time) []byte {
 // VALIDATION_FAILED when it has no value.
 func ParseSemilla(data []byte) (string, error) {
 	f := map[string]string{}
-	if err := scanXML(data, MaxReplySize, "SemillaModel", []string{"valor"}, f); err != nil {
+	if err := scanXML(data, MaxReplySize, "SemillaModel", semillaFields, f); err != nil {
 		return "", err
 	}
 	if f["valor"] == "" {
@@ -39,7 +39,7 @@ func ParseSemilla(data []byte) (string, error) {
 func ECFIdentity(data []byte) (rncEmisor, encf string) {
 	const rncPath, encfPath = "Encabezado/Emisor/RNCEmisor", "Encabezado/IdDoc/eNCF"
 	f := map[string]string{}
-	if scanXML(data, MaxECFSize, "ECF", []string{rncPath, encfPath}, f) != nil {
+	if scanXML(data, MaxECFSize, "ECF", identityFields, f) != nil {
 		return "", ""
 	}
 	var v validation
@@ -50,3 +50,8 @@ func ECFIdentity(data []byte) (rncEmisor, encf string) {
 	}
 	return f[rncPath], f[encfPath]
 }
+
+var (
+	semillaFields  = newFieldSet("valor")
+	identityFields = newFieldSet("Encabezado/Emisor/RNCEmisor", "Encabezado/IdDoc/eNCF")
+)

@@ -56,20 +56,20 @@ type ECFHeader struct {
 // invalid field (paths like "ECF.Encabezado.IdDoc.eNCF").
 func ParseECFHeader(data []byte) (*ECFHeader, error) {
 	f := map[string]string{}
-	if err := scanXML(data, MaxECFSize, "ECF", headerPaths, f); err != nil {
+	if err := scanXML(data, MaxECFSize, "ECF", headerFields, f); err != nil {
 		return nil, err
 	}
 	return headerOf(f)
 }
 
-// headerPaths are the elements ParseECFHeader reads.
-var headerPaths = []string{
+// headerFields are the elements ParseECFHeader reads.
+var headerFields = newFieldSet(
 	"Encabezado/IdDoc/TipoeCF", "Encabezado/IdDoc/eNCF",
 	"Encabezado/Emisor/RNCEmisor", "Encabezado/Emisor/RazonSocialEmisor", "Encabezado/Emisor/FechaEmision",
 	"Encabezado/Comprador/RNCComprador", "Encabezado/Comprador/IdentificadorExtranjero", "Encabezado/Comprador/RazonSocialComprador",
 	"Encabezado/Totales/MontoTotal", "Encabezado/Totales/TotalITBIS",
 	"FechaHoraFirma", "Signature/SignatureValue",
-}
+)
 
 // ReceivedECF is an e-CF received from another taxpayer, read in one pass
 // by ReadReceivedECF.
@@ -93,7 +93,7 @@ func ReadReceivedECF(data []byte) (*ReceivedECF, error) {
 	bad := invalidXML("ECF")
 	f := map[string]string{}
 	tree := newTreeReader(data)
-	errs := readTokens(data, bad, newFieldsReader("ECF", headerPaths, f, bad), tree)
+	errs := readTokens(data, bad, newFieldsReader("ECF", headerFields, f, bad), tree)
 	if errs[0] != nil {
 		return nil, errs[0]
 	}
@@ -201,10 +201,9 @@ func securityCode(sigValue string) string {
 // well-formed ACECF, or VALIDATION_FAILED with a detail per missing or
 // invalid field (paths like "ACECF.eNCF").
 func ParseACECF(data []byte) (*ACECF, error) {
-	const d = "DetalleAprobacionComercial/"
+	const d = acecfDetail
 	f := map[string]string{}
-	names := []string{"Version", "RNCEmisor", "eNCF", "FechaEmision", "MontoTotal", "RNCComprador", "Estado", "DetalleMotivoRechazo", "FechaHoraAprobacionComercial"}
-	if err := scanXML(data, MaxReplySize, "ACECF", prefixed(d, names), f); err != nil {
+	if err := scanXML(data, MaxReplySize, "ACECF", acecfFields, f); err != nil {
 		return nil, err
 	}
 	var v validation
@@ -244,10 +243,9 @@ func ParseACECF(data []byte) (*ACECF, error) {
 // well-formed ARECF, or VALIDATION_FAILED with a detail per missing or
 // invalid field (paths like "ARECF.Estado").
 func ParseARECF(data []byte) (*ARECF, error) {
-	const d = "DetalleAcusedeRecibo/"
+	const d = arecfDetail
 	f := map[string]string{}
-	names := []string{"Version", "RNCEmisor", "RNCComprador", "eNCF", "Estado", "CodigoMotivoNoRecibido", "FechaHoraAcuseRecibo"}
-	if err := scanXML(data, MaxReplySize, "ARECF", prefixed(d, names), f); err != nil {
+	if err := scanXML(data, MaxReplySize, "ARECF", arecfFields, f); err != nil {
 		return nil, err
 	}
 	var v validation
@@ -278,13 +276,24 @@ func ParseARECF(data []byte) (*ARECF, error) {
 	return a, nil
 }
 
-func prefixed(prefix string, names []string) []string {
+func prefixed(prefix string, names ...string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {
 		out[i] = prefix + n
 	}
 	return out
 }
+
+// The elements the readers of replies read, below their detail group.
+const (
+	acecfDetail = "DetalleAprobacionComercial/"
+	arecfDetail = "DetalleAcusedeRecibo/"
+)
+
+var (
+	acecfFields = newFieldSet(prefixed(acecfDetail, "Version", "RNCEmisor", "eNCF", "FechaEmision", "MontoTotal", "RNCComprador", "Estado", "DetalleMotivoRechazo", "FechaHoraAprobacionComercial")...)
+	arecfFields = newFieldSet(prefixed(arecfDetail, "Version", "RNCEmisor", "RNCComprador", "eNCF", "Estado", "CodigoMotivoNoRecibido", "FechaHoraAcuseRecibo")...)
+)
 
 func version(v *validation, path, s string) {
 	if s != "1.0" {
@@ -304,19 +313,39 @@ func integer(v *validation, path, s string) int {
 }
 
 // scanXML reads data, whose root element must be root (without namespace),
-// and stores in f the trimmed text of each element at one of paths ("/"-
-// joined local names below the root). It rejects documents over max bytes,
+// and stores in f the trimmed text of each element of fields. It rejects documents over max bytes,
 // over xmlchar's limits (attributes, namespace declarations), DOCTYPEs and
 // other directives, encodings other than UTF-8, undefined entities,
 // nesting deeper than maxXMLDepth, a wanted element that repeats or holds
 // elements, and anything after the root. A UTF-8 byte order mark is
 // skipped.
-func scanXML(data []byte, max int, root string, paths []string, f map[string]string) error {
+func scanXML(data []byte, max int, root string, fields fieldSet, f map[string]string) error {
 	if len(data) > max {
 		return tooLarge(root, len(data), max)
 	}
 	bad := invalidXML(root)
-	return readTokens(data, bad, newFieldsReader(root, paths, f, bad))[0]
+	return readTokens(data, bad, newFieldsReader(root, fields, f, bad))[0]
+}
+
+// fieldSet is what a fieldsReader reads: the paths of the elements wanted
+// ("/"-joined local names below the root), true, and the paths above
+// them, false.
+type fieldSet map[string]bool
+
+// newFieldSet returns the set of paths.
+func newFieldSet(paths ...string) fieldSet {
+	s := fieldSet{}
+	for _, p := range paths {
+		for i := range len(p) {
+			if p[i] == '/' {
+				if _, ok := s[p[:i]]; !ok {
+					s[p[:i]] = false
+				}
+			}
+		}
+		s[p] = true
+	}
+	return s
 }
 
 // tooLarge is the PAYLOAD_TOO_LARGE of a root's reader.
@@ -343,19 +372,8 @@ type fieldsFrame struct {
 	live bool
 }
 
-func newFieldsReader(root string, paths []string, f map[string]string, bad func(string, ...any) error) *fieldsReader {
-	r := &fieldsReader{root: root, wanted: map[string]bool{}, f: f, bad: bad}
-	for _, p := range paths {
-		for i := range len(p) {
-			if p[i] == '/' {
-				if _, ok := r.wanted[p[:i]]; !ok {
-					r.wanted[p[:i]] = false
-				}
-			}
-		}
-		r.wanted[p] = true
-	}
-	return r
+func newFieldsReader(root string, fields fieldSet, f map[string]string, bad func(string, ...any) error) *fieldsReader {
+	return &fieldsReader{root: root, wanted: fields, f: f, bad: bad}
 }
 
 func (r *fieldsReader) reset() {
