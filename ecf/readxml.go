@@ -19,7 +19,9 @@ const maxECFElements = 1 << 18
 // model the JSON decoder builds, holding it to the structural rules of its
 // type's XSD: every element known under its parent and in the XSD's
 // sequence (the order Document.XML writes), none repeated that the XSD has
-// once, no attributes, the required elements present (the type's
+// once, no attributes (but namespace declarations, and the root's
+// xsi:schemaLocation or xsi:noNamespaceSchemaLocation), the required
+// elements present (the type's
 // obligation table, with what Sello fills in for its own documents —
 // eNCF, FechaVencimientoSecuencia, Totales, MontoItem, FechaHoraFirma —
 // required too) and every value in its XSD format. The ds:Signature, the
@@ -31,9 +33,12 @@ const maxECFElements = 1 << 18
 // The document is as written: writing it back with Document.XML at its
 // FechaHoraFirma gives the same elements.
 //
-// Returns PAYLOAD_TOO_LARGE above MaxECFSize, INVALID_REQUEST when the XML
-// is not a well-formed e-CF (a DOCTYPE, another encoding than UTF-8, a
-// root other than <ECF> without namespace, nesting deeper than 32), or
+// A UTF-8 byte order mark is skipped. Returns PAYLOAD_TOO_LARGE above
+// MaxECFSize, INVALID_REQUEST when the XML is not a well-formed e-CF (a
+// DOCTYPE, another encoding than UTF-8, a root other than <ECF> without
+// namespace, nesting deeper than 32, an element with more than
+// xmlchar.MaxAttrs attributes or more than xmlchar.MaxNamespaces namespace
+// declarations), or
 // VALIDATION_FAILED with a detail per problem, at paths like the JSON
 // decoder's ("ECF.DetallesItems.Item[3].PrecioUnitarioItem").
 func ReadXML(data []byte) (*Document, error) {

@@ -19,8 +19,9 @@ func SemillaXML(value string, at time.Time) []byte {
 }
 
 // ParseSemilla returns the value of a seed posted back signed: root
-// <SemillaModel>, UTF-8, at most MaxReplySize bytes, no DOCTYPE. It does
-// not check the signature. Returns PAYLOAD_TOO_LARGE, INVALID_REQUEST, or
+// <SemillaModel>, UTF-8, at most MaxReplySize bytes, no DOCTYPE, within
+// xmlchar's limits; a byte order mark is skipped. It does not check the
+// signature. Returns PAYLOAD_TOO_LARGE, INVALID_REQUEST, or
 // VALIDATION_FAILED when it has no value.
 func ParseSemilla(data []byte) (string, error) {
 	f := map[string]string{}

@@ -194,8 +194,9 @@ func securityCode(sigValue string) string {
 }
 
 // ParseACECF reads a commercial approval (signed or not): root <ACECF>,
-// UTF-8, at most MaxReplySize bytes, no DOCTYPE. It does not check the
-// signature. The result satisfies the same rules as ACECF.XML.
+// UTF-8, at most MaxReplySize bytes, no DOCTYPE, within xmlchar's limits;
+// a byte order mark is skipped. It does not check the signature. The
+// result satisfies the same rules as ACECF.XML.
 //
 // Returns PAYLOAD_TOO_LARGE, INVALID_REQUEST when the XML is not a
 // well-formed ACECF, or VALIDATION_FAILED with a detail per missing or
@@ -236,8 +237,9 @@ func ParseACECF(data []byte) (*ACECF, error) {
 }
 
 // ParseARECF reads a receipt (signed or not): root <ARECF>, UTF-8, at most
-// MaxReplySize bytes, no DOCTYPE. It does not check the signature. The
-// result satisfies the same rules as ARECF.XML.
+// MaxReplySize bytes, no DOCTYPE, within xmlchar's limits; a byte order
+// mark is skipped. It does not check the signature. The result satisfies
+// the same rules as ARECF.XML.
 //
 // Returns PAYLOAD_TOO_LARGE, INVALID_REQUEST when the XML is not a
 // well-formed ARECF, or VALIDATION_FAILED with a detail per missing or
