@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
@@ -84,15 +83,7 @@ func readXMLPart(w http.ResponseWriter, r *http.Request, max int) ([]byte, strin
 		if p.FormName() != "xml" {
 			continue
 		}
-		// Sized from the request's length, the part is read without
-		// the copies of a growing buffer (io.ReadAll allocated more than
-		// twice a 287 KB e-CF).
-		var buf bytes.Buffer
-		if r.ContentLength > 0 {
-			buf.Grow(int(r.ContentLength) + bytes.MinRead)
-		}
-		_, err = buf.ReadFrom(io.LimitReader(p, int64(max)+1))
-		data := buf.Bytes()
+		data, err := io.ReadAll(io.LimitReader(p, int64(max)+1))
 		if err != nil {
 			return nil, "", uploadError(err, max)
 		} else if len(data) > max {
