@@ -35,7 +35,7 @@ func TestEventResourceNoValueIsNull(t *testing.T) {
 		a := &sello.ReceivedApproval{BuyerRNC: "101000002", Status: sello.ApprovalApproved}
 		ev := a.Event(&sello.Document{ID: "d1", Type: sello.TypeCreditoFiscal, ENCF: "E310000000001"}, now)
 		b, _ := json.Marshal(ev.Data.Payload)
-		if got, want := string(b), `{"buyerRnc":"101000002","reason":null,"status":"approved"}`; got != want {
+		if got, want := string(b), `{"buyerRnc":"101000002","reason":null,"signer":null,"status":"approved"}`; got != want {
 			t.Fatalf("payload %s, want %s", got, want)
 		}
 	})

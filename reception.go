@@ -21,7 +21,8 @@ import (
 // ReceptionXML reads and writes the XML of the receiver services in DGII's
 // formats. Reception asks each reading only when an answer depends on it.
 type ReceptionXML interface {
-	// ReadECFHeader reads the key fields of a received e-CF. Returns
+	// ReadECFHeader reads the key fields of a received e-CF, and whether it
+	// holds to its XSD's structure (InboundHeader.Invalid), in one pass. Returns
 	// VALIDATION_FAILED when one is missing or malformed, and
 	// INVALID_REQUEST or PAYLOAD_TOO_LARGE when data is not an e-CF at
 	// all.
@@ -29,9 +30,6 @@ type ReceptionXML interface {
 	// ECFIdentity returns the issuer's RNC and the e-NCF of an e-CF whose
 	// header does not read, "" when it does not say.
 	ECFIdentity(data []byte) (issuerRNC, encf string)
-	// CheckECF reads data into its type's model, held to its XSD's
-	// structure; the error says what does not.
-	CheckECF(data []byte) error
 	// ReadSeed returns the valor and fecha of a signed SemillaModel,
 	// which must be the document issued with its signature added. Returns
 	// INVALID_REQUEST and PAYLOAD_TOO_LARGE.
@@ -61,6 +59,10 @@ type InboundHeader struct {
 	// SecurityCode is the first six characters of the SignatureValue, ""
 	// when the document has none.
 	SecurityCode string
+	// Invalid says why the e-CF does not read into its type's model held
+	// to its XSD's structure; nil when it does. ReadECFHeader reads it in
+	// the same pass as the header.
+	Invalid error
 }
 
 // ReceiptCode is an acuse's CodigoMotivoNoRecibido (FACTS §2.3): why an
@@ -296,9 +298,9 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 	if err := CallExpired(ctx); err != nil {
 		return nil, err
 	}
-	if err := rc.XML.CheckECF(data); err != nil {
+	if h.Invalid != nil {
 		// The ARECF has no room for the problem: code 1 says it all.
-		return rc.refuseECF(ctx, t, env, a, ReceiptSpecification, err)
+		return rc.refuseECF(ctx, t, env, a, ReceiptSpecification, h.Invalid)
 	}
 	switch {
 	case !h.Type.B2B():

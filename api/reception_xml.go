@@ -14,27 +14,24 @@ import (
 // DGII's formats for the receiver services.
 type receptionXML struct{}
 
-// ReadECFHeader implements sello.ReceptionXML with ecf.ParseECFHeader.
+// ReadECFHeader implements sello.ReceptionXML with ecf.ReadReceivedECF:
+// the header and the XSD structure (ReadXML's answer, in Invalid) in one
+// pass.
 func (receptionXML) ReadECFHeader(data []byte) (*sello.InboundHeader, error) {
-	h, err := ecf.ParseECFHeader(data)
+	rx, err := ecf.ReadReceivedECF(data)
 	if err != nil {
 		return nil, err
 	}
+	h := &rx.ECFHeader
 	return &sello.InboundHeader{
 		Type: h.TipoeCF, ENCF: h.ENCF, IssuerRNC: h.RNCEmisor, IssuerName: h.RazonSocialEmisor,
 		BuyerRNC: h.RNCComprador, IssueDate: h.FechaEmision, Total: h.MontoTotal, SignedAt: h.FechaHoraFirma,
-		SecurityCode: h.SecurityCode,
+		SecurityCode: h.SecurityCode, Invalid: rx.Invalid,
 	}, nil
 }
 
 // ECFIdentity implements sello.ReceptionXML.
 func (receptionXML) ECFIdentity(data []byte) (string, string) { return ecf.ECFIdentity(data) }
-
-// CheckECF implements sello.ReceptionXML with ecf.ReadXML.
-func (receptionXML) CheckECF(data []byte) error {
-	_, err := ecf.ReadXML(data)
-	return err
-}
 
 // ReadSeed implements sello.ReceptionXML with ecf.ParseSemilla.
 func (receptionXML) ReadSeed(data []byte) (*sello.ReceiverSeed, error) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/beevik/etree"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // URLs are the bases of DGII's two hosts, without the environment segment.
@@ -329,8 +330,10 @@ func renewAt(now, expira, expedido time.Time) time.Time {
 
 // compactSeed checks that b is DGII's SemillaModel and removes its
 // whitespace-only text: DGII pretty-prints the seed, and a signature over
-// the indented form is refused ("Firma del certificado invalida").
+// the indented form is refused ("Firma del certificado invalida"). A byte
+// order mark before it is dropped.
 func compactSeed(b []byte) ([]byte, error) {
+	b = xmlchar.TrimBOM(b)
 	root, _, err := decodeXML(b)
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // DGII answers in JSON or XML (by Accept, and not always as asked), with
@@ -32,7 +33,7 @@ var errNotStructured = errors.New("empty body")
 // decodeBody decodes a JSON or XML body. An XML body becomes its root
 // element's content.
 func decodeBody(b []byte) (any, error) {
-	b = bytes.TrimPrefix(b, []byte("\xef\xbb\xbf"))
+	b = xmlchar.TrimBOM(b) // JSON or XML: .NET writes one before either
 	t := bytes.TrimSpace(b)
 	if len(t) == 0 {
 		return nil, errNotStructured

@@ -75,6 +75,9 @@ func TestParseToken(t *testing.T) {
 		`{"token":"abc","expira":"2026-04-01T13:00:00Z","expedido":"2026-04-01T12:00:00Z"}`,
 		`{"Token":"abc","Expira":" 2026-04-01T13:00:00Z ","Expedido":"2026-04-01T12:00:00"}`,
 		`<RespuestaAutenticacion><token>abc</token><expira>2026-04-01T13:00:00Z</expira><expedido>2026-04-01T12:00:00Z</expedido></RespuestaAutenticacion>`,
+		// .NET's byte order mark before XML or JSON is skipped.
+		"\xef\xbb\xbf<?xml version=\"1.0\" encoding=\"utf-8\"?><RespuestaAutenticacion><token>abc</token><expira>2026-04-01T13:00:00Z</expira><expedido>2026-04-01T12:00:00Z</expedido></RespuestaAutenticacion>",
+		"\xef\xbb\xbf{\"token\":\"abc\",\"expira\":\"2026-04-01T13:00:00Z\",\"expedido\":\"2026-04-01T12:00:00Z\"}",
 	} {
 		tok, exp, iss, err := parseToken([]byte(body))
 		if err != nil || tok != "abc" || !exp.Equal(time.Date(2026, 4, 1, 13, 0, 0, 0, time.UTC)) || !iss.Equal(time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)) {
@@ -179,6 +182,10 @@ func TestCompactSeed(t *testing.T) {
 	want := `<?xml version="1.0" encoding="utf-8"?><SemillaModel xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:xsd="http://www.w3.org/2001/XMLSchema"><valor>abc</valor><fecha>2019-03-13T14:33:32.8617792-04:00</fecha></SemillaModel>`
 	if string(got) != want {
 		t.Fatalf("compactSeed =\n%s\nwant\n%s", got, want)
+	}
+	// .NET writes a byte order mark first: it is dropped.
+	if got, err := compactSeed([]byte("\xef\xbb\xbf" + seed)); err != nil || string(got) != want {
+		t.Errorf("compactSeed(BOM+seed) = %s, %v; want %s", got, err, want)
 	}
 	for _, bad := range []string{`<!DOCTYPE SemillaModel [<!ENTITY x "y">]><SemillaModel/>`, `<Other/>`, `not xml`} {
 		if _, err := compactSeed([]byte(bad)); err == nil {

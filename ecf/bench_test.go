@@ -3,6 +3,7 @@ package ecf_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/sello-do/sello/ecf"
@@ -31,6 +32,67 @@ func BenchmarkDecodeCheck(b *testing.B) {
 				}
 				if err := ecf.Check(d, testIssuance); err != nil {
 					b.Fatal(err, detailsOf(err))
+				}
+			}
+		})
+	}
+}
+
+// receivedECF returns a type-31 e-CF of n items with a placeholder
+// signature, as a supplier would post it.
+func receivedECF(tb testing.TB, n int) []byte {
+	tb.Helper()
+	d := mutate(tb, "31", func(m map[string]any) { at(m, "DetallesItems")["Item"] = items(m, n) })
+	MustCheckNumber(tb, d)
+	return withPlaceholderSignature(MustXML(tb, d))
+}
+
+// BenchmarkReadReceivedECF reads a received e-CF of 1 and 1,000 items in
+// one pass (ReadReceivedECF: the header and the XSD structure), beside the
+// two passes it replaces (ParseECFHeader, then ReadXML), and refuses
+// documents over xmlchar's limits: 200,000 attributes or 20,000 namespace
+// declarations on the root.
+func BenchmarkReadReceivedECF(b *testing.B) {
+	for _, n := range []int{1, 1000} {
+		doc := receivedECF(b, n)
+		b.Run(fmt.Sprintf("%dItems/OnePass", n), func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if r, err := ecf.ReadReceivedECF(doc); err != nil || r.Invalid != nil {
+					b.Fatal(err, r.Invalid)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("%dItems/TwoPasses", n), func(b *testing.B) {
+			b.SetBytes(int64(len(doc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := ecf.ParseECFHeader(doc); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := ecf.ReadXML(doc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+	doc := string(receivedECF(b, 1))
+	for name, format := range map[string]string{"Attributes200k": ` a%d="%d"`, "Namespaces20k": ` xmlns:p%d="urn:%d"`} {
+		n := 200_000
+		if name == "Namespaces20k" {
+			n = 20_000
+		}
+		var attrs strings.Builder
+		for i := range n {
+			fmt.Fprintf(&attrs, format, i, i)
+		}
+		bomb := []byte(strings.Replace(doc, "<ECF>", "<ECF"+attrs.String()+">", 1))
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(bomb)))
+			for b.Loop() {
+				if _, err := ecf.ReadReceivedECF(bomb); err == nil {
+					b.Fatal("read")
 				}
 			}
 		})

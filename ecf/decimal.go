@@ -26,6 +26,9 @@ func ParseDecimal(s string) (*Decimal, error) {
 	if !plainDecimal(s) {
 		return nil, fmt.Errorf("%q is not a decimal number in plain notation (like 1180.00)", truncate(s, 40))
 	}
+	if d, ok := parseSmallDecimal(s); ok {
+		return d, nil
+	}
 	v, err := decimal.NewFromString(s)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not a decimal number", truncate(s, 40))
@@ -58,6 +61,39 @@ func newDecimal(v decimal.Decimal) *Decimal {
 	}
 	r, _ := decimal.NewFromString(v.StringFixed(scale))
 	return &Decimal{v: r}
+}
+
+// parseSmallDecimal is ParseDecimal for a plain decimal s (plainDecimal)
+// of at most 18 significant digits, the amounts of e-CFs, computed without
+// the text round trips of newDecimal; false for any other s.
+func parseSmallDecimal(s string) (*Decimal, bool) {
+	neg := s[0] == '-'
+	if s[0] == '-' || s[0] == '+' {
+		s = s[1:]
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	frac = strings.TrimRight(frac, "0")
+	whole = strings.TrimLeft(whole, "0")
+	scale := max(len(frac), 2)
+	if len(whole)+scale > 18 {
+		return nil, false
+	}
+	var coef int64
+	for _, digits := range []string{whole, frac} {
+		for i := range len(digits) {
+			coef = coef*10 + int64(digits[i]-'0')
+		}
+	}
+	for range scale - len(frac) {
+		coef *= 10
+	}
+	if coef == 0 {
+		return nil, false // zero's representation is left to newDecimal
+	}
+	if neg {
+		coef = -coef
+	}
+	return &Decimal{v: decimal.New(coef, -int32(scale))}, true
 }
 
 func plainDecimal(s string) bool {

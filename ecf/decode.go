@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/jsonstrict"
@@ -269,12 +270,17 @@ func (d *decoder) object(path string, m map[string]any, dst reflect.Value) {
 	}
 }
 
-// jsonFields maps the JSON names of struct t's fields to their indexes.
+// jsonFields maps the JSON names of struct t's fields to their indexes,
+// computed once per type (the map is shared: read it only).
 func jsonFields(t reflect.Type) map[string]int {
+	if m, ok := jsonFieldsByType.Load(t); ok {
+		return m.(map[string]int)
+	}
 	m := make(map[string]int, t.NumField())
 	for i := range t.NumField() {
 		m[jsonName(t.Field(i))] = i
 	}
+	jsonFieldsByType.Store(t, m)
 	return m
 }
 
@@ -286,6 +292,9 @@ func fieldNames(t reflect.Type) []string {
 	}
 	return names
 }
+
+// jsonFieldsByType caches jsonFields.
+var jsonFieldsByType sync.Map
 
 func jsonName(f reflect.StructField) string {
 	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")

@@ -20,9 +20,11 @@
 // Document.XML writes the unsigned DGII XML of a checked, numbered document
 // and Document.RFCE the consumer-invoice summary sent instead of a type 32
 // under DOP 250,000.00; ACECF, ARECF and ANECF build the commercial
-// approval, the receipt and the voiding of ranges; ParseECFHeader,
-// ParseACECF and ParseARECF read what other taxpayers send; TimbreURL is
-// the QR code's URL. Every XML written is compact UTF-8 with DGII's
+// approval, the receipt and the voiding of ranges; ReadXML,
+// ReadReceivedECF, ParseECFHeader, ParseACECF, ParseARECF and
+// ParseSemilla read what other taxpayers send, in one pass over the bytes
+// (xmltoken.go), after xmlchar's limits on attributes and namespace
+// declarations; TimbreURL is the QR code's URL. Every XML written is compact UTF-8 with DGII's
 // formats and no empty element, and validates against DGII's XSD once the
 // signer appends the Signature.
 //

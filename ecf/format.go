@@ -2,6 +2,7 @@ package ecf
 
 import (
 	"fmt"
+	"math/big"
 	"regexp"
 	"strings"
 	"time"
@@ -200,15 +201,37 @@ func (f format) checkDecimal(d *Decimal) string {
 	case f.sign == nonNegative && v.IsNegative():
 		return fmt.Sprintf("Must not be negative; got %s.", d)
 	}
-	if s := significantDecimals(v); s > f.decimals {
+	// Without trailing zeros a value has at most its scale's decimals.
+	if d.Scale() > f.decimals && significantDecimals(v) > f.decimals {
 		return fmt.Sprintf("Must have at most %d decimals; got %s.", f.decimals, d)
 	}
-	limit := decimal.New(1, int32(f.digits))
-	if v.Abs().GreaterThanOrEqual(limit) {
+	if tooManyDigits(v, f.digits) {
 		return fmt.Sprintf("Must have at most %d digits before the decimal point; got %s.", f.digits, d)
 	}
 	return ""
 }
+
+// tooManyDigits reports whether |v| ≥ 10^digits.
+func tooManyDigits(v decimal.Decimal, digits int) bool {
+	if lim, ok := digitLimits[[2]int{digits, int(-v.Exponent())}]; ok {
+		return v.Cmp(lim[0]) >= 0 || v.Cmp(lim[1]) <= 0 // at v's exponent: no rescaling
+	}
+	return v.Abs().GreaterThanOrEqual(decimal.New(1, int32(digits)))
+}
+
+// digitLimits holds 10^digits and -10^digits at the exponents of an
+// e-CF's values, by digits and scale: the formats' limits.
+var digitLimits = func() map[[2]int][2]decimal.Decimal {
+	m := map[[2]int][2]decimal.Decimal{}
+	for _, digits := range []int{3, 16} {
+		for scale := 0; scale <= 8; scale++ {
+			pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(digits+scale)), nil)
+			lim := decimal.NewFromBigInt(pow, int32(-scale))
+			m[[2]int{digits, scale}] = [2]decimal.Decimal{lim, lim.Neg()}
+		}
+	}
+	return m
+}()
 
 // significantDecimals is the number of decimals of v without trailing zeros.
 func significantDecimals(v decimal.Decimal) int32 {

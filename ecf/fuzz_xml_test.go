@@ -3,7 +3,9 @@ package ecf_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -145,6 +147,35 @@ func FuzzReadXML(f *testing.F) {
 		}
 		if rewritten, _ := again.XML(signedAt); !bytes.Equal(rewritten, written) {
 			t.Fatalf("written twice differs:\n%s\n%s", written, rewritten)
+		}
+	})
+}
+
+// FuzzReadReceivedECF checks that ReadReceivedECF answers what
+// ParseECFHeader and ReadXML answer: the same header or error, and the
+// same document or error in Invalid.
+func FuzzReadReceivedECF(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "E*.xml"))
+	for _, name := range files {
+		f.Add(signed(MustRead(f, name)))
+		f.Add(bytes.Replace(signed(MustRead(f, name)), []byte("<Encabezado>"), []byte("<Encabezado><X/>"), 1))
+	}
+	f.Add([]byte(`<ECF><Encabezado><IdDoc><TipoeCF>31</TipoeCF></IdDoc></Encabezado></ECF>`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		r, err := ecf.ReadReceivedECF(doc)
+		h, herr := ecf.ParseECFHeader(doc)
+		if fmt.Sprint(err) != fmt.Sprint(herr) {
+			t.Fatalf("%q: ReadReceivedECF: %v; ParseECFHeader: %v", doc, err, herr)
+		}
+		if err != nil {
+			return
+		}
+		if !reflect.DeepEqual(r.ECFHeader, *h) {
+			t.Fatalf("%q: header %+v, want %+v", doc, r.ECFHeader, *h)
+		}
+		d, derr := ecf.ReadXML(doc)
+		if fmt.Sprintf("%v %+v", r.Invalid, detailsOf(r.Invalid)) != fmt.Sprintf("%v %+v", derr, detailsOf(derr)) || !reflect.DeepEqual(r.Document, d) {
+			t.Fatalf("%q: ReadReceivedECF: %v; ReadXML: %v", doc, r.Invalid, derr)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/sello-do/sello"
 )
@@ -50,41 +51,79 @@ func (c *checker) checkStructure() {
 	c.walkStruct(reflect.ValueOf(&c.doc.ECF).Elem(), "ECF", "ECF")
 }
 
-func (c *checker) walkStruct(v reflect.Value, path, generic string) {
-	t := v.Type()
+// walkField is a field of a struct type at a generic path of the table.
+type walkField struct {
+	index   int
+	name    string // the JSON (and XML) name
+	generic string // the generic path
+	f       *field
+}
+
+// walkKey is a struct type at a generic path.
+type walkKey struct {
+	t       reflect.Type
+	generic string
+}
+
+// walkFields caches walkFieldsOf, by walkKey.
+var walkFields sync.Map
+
+// walkFieldsOf returns the fields of struct type t, at generic path
+// generic, that the obligation table has (the Signature left out),
+// computed once.
+func walkFieldsOf(t reflect.Type, generic string) []walkField {
+	k := walkKey{t, generic}
+	if v, ok := walkFields.Load(k); ok {
+		return v.([]walkField)
+	}
+	var out []walkField
 	for i := range t.NumField() {
 		name := jsonName(t.Field(i))
 		if name == "Signature" {
 			continue // checked in rules
 		}
-		fv := v.Field(i)
-		fp, fg := path+"."+name, generic+"."+name
-		f := fieldsByPath[fg]
-		if f == nil {
-			continue
+		g := generic + "." + name
+		if f := fieldsByPath[g]; f != nil {
+			out = append(out, walkField{index: i, name: name, generic: g, f: f})
 		}
+	}
+	walkFields.Store(k, out)
+	return out
+}
+
+func (c *checker) walkStruct(v reflect.Value, path, generic string) {
+	c.walkFields(v, path, walkFieldsOf(v.Type(), generic))
+}
+
+// walkFields is walkStruct with the fields of v's type at its generic
+// path.
+func (c *checker) walkFields(v reflect.Value, path string, fields []walkField) {
+	for _, wf := range fields {
+		fv := v.Field(wf.index)
 		present := !fv.IsZero()
 		if c.col >= 0 {
-			switch f.codes[c.col] {
+			switch wf.f.codes[c.col] {
 			case '0':
 				if present {
-					c.add(fp, fmt.Sprintf("Not allowed for type %s: DGII's format says %s must not appear in this type.", c.typ, name))
+					c.add(path+"."+wf.name, fmt.Sprintf("Not allowed for type %s: DGII's format says %s must not appear in this type.", c.typ, wf.name))
 					continue
 				}
 			case '1':
-				if !present && (c.received || !setBySello[fg]) {
-					c.add(fp, fmt.Sprintf("Required for type %s.", c.typ))
+				if !present && (c.received || !setBySello[wf.generic]) {
+					c.add(path+"."+wf.name, fmt.Sprintf("Required for type %s.", c.typ))
 					continue
 				}
 			}
 		}
 		if present {
-			c.walkValue(fv, fp, fg, f)
+			c.walkValue(fv, path, wf.name, wf.generic, wf.f)
 		}
 	}
 }
 
-func (c *checker) walkValue(v reflect.Value, path, generic string, f *field) {
+// walkValue checks v, the field name of the element at path (its path is
+// path.name, only spelled out when needed).
+func (c *checker) walkValue(v reflect.Value, parent, name, generic string, f *field) {
 	switch v.Kind() {
 	case reflect.Pointer:
 		if v.Type().Elem() == decimalType {
@@ -92,12 +131,13 @@ func (c *checker) walkValue(v reflect.Value, path, generic string, f *field) {
 				return
 			}
 			if msg := f.format.checkDecimal(v.Interface().(*Decimal)); msg != "" {
-				c.add(path, msg)
+				c.add(parent+"."+name, msg)
 			}
 			return
 		}
-		c.walkStruct(v.Elem(), path, generic)
+		c.walkStruct(v.Elem(), parent+"."+name, generic)
 	case reflect.Slice:
+		path := parent + "." + name
 		n := v.Len()
 		if n == 0 {
 			c.add(path, "Must not be an empty list: omit it instead (DGII rejects empty elements).")
@@ -116,25 +156,27 @@ func (c *checker) walkValue(v reflect.Value, path, generic string, f *field) {
 		} else if max := maxOccurs(f); max > 0 && n > max {
 			c.add(path, fmt.Sprintf("At most %d repetitions are allowed; got %d.", max, n))
 		}
-		for i := range n {
-			ip := path + "[" + strconv.Itoa(i) + "]"
-			if v.Index(i).Kind() == reflect.String {
+		if v.Type().Elem().Kind() == reflect.String {
+			for i := range n {
 				if msg := f.format.checkString(v.Index(i).String()); msg != "" {
-					c.add(ip, msg)
+					c.add(path+"["+strconv.Itoa(i)+"]", msg)
 				}
-				continue
 			}
-			c.walkStruct(v.Index(i), ip, generic)
+			return
+		}
+		fields := walkFieldsOf(v.Type().Elem(), generic)
+		for i := range n {
+			c.walkFields(v.Index(i), path+"["+strconv.Itoa(i)+"]", fields)
 		}
 	case reflect.String:
 		if f.format.kind == kGroup || f.format.kind == kList {
 			return
 		}
 		if msg := f.format.checkString(v.String()); msg != "" {
-			c.add(path, msg)
+			c.add(parent+"."+name, msg)
 		}
 	case reflect.Struct:
-		c.walkStruct(v, path, generic)
+		c.walkStruct(v, parent+"."+name, generic)
 	}
 }
 

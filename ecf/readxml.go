@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"reflect"
 	"strconv"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // maxECFElements bounds the elements ReadXML reads: ten thousand items of
@@ -19,7 +19,9 @@ const maxECFElements = 1 << 18
 // model the JSON decoder builds, holding it to the structural rules of its
 // type's XSD: every element known under its parent and in the XSD's
 // sequence (the order Document.XML writes), none repeated that the XSD has
-// once, no attributes, the required elements present (the type's
+// once, no attributes (but namespace declarations, and the root's
+// xsi:schemaLocation or xsi:noNamespaceSchemaLocation), the required
+// elements present (the type's
 // obligation table, with what Sello fills in for its own documents —
 // eNCF, FechaVencimientoSecuencia, Totales, MontoItem, FechaHoraFirma —
 // required too) and every value in its XSD format. The ds:Signature, the
@@ -31,27 +33,37 @@ const maxECFElements = 1 << 18
 // The document is as written: writing it back with Document.XML at its
 // FechaHoraFirma gives the same elements.
 //
-// Returns PAYLOAD_TOO_LARGE above MaxECFSize, INVALID_REQUEST when the XML
-// is not a well-formed e-CF (a DOCTYPE, another encoding than UTF-8, a
-// root other than <ECF> without namespace, nesting deeper than 32), or
+// A UTF-8 byte order mark is skipped. Returns PAYLOAD_TOO_LARGE above
+// MaxECFSize, INVALID_REQUEST when the XML is not a well-formed e-CF (a
+// DOCTYPE, another encoding than UTF-8, a root other than <ECF> without
+// namespace, nesting deeper than 32, an element with more than
+// xmlchar.MaxAttrs attributes or more than xmlchar.MaxNamespaces namespace
+// declarations), or
 // VALIDATION_FAILED with a detail per problem, at paths like the JSON
 // decoder's ("ECF.DetallesItems.Item[3].PrecioUnitarioItem").
 func ReadXML(data []byte) (*Document, error) {
-	root, p, err := readECFTree(data)
+	d, p, err := readECFTree(data)
 	if err != nil {
 		return nil, err
 	}
-	return readTree(root, p)
+	return checkRead(d, p)
 }
 
-// readTree maps the tree of an e-CF's elements onto the model and holds it
-// to its type's XSD structure (see ReadXML), after the problems p already
-// found.
+// readTree maps the tree of an e-CF's elements onto the model (as the
+// JSON decoder does) and holds it to its type's XSD structure (see
+// ReadXML), after the problems p already found.
 func readTree(root map[string]any, p sello.Problems) (*Document, error) {
 	d := &Document{}
 	dec := &decoder{problems: p}
 	dec.value("ECF", root, reflect.ValueOf(&d.ECF).Elem())
-	ch := &checker{doc: d, received: true, problems: &dec.problems, skip: dec.problems.Details()}
+	return checkRead(d, dec.problems)
+}
+
+// checkRead holds d, read from XML or a row of DGII's test set, to its
+// type's XSD structure (see ReadXML), after the problems p found in
+// reading it.
+func checkRead(d *Document, p sello.Problems) (*Document, error) {
+	ch := &checker{doc: d, received: true, problems: &p, skip: p.Details()}
 	ch.typ = sello.DocumentType(ch.idDoc().TipoeCF)
 	ch.col = typeIndex(ch.typ)
 	if ch.typ == "" { // without a type, no element is required
@@ -59,157 +71,258 @@ func readTree(root map[string]any, p sello.Problems) (*Document, error) {
 	}
 	ch.checkStructure()
 	ch.checkNumeroReferencia() // a format, but one that depends on the type
-	if err := dec.problems.Err(); err != nil {
+	if err := p.Err(); err != nil {
 		return nil, err
 	}
 	return d, nil
 }
 
-// xmlFrame is an element being read by readECFTree.
-type xmlFrame struct {
-	path string
-	name string
-	kind xmlKind
-	plan *xmlPlan       // xGroup, xGroupList: the children's plan
-	obj  map[string]any // xGroup, xGroupList: the children read
-	text []byte         // xText, xDecimal, xTextList
-	skip bool           // unknown, repeated, misplaced or the Signature: not read
-	last int            // the plan index of the last child, -1 before any
-	bad  bool           // a content problem was reported
-	full bool           // a list reached MaxListLen (reported once)
-}
-
-// listOf returns the elements of list name read so far in obj.
-func listOf(obj map[string]any, name string) []any {
-	l, _ := obj[name].([]any)
-	return l
-}
-
-// readECFTree reads data into the JSON-shaped value the decoder takes
-// (element names as keys, repeated groups as arrays, text as strings),
-// reporting in p every element out of the writer's (the XSD's) order,
-// unknown, repeated or carrying attributes.
-func readECFTree(data []byte) (map[string]any, sello.Problems, error) {
-	var p sello.Problems
+// readECFTree reads data into the model, reporting in p every element out
+// of the writer's (the XSD's) order, unknown, repeated or carrying
+// attributes, and every value the model cannot hold (empty, or not a
+// number where one is due), in the order met.
+func readECFTree(data []byte) (*Document, sello.Problems, error) {
 	if len(data) > MaxECFSize {
-		return nil, p, sello.Errorf(sello.CodePayloadTooLarge, "The ECF XML has %d bytes; at most %d are accepted.", len(data), MaxECFSize)
+		return nil, sello.Problems{}, tooLarge("ECF", len(data), MaxECFSize)
 	}
-	bad := invalidXML("ECF")
-	next := strictTokens(data, bad)
-	var (
-		stack    []*xmlFrame
-		root     map[string]any
-		elements int
-	)
-	for {
-		tok, err := next()
-		if err == io.EOF {
-			break
-		} else if err != nil {
-			return nil, p, err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if root != nil {
-				return nil, p, bad("content after the root element")
-			}
-			if elements++; elements > maxECFElements {
-				return nil, p, bad("more than %d elements", maxECFElements)
-			}
-			if len(stack) >= maxXMLDepth {
-				return nil, p, bad("elements nest deeper than %d", maxXMLDepth)
-			}
-			if len(stack) == 0 {
-				if t.Name.Local != "ECF" || t.Name.Space != "" {
-					return nil, p, bad("the root element must be <ECF> without namespace prefix, not <%s>", qualified(t.Name))
-				}
-				f := &xmlFrame{path: "ECF", name: "ECF", kind: xGroup, plan: ecfPlan, obj: map[string]any{}, last: -1}
-				attributes(&p, f.path, t.Attr)
-				stack = append(stack, f)
-				continue
-			}
-			stack = append(stack, child(&p, stack[len(stack)-1], t))
-		case xml.CharData:
-			if len(stack) == 0 {
-				if len(bytes.TrimSpace(t)) > 0 {
-					return nil, p, bad("text outside the root element")
-				}
-				continue
-			}
-			f := stack[len(stack)-1]
-			switch {
-			case f.skip:
-			case f.plan == nil:
-				f.text = append(f.text, t...)
-			case !f.bad && len(bytes.TrimSpace(t)) > 0:
-				p.Add(f.path, "Must hold elements, not text.")
-				f.bad = true
-			}
-		case xml.EndElement:
-			f := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
-				root = f.obj
-			} else if !f.skip {
-				parent := stack[len(stack)-1]
-				var v any = string(f.text)
-				if f.plan != nil {
-					v = f.obj
-				}
-				if f.kind == xGroupList || f.kind == xTextList {
-					parent.obj[f.name] = append(listOf(parent.obj, f.name), v)
-				} else {
-					parent.obj[f.name] = v
-				}
-			}
-		}
+	r := newTreeReader(data)
+	if err := readTokens(data, r.bad, r)[0]; err != nil {
+		return nil, r.p, err
 	}
-	if root == nil {
-		return nil, p, bad("no <ECF> element")
-	}
-	return root, p, nil
+	return r.doc, r.p, nil
 }
 
-// child returns the frame of element t under parent, reporting what the
-// XSD does not allow there.
-func child(p *sello.Problems, parent *xmlFrame, t xml.StartElement) *xmlFrame {
-	name := qualified(t.Name)
-	skip := &xmlFrame{skip: true}
+// treeReader is readECFTree's reader: it decodes each element into its
+// field of the model as it is read, following the writer's plan.
+type treeReader struct {
+	bad      func(format string, args ...any) error
+	data     []byte // the document read
+	src      string // data as a string, whose text the fields share (xmlToken.at), made on first use
+	doc      *Document
+	p        sello.Problems
+	stack    []xmlFrame // the open elements, the root first
+	done     bool
+	elements int
+}
+
+// xmlFrame is an element being read.
+type xmlFrame struct {
+	name  string   // the element's name
+	index int      // its place in its list, -1 when it is not in one
+	path  string   // its path, "" until pathOf computes it
+	kind  xmlKind  // the field's kind
+	plan  *xmlPlan // xGroup, xGroupList: the children's plan
+	value reflect.Value
+	text  []byte // xText, xDecimal, xTextList
+	at    int    // where text is in src when it is one slice of it, else -1
+	seen  uint64 // the plan's fields read, by index
+	skip  bool   // unknown, repeated, misplaced or the Signature: not read
+	last  int    // the plan index of the last child, -1 before any
+	bad   bool   // a content problem was reported
+	full  bool   // a list reached MaxListLen (reported once)
+}
+
+// newTreeReader returns the reader of data.
+func newTreeReader(data []byte) *treeReader {
+	r := &treeReader{bad: invalidXML("ECF"), data: xmlchar.TrimBOM(data)}
+	r.reset()
+	return r
+}
+
+func (r *treeReader) reset() {
+	stack := r.stack[:0]
+	if stack == nil {
+		stack = make([]xmlFrame, 0, 8) // an e-CF nests 6 deep
+	}
+	*r = treeReader{bad: r.bad, data: r.data, src: r.src, doc: &Document{}, stack: stack}
+}
+
+// pathOf returns the path of the open element at depth i
+// ("ECF.DetallesItems.Item[3].PrecioUnitarioItem").
+func (r *treeReader) pathOf(i int) string {
+	f := &r.stack[i]
+	if f.path == "" {
+		p := r.pathOf(i-1) + "." + f.name
+		if f.index >= 0 {
+			p += "[" + strconv.Itoa(f.index) + "]"
+		}
+		f.path = p
+	}
+	return f.path
+}
+
+// push opens frame f, reusing the text buffer of the last frame at its
+// depth.
+func (r *treeReader) push(f xmlFrame) {
+	if n := len(r.stack); n < cap(r.stack) {
+		f.text = r.stack[:n+1][n].text[:0]
+	}
+	f.at = -1
+	r.stack = append(r.stack, f)
+}
+
+func (r *treeReader) token(t *xmlToken) error {
+	switch t.kind {
+	case tokStart:
+		r.elements++
+		if err := startError(r.bad, t, len(r.stack), r.elements, r.done); err != nil {
+			return err
+		}
+		if len(r.stack) == 0 {
+			if a := badAttribute(t.attrs, true); a != "" {
+				r.p.Add("ECF", attributesMessage(a))
+			}
+			r.push(xmlFrame{name: "ECF", index: -1, path: "ECF", kind: xGroup, plan: ecfPlan, value: reflect.ValueOf(&r.doc.ECF).Elem(), last: -1})
+			return nil
+		}
+		r.push(r.child(t))
+	case tokText:
+		if len(r.stack) == 0 {
+			if len(bytes.TrimSpace(t.text)) > 0 {
+				return r.bad("text outside the root element")
+			}
+			return nil
+		}
+		f := &r.stack[len(r.stack)-1]
+		switch {
+		case f.skip:
+		case f.plan == nil:
+			if len(f.text) == 0 && f.at < 0 && t.at >= 0 {
+				f.at = t.at // the text so far is src[f.at:][:len(f.text)]
+			} else {
+				f.at = -1
+			}
+			f.text = append(f.text, t.text...)
+		case !f.bad && len(bytes.TrimSpace(t.text)) > 0:
+			r.p.Add(r.pathOf(len(r.stack)-1), "Must hold elements, not text.")
+			f.bad = true
+		}
+	case tokEnd:
+		if f := &r.stack[len(r.stack)-1]; !f.skip && f.plan == nil {
+			r.setText(len(r.stack) - 1)
+		}
+		r.stack = r.stack[:len(r.stack)-1]
+		r.done = len(r.stack) == 0
+	}
+	return nil
+}
+
+// startError is ReadXML's error for the start tag t at depth (0 for the
+// root), the elements-th read, after the root's end when done; nil when
+// it is read.
+func startError(bad func(string, ...any) error, t *xmlToken, depth, elements int, done bool) error {
+	switch {
+	case done:
+		return bad("content after the root element")
+	case elements > maxECFElements:
+		return bad("more than %d elements", maxECFElements)
+	case depth >= maxXMLDepth:
+		return bad("elements nest deeper than %d", maxXMLDepth)
+	case depth == 0 && (t.name.Local != "ECF" || t.name.Space != ""):
+		return bad("the root element must be <ECF> without namespace prefix, not <%s>", qualified(t.name))
+	}
+	return nil
+}
+
+// emptyMessage is the problem of an empty element, as the JSON decoder
+// words it for an empty string.
+const emptyMessage = "Must not be empty: DGII rejects empty elements; omit the field instead."
+
+// setText decodes the text of the element at depth i into its field, as
+// the JSON decoder decodes a string.
+func (r *treeReader) setText(i int) {
+	f := &r.stack[i]
+	var s string
+	if f.at >= 0 {
+		if r.src == "" {
+			r.src = string(r.data)
+		}
+		s = r.src[f.at : f.at+len(f.text)] // shared, not copied
+	} else {
+		s = string(f.text)
+	}
+	switch f.kind {
+	case xText:
+		if s == "" {
+			r.p.Add(r.pathOf(i), emptyMessage)
+			return
+		}
+		f.value.SetString(s)
+	case xDecimal:
+		if s == "" {
+			r.p.Add(r.pathOf(i), emptyMessage)
+			return
+		}
+		d, err := ParseDecimal(s)
+		if err != nil {
+			r.p.Add(r.pathOf(i), "Invalid number: "+err.Error()+".")
+			return
+		}
+		f.value.Set(reflect.ValueOf(d))
+	case xTextList:
+		f.value.Set(reflect.Append(f.value, reflect.ValueOf(s)))
+		if s == "" {
+			r.p.Add(r.pathOf(i), emptyMessage)
+		}
+	}
+}
+
+func (r *treeReader) end() error {
+	if !r.done {
+		return r.bad("no <ECF> element")
+	}
+	return nil
+}
+
+// child returns the frame of element t under the innermost open element,
+// reporting what the XSD does not allow there.
+func (r *treeReader) child(t *xmlToken) xmlFrame {
+	name := qualified(t.name)
+	skip := xmlFrame{skip: true, index: -1}
+	pi := len(r.stack) - 1
+	parent := &r.stack[pi]
 	switch {
 	case parent.skip:
 		return skip
 	case parent.plan == nil:
 		if !parent.bad {
-			p.Add(parent.path, "Must hold text, not elements.")
+			r.p.Add(r.pathOf(pi), "Must hold text, not elements.")
 			parent.bad = true
 		}
 		return skip
-	case parent.name == "ECF" && t.Name.Local == "Signature":
+	case pi == 0 && t.name.Local == "Signature":
 		// The XSD's last child, xs:any: anything after it is misplaced.
 		if parent.last == len(parent.plan.fields) {
-			p.Add("ECF.Signature", "Appears more than once: DGII's XSD has one signature.")
+			r.p.Add("ECF.Signature", "Appears more than once: DGII's XSD has one signature.")
 		}
 		parent.last = len(parent.plan.fields)
 		return skip
 	}
-	i, ok := parent.plan.byName[name]
-	if !ok || t.Name.Space != "" {
-		p.Add(parent.path+"."+name, fmt.Sprintf("Unknown element: DGII's XSD has no <%s> in <%s>.", name, parent.name))
+	i, ok := parent.plan.index(name, parent.last)
+	if !ok || t.name.Space != "" {
+		r.p.Add(r.pathOf(pi)+"."+name, fmt.Sprintf("Unknown element: DGII's XSD has no <%s> in <%s>.", name, parent.name))
 		return skip
 	}
 	f := &parent.plan.fields[i]
 	list := f.kind == xGroupList || f.kind == xTextList
-	path := parent.path + "." + f.name
+	c := xmlFrame{name: f.name, index: -1, kind: f.kind, plan: f.plan, last: -1, value: parent.value.Field(f.index)}
 	if list {
-		n := len(listOf(parent.obj, f.name))
-		if n >= MaxListLen {
+		if c.index = c.value.Len(); c.index >= MaxListLen {
 			if !parent.full {
-				p.Add(path, fmt.Sprintf("At most %d elements are allowed in a list (DGII's largest, the items of types 33 and 34); got more.", MaxListLen))
+				r.p.Add(r.pathOf(pi)+"."+f.name, fmt.Sprintf("At most %d elements are allowed in a list (DGII's largest, the items of types 33 and 34); got more.", MaxListLen))
 				parent.full = true
 			}
 			return skip
 		}
-		path += "[" + strconv.Itoa(n) + "]"
+	}
+	path := func() string {
+		if c.path == "" {
+			c.path = r.pathOf(pi) + "." + f.name
+			if list {
+				c.path += "[" + strconv.Itoa(c.index) + "]"
+			}
+		}
+		return c.path
 	}
 	switch {
 	case i < parent.last:
@@ -217,32 +330,96 @@ func child(p *sello.Problems, parent *xmlFrame, t xml.StartElement) *xmlFrame {
 		if parent.last < len(parent.plan.fields) {
 			after = "<" + parent.plan.fields[parent.last].name + ">"
 		}
-		p.Add(path, fmt.Sprintf("Out of order: DGII's XSD puts <%s> before %s in <%s>.", f.name, after, parent.name))
-		if _, seen := parent.obj[f.name]; seen {
+		r.p.Add(path(), fmt.Sprintf("Out of order: DGII's XSD puts <%s> before %s in <%s>.", f.name, after, parent.name))
+		if parent.seen&(1<<i) != 0 {
 			return skip // read already; a list's elements must be consecutive
 		}
 	case i == parent.last && !list:
-		p.Add(path, "Appears more than once: DGII's XSD allows it once.")
+		r.p.Add(path(), "Appears more than once: DGII's XSD allows it once.")
 		return skip
 	default:
 		parent.last = i
 	}
-	attributes(p, path, t.Attr)
-	c := &xmlFrame{path: path, name: f.name, kind: f.kind, last: -1}
-	if f.plan != nil {
-		c.plan, c.obj = f.plan, map[string]any{}
+	parent.seen |= 1 << i
+	if a := badAttribute(t.attrs, false); a != "" {
+		r.p.Add(path(), attributesMessage(a))
+	}
+	switch f.kind {
+	case xGroup:
+		if c.value.IsNil() {
+			c.value.Set(reflect.New(c.value.Type().Elem()))
+		}
+		c.value = c.value.Elem()
+	case xGroupList:
+		if c.index == 0 && f.plan == itemPlan {
+			// The items are most of an e-CF: sized at once.
+			c.value.Set(reflect.MakeSlice(c.value.Type(), 0, r.itemsHint()))
+		}
+		c.value = appendZero(c.value)
 	}
 	return c
 }
 
-// attributes reports any attribute but namespace declarations: DGII's
-// XSD declares none.
-func attributes(p *sello.Problems, path string, attrs []xml.Attr) {
-	for _, a := range attrs {
-		if a.Name.Space == "xmlns" || a.Name.Space == "" && a.Name.Local == "xmlns" {
-			continue
-		}
-		p.Add(path, fmt.Sprintf("Attributes are not allowed: DGII's XSD declares none; got %s.", qualified(a.Name)))
-		return
+// itemPlan is the plan of an item (DetallesItems.Item).
+var itemPlan = func() *xmlPlan {
+	items := ecfPlan.fields[ecfPlan.byName["DetallesItems"]].plan
+	return items.fields[items.byName["Item"]].plan
+}()
+
+// itemsHint is how many items the document seems to hold: its "<Item>"
+// tags, no more than a valid item's size allows (so that what is
+// allocated stays proportional to the document) or MaxListLen.
+func (r *treeReader) itemsHint() int {
+	return max(1, min(bytes.Count(r.data, []byte("<Item>")), len(r.data)/100, MaxListLen))
+}
+
+// appendZero appends a zero element to the slice list (settable) and
+// returns it (addressable). The slice doubles when full: append's growth
+// of a thousand items, by a quarter at a time, allocates five times the
+// list.
+func appendZero(list reflect.Value) reflect.Value {
+	n := list.Len()
+	if n == list.Cap() {
+		grown := reflect.MakeSlice(list.Type(), n, max(2*n, 4))
+		reflect.Copy(grown, list)
+		list.Set(grown)
 	}
+	list.SetLen(n + 1)
+	return list.Index(n)
+}
+
+// badAttribute returns the name of the first attribute in attrs DGII's
+// XSD does not allow, or "". It declares none, so only namespace
+// declarations may appear, and on the root the schema location hints
+// senders write (xsi:schemaLocation, xsi:noNamespaceSchemaLocation),
+// which XSD allows on any element.
+func badAttribute(attrs []xml.Attr, root bool) string {
+	for _, a := range attrs {
+		switch {
+		case a.Name.Space == "xmlns" || a.Name.Space == "" && a.Name.Local == "xmlns":
+		case root && a.Name.Space == nsXSI && (a.Name.Local == "schemaLocation" || a.Name.Local == "noNamespaceSchemaLocation"):
+		default:
+			return qualified(a.Name)
+		}
+	}
+	return ""
+}
+
+func attributesMessage(name string) string {
+	return fmt.Sprintf("Attributes are not allowed: DGII's XSD declares none; got %s.", name)
+}
+
+// nsXSI is the XML Schema instance namespace.
+const nsXSI = "http://www.w3.org/2001/XMLSchema-instance"
+
+// index returns the index of the field named name, looked for first
+// after the field at last, where a document in the XSD's order has it.
+func (p *xmlPlan) index(name string, last int) (int, bool) {
+	for i := max(last, 0); i < len(p.fields) && i <= last+4; i++ {
+		if p.fields[i].name == name && p.fields[i].kind != xIgnored {
+			return i, true
+		}
+	}
+	i, ok := p.byName[name]
+	return i, ok
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // The SemillaModel a receiver issues (FACTS §1.2, DT16 p.53): the two
@@ -47,7 +48,11 @@ func ParseSemilla(data []byte) (valor string, fecha time.Time, err error) {
 		return "", time.Time{}, sello.Errorf(sello.CodePayloadTooLarge, "The SemillaModel XML has %d bytes; at most %d are accepted.", len(data), MaxReplySize)
 	}
 	bad := invalidXML("SemillaModel")
-	next := strictTokens(data, bad)
+	data = xmlchar.TrimBOM(data)
+	if err := xmlchar.CheckLimits(data); err != nil {
+		return "", time.Time{}, bad("%v", err)
+	}
+	next := xmlTokens(data, bad)
 	want := []string{"valor", "fecha", "Signature"}
 	var (
 		depth    int
@@ -154,7 +159,7 @@ func semillaNamespaces(attrs []xml.Attr) error {
 func ECFIdentity(data []byte) (rncEmisor, encf string) {
 	const rncPath, encfPath = "Encabezado/Emisor/RNCEmisor", "Encabezado/IdDoc/eNCF"
 	f := map[string]string{}
-	if scanXML(data, MaxECFSize, "ECF", []string{rncPath, encfPath}, f) != nil {
+	if scanXML(data, MaxECFSize, "ECF", identityFields, f) != nil {
 		return "", ""
 	}
 	var v validation
@@ -165,3 +170,8 @@ func ECFIdentity(data []byte) (rncEmisor, encf string) {
 	}
 	return f[rncPath], f[encfPath]
 }
+
+var (
+	semillaFields  = newFieldSet("valor")
+	identityFields = newFieldSet("Encabezado/Emisor/RNCEmisor", "Encabezado/IdDoc/eNCF")
+)

@@ -3,9 +3,7 @@ package ecf
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
 	"fmt"
-	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -49,23 +47,69 @@ type ECFHeader struct {
 
 // ParseECFHeader reads the key fields of a signed e-CF: root <ECF> without
 // namespace, UTF-8, at most MaxECFSize bytes, no DOCTYPE (so no entity
-// definitions). It does not check the signature or the XSD.
+// definitions), within xmlchar's limits (attributes, namespace
+// declarations); a byte order mark is skipped. It does not check the
+// signature or the XSD.
 //
 // Returns PAYLOAD_TOO_LARGE, INVALID_REQUEST when the XML is not a
 // well-formed e-CF, or VALIDATION_FAILED with a detail per missing or
 // invalid field (paths like "ECF.Encabezado.IdDoc.eNCF").
 func ParseECFHeader(data []byte) (*ECFHeader, error) {
 	f := map[string]string{}
-	paths := []string{
-		"Encabezado/IdDoc/TipoeCF", "Encabezado/IdDoc/eNCF",
-		"Encabezado/Emisor/RNCEmisor", "Encabezado/Emisor/RazonSocialEmisor", "Encabezado/Emisor/FechaEmision",
-		"Encabezado/Comprador/RNCComprador", "Encabezado/Comprador/IdentificadorExtranjero", "Encabezado/Comprador/RazonSocialComprador",
-		"Encabezado/Totales/MontoTotal", "Encabezado/Totales/TotalITBIS",
-		"FechaHoraFirma", "Signature/SignatureValue",
-	}
-	if err := scanXML(data, MaxECFSize, "ECF", paths, f); err != nil {
+	if err := scanXML(data, MaxECFSize, "ECF", headerFields, f); err != nil {
 		return nil, err
 	}
+	return headerOf(f)
+}
+
+// headerFields are the elements ParseECFHeader reads.
+var headerFields = newFieldSet(
+	"Encabezado/IdDoc/TipoeCF", "Encabezado/IdDoc/eNCF",
+	"Encabezado/Emisor/RNCEmisor", "Encabezado/Emisor/RazonSocialEmisor", "Encabezado/Emisor/FechaEmision",
+	"Encabezado/Comprador/RNCComprador", "Encabezado/Comprador/IdentificadorExtranjero", "Encabezado/Comprador/RazonSocialComprador",
+	"Encabezado/Totales/MontoTotal", "Encabezado/Totales/TotalITBIS",
+	"FechaHoraFirma", "Signature/SignatureValue",
+)
+
+// ReceivedECF is an e-CF received from another taxpayer, read in one pass
+// by ReadReceivedECF.
+type ReceivedECF struct {
+	ECFHeader
+	// Document is the e-CF in Sello's model, held to its XSD (ReadXML);
+	// nil when it is not.
+	Document *Document
+	// Invalid is why the e-CF does not read into the model: ReadXML's
+	// error. Nil when Document is set.
+	Invalid error
+}
+
+// ReadReceivedECF reads data once for what ParseECFHeader and ReadXML read
+// from it: the header, or ParseECFHeader's error, and the document, or
+// ReadXML's error in Invalid. The answers are those of the two functions.
+func ReadReceivedECF(data []byte) (*ReceivedECF, error) {
+	if len(data) > MaxECFSize {
+		return nil, tooLarge("ECF", len(data), MaxECFSize)
+	}
+	bad := invalidXML("ECF")
+	f := map[string]string{}
+	tree := newTreeReader(data)
+	errs := readTokens(data, bad, newFieldsReader("ECF", headerFields, f, bad), tree)
+	if errs[0] != nil {
+		return nil, errs[0]
+	}
+	h, err := headerOf(f)
+	if err != nil {
+		return nil, err
+	}
+	r := &ReceivedECF{ECFHeader: *h, Invalid: errs[1]}
+	if r.Invalid == nil {
+		r.Document, r.Invalid = checkRead(tree.doc, tree.p)
+	}
+	return r, nil
+}
+
+// headerOf is ParseECFHeader's header of the fields read at headerPaths.
+func headerOf(f map[string]string) (*ECFHeader, error) {
 	var v validation
 	path := func(p string) string { return "ECF." + strings.ReplaceAll(p, "/", ".") }
 	required := func(p string) string {
@@ -150,17 +194,17 @@ func securityCode(sigValue string) string {
 }
 
 // ParseACECF reads a commercial approval (signed or not): root <ACECF>,
-// UTF-8, at most MaxReplySize bytes, no DOCTYPE. It does not check the
-// signature. The result satisfies the same rules as ACECF.XML.
+// UTF-8, at most MaxReplySize bytes, no DOCTYPE, within xmlchar's limits;
+// a byte order mark is skipped. It does not check the signature. The
+// result satisfies the same rules as ACECF.XML.
 //
 // Returns PAYLOAD_TOO_LARGE, INVALID_REQUEST when the XML is not a
 // well-formed ACECF, or VALIDATION_FAILED with a detail per missing or
 // invalid field (paths like "ACECF.eNCF").
 func ParseACECF(data []byte) (*ACECF, error) {
-	const d = "DetalleAprobacionComercial/"
+	const d = acecfDetail
 	f := map[string]string{}
-	names := []string{"Version", "RNCEmisor", "eNCF", "FechaEmision", "MontoTotal", "RNCComprador", "Estado", "DetalleMotivoRechazo", "FechaHoraAprobacionComercial"}
-	if err := scanXML(data, MaxReplySize, "ACECF", prefixed(d, names), f); err != nil {
+	if err := scanXML(data, MaxReplySize, "ACECF", acecfFields, f); err != nil {
 		return nil, err
 	}
 	var v validation
@@ -193,17 +237,17 @@ func ParseACECF(data []byte) (*ACECF, error) {
 }
 
 // ParseARECF reads a receipt (signed or not): root <ARECF>, UTF-8, at most
-// MaxReplySize bytes, no DOCTYPE. It does not check the signature. The
-// result satisfies the same rules as ARECF.XML.
+// MaxReplySize bytes, no DOCTYPE, within xmlchar's limits; a byte order
+// mark is skipped. It does not check the signature. The result satisfies
+// the same rules as ARECF.XML.
 //
 // Returns PAYLOAD_TOO_LARGE, INVALID_REQUEST when the XML is not a
 // well-formed ARECF, or VALIDATION_FAILED with a detail per missing or
 // invalid field (paths like "ARECF.Estado").
 func ParseARECF(data []byte) (*ARECF, error) {
-	const d = "DetalleAcusedeRecibo/"
+	const d = arecfDetail
 	f := map[string]string{}
-	names := []string{"Version", "RNCEmisor", "RNCComprador", "eNCF", "Estado", "CodigoMotivoNoRecibido", "FechaHoraAcuseRecibo"}
-	if err := scanXML(data, MaxReplySize, "ARECF", prefixed(d, names), f); err != nil {
+	if err := scanXML(data, MaxReplySize, "ARECF", arecfFields, f); err != nil {
 		return nil, err
 	}
 	var v validation
@@ -234,13 +278,24 @@ func ParseARECF(data []byte) (*ARECF, error) {
 	return a, nil
 }
 
-func prefixed(prefix string, names []string) []string {
+func prefixed(prefix string, names ...string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {
 		out[i] = prefix + n
 	}
 	return out
 }
+
+// The elements the readers of replies read, below their detail group.
+const (
+	acecfDetail = "DetalleAprobacionComercial/"
+	arecfDetail = "DetalleAcusedeRecibo/"
+)
+
+var (
+	acecfFields = newFieldSet(prefixed(acecfDetail, "Version", "RNCEmisor", "eNCF", "FechaEmision", "MontoTotal", "RNCComprador", "Estado", "DetalleMotivoRechazo", "FechaHoraAprobacionComercial")...)
+	arecfFields = newFieldSet(prefixed(arecfDetail, "Version", "RNCEmisor", "RNCComprador", "eNCF", "Estado", "CodigoMotivoNoRecibido", "FechaHoraAcuseRecibo")...)
+)
 
 func version(v *validation, path, s string) {
 	if s != "1.0" {
@@ -260,69 +315,129 @@ func integer(v *validation, path, s string) int {
 }
 
 // scanXML reads data, whose root element must be root (without namespace),
-// and stores in f the trimmed text of each element at one of paths ("/"-
-// joined local names below the root). It rejects documents over max bytes,
-// DOCTYPEs and other directives, encodings other than UTF-8, undefined
-// entities, nesting deeper than maxXMLDepth, a wanted element that repeats
-// or holds elements, and anything after the root.
-func scanXML(data []byte, max int, root string, paths []string, f map[string]string) error {
+// and stores in f the trimmed text of each element of fields. It rejects documents over max bytes,
+// over xmlchar's limits (attributes, namespace declarations), DOCTYPEs and
+// other directives, encodings other than UTF-8, undefined entities,
+// nesting deeper than maxXMLDepth, a wanted element that repeats or holds
+// elements, and anything after the root. A UTF-8 byte order mark is
+// skipped.
+func scanXML(data []byte, max int, root string, fields fieldSet, f map[string]string) error {
 	if len(data) > max {
-		return sello.Errorf(sello.CodePayloadTooLarge, "The %s XML has %d bytes; at most %d are accepted.", root, len(data), max)
+		return tooLarge(root, len(data), max)
 	}
 	bad := invalidXML(root)
-	next := strictTokens(data, bad)
-	var (
-		stack   []string
-		current string // the wanted path being read, or ""
-		text    []byte
-		done    bool
-	)
-	for {
-		tok, err := next()
-		if err == io.EOF {
-			break
-		} else if err != nil {
-			return err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if done {
-				return bad("content after the root element")
-			}
-			if len(stack) == 0 && (t.Name.Local != root || t.Name.Space != "") {
-				return bad("the root element must be <%s> without namespace prefix, not <%s>", root, qualified(t.Name))
-			}
-			if len(stack) >= maxXMLDepth {
-				return bad("elements nest deeper than %d", maxXMLDepth)
-			}
-			if current != "" {
-				return bad("<%s> must hold text, not elements", strings.ReplaceAll(current, "/", "."))
-			}
-			stack = append(stack, t.Name.Local)
-			if p := strings.Join(stack[1:], "/"); slices.Contains(paths, p) {
-				if _, seen := f[p]; seen {
-					return bad("<%s> appears more than once", strings.ReplaceAll(p, "/", "."))
+	return readTokens(data, bad, newFieldsReader(root, fields, f, bad))[0]
+}
+
+// fieldSet is what a fieldsReader reads: the paths of the elements wanted
+// ("/"-joined local names below the root), true, and the paths above
+// them, false.
+type fieldSet map[string]bool
+
+// newFieldSet returns the set of paths.
+func newFieldSet(paths ...string) fieldSet {
+	s := fieldSet{}
+	for _, p := range paths {
+		for i := range len(p) {
+			if p[i] == '/' {
+				if _, ok := s[p[:i]]; !ok {
+					s[p[:i]] = false
 				}
-				current, text = p, text[:0]
 			}
-		case xml.CharData:
-			if len(stack) == 0 && len(bytes.TrimSpace(t)) > 0 {
-				return bad("text outside the root element")
-			}
-			if current != "" {
-				text = append(text, t...)
-			}
-		case xml.EndElement:
-			if current != "" {
-				f[current] = strings.TrimSpace(string(text))
-				current = ""
-			}
-			stack = stack[:len(stack)-1]
-			done = len(stack) == 0
 		}
+		s[p] = true
 	}
-	if !done {
-		return bad("no <%s> element", root)
+	return s
+}
+
+// tooLarge is the PAYLOAD_TOO_LARGE of a root's reader.
+func tooLarge(root string, size, max int) error {
+	return sello.Errorf(sello.CodePayloadTooLarge, "The %s XML has %d bytes; at most %d are accepted.", root, size, max)
+}
+
+// fieldsReader is scanXML's reader.
+type fieldsReader struct {
+	root    string
+	wanted  map[string]bool // the paths, and the paths above them (false)
+	f       map[string]string
+	bad     func(format string, args ...any) error
+	stack   []fieldsFrame
+	current string // the wanted path being read, or ""
+	text    []byte
+	done    bool
+}
+
+// fieldsFrame is an open element: its path below the root, or "" when no
+// wanted path is under it (its children are not looked at).
+type fieldsFrame struct {
+	path string
+	live bool
+}
+
+func newFieldsReader(root string, fields fieldSet, f map[string]string, bad func(string, ...any) error) *fieldsReader {
+	return &fieldsReader{root: root, wanted: fields, f: f, bad: bad}
+}
+
+func (r *fieldsReader) reset() {
+	clear(r.f)
+	r.stack, r.current, r.text, r.done = r.stack[:0], "", r.text[:0], false
+}
+
+func (r *fieldsReader) token(t *xmlToken) error {
+	switch t.kind {
+	case tokStart:
+		if r.done {
+			return r.bad("content after the root element")
+		}
+		if len(r.stack) == 0 && (t.name.Local != r.root || t.name.Space != "") {
+			return r.bad("the root element must be <%s> without namespace prefix, not <%s>", r.root, qualified(t.name))
+		}
+		if len(r.stack) >= maxXMLDepth {
+			return r.bad("elements nest deeper than %d", maxXMLDepth)
+		}
+		if r.current != "" {
+			return r.bad("<%s> must hold text, not elements", strings.ReplaceAll(r.current, "/", "."))
+		}
+		var fr fieldsFrame
+		switch {
+		case len(r.stack) == 0:
+			fr.live = true
+		case r.stack[len(r.stack)-1].live:
+			fr.path = t.name.Local
+			if parent := r.stack[len(r.stack)-1].path; parent != "" {
+				fr.path = parent + "/" + t.name.Local
+			}
+			want, ok := r.wanted[fr.path]
+			fr.live = ok && !want
+			if want {
+				if _, seen := r.f[fr.path]; seen {
+					return r.bad("<%s> appears more than once", strings.ReplaceAll(fr.path, "/", "."))
+				}
+				r.current, r.text = fr.path, r.text[:0]
+			}
+		}
+		r.stack = append(r.stack, fr)
+	case tokText:
+		if len(r.stack) == 0 && len(bytes.TrimSpace(t.text)) > 0 {
+			return r.bad("text outside the root element")
+		}
+		if r.current != "" {
+			r.text = append(r.text, t.text...)
+		}
+	case tokEnd:
+		if r.current != "" {
+			r.f[r.current] = strings.TrimSpace(string(r.text))
+			r.current = ""
+		}
+		r.stack = r.stack[:len(r.stack)-1]
+		r.done = len(r.stack) == 0
+	}
+	return nil
+}
+
+func (r *fieldsReader) end() error {
+	if !r.done {
+		return r.bad("no <%s> element", r.root)
 	}
 	return nil
 }
@@ -331,34 +446,6 @@ func scanXML(data []byte, max int, root string, paths []string, f map[string]str
 func invalidXML(root string) func(format string, args ...any) error {
 	return func(format string, args ...any) error {
 		return sello.Errorf(sello.CodeInvalidRequest, "The %s XML is not valid: %s.", root, fmt.Sprintf(format, args...))
-	}
-}
-
-// strictTokens returns the token reader of data every XML reader of the
-// package uses: strict, UTF-8 only, and refusing DOCTYPEs and other
-// directives (so no entity is ever defined). Its errors are bad's, or
-// io.EOF at the end.
-func strictTokens(data []byte, bad func(format string, args ...any) error) func() (xml.Token, error) {
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	dec.Strict = true
-	dec.CharsetReader = func(label string, _ io.Reader) (io.Reader, error) {
-		return nil, fmt.Errorf("the encoding must be UTF-8, not %q", label)
-	}
-	return func() (xml.Token, error) {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil, err
-		} else if err != nil {
-			var se *xml.SyntaxError
-			if errors.As(err, &se) {
-				return nil, bad("line %d: %s", se.Line, se.Msg)
-			}
-			return nil, bad("%v", err)
-		}
-		if _, ok := tok.(xml.Directive); ok {
-			return nil, bad("DOCTYPE and other declarations are not accepted")
-		}
-		return tok, nil
 	}
 }
 

@@ -3,6 +3,7 @@ package ecf_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/ecf"
+	"github.com/sello-do/sello/oracle"
 )
 
 // signed appends a stand-in ds:Signature whose SignatureValue is wrapped
@@ -207,5 +209,156 @@ func assertSameARECF(tb testing.TB, got, want *ecf.ARECF) {
 	g.At, w.At = time.Time{}, time.Time{}
 	if g != w {
 		tb.Errorf("\n got %+v\nwant %+v", g, w)
+	}
+}
+
+// readers are the package's readers of other taxpayers' XML, each
+// reporting whether it read doc and its error.
+func readers() map[string]func(doc []byte) error {
+	return map[string]func([]byte) error{
+		"ParseECFHeader": func(doc []byte) error { _, err := ecf.ParseECFHeader(doc); return err },
+		"ReadXML":        func(doc []byte) error { _, err := ecf.ReadXML(doc); return err },
+		"ReadReceivedECF": func(doc []byte) error {
+			r, err := ecf.ReadReceivedECF(doc)
+			if err == nil && r.Invalid != nil {
+				return r.Invalid
+			}
+			return err
+		},
+		"ECFIdentity": func(doc []byte) error {
+			if rnc, _ := ecf.ECFIdentity(doc); rnc == "" {
+				return errors.New("no identity")
+			}
+			return nil
+		},
+		"ParseACECF":   func(doc []byte) error { _, err := ecf.ParseACECF(doc); return err },
+		"ParseARECF":   func(doc []byte) error { _, err := ecf.ParseARECF(doc); return err },
+		"ParseSemilla": func(doc []byte) error { _, _, err := ecf.ParseSemilla(doc); return err },
+	}
+}
+
+// readerDocs returns a document each reader reads.
+func readerDocs(tb testing.TB) map[string][]byte {
+	tb.Helper()
+	e31 := withPlaceholderSignature(MustXML(tb, MustReady(tb, "31")))
+	return map[string][]byte{
+		"ParseECFHeader": e31, "ReadXML": e31, "ReadReceivedECF": e31, "ECFIdentity": e31,
+		"ParseACECF":   mustGolden(tb, "ACECF.xml"),
+		"ParseARECF":   mustGolden(tb, "ARECF.xml"),
+		"ParseSemilla": withPlaceholderSignature(ecf.SemillaXML("valor-de-prueba", signedAt)),
+	}
+}
+
+// TestReaders_BOM: a UTF-8 byte order mark before the XML, as .NET
+// writes it, is skipped by every reader (it was "text outside the root").
+func TestReaders_BOM(t *testing.T) {
+	docs := readerDocs(t)
+	for name, read := range readers() {
+		t.Run(name, func(t *testing.T) {
+			doc := docs[name]
+			if err := read(append([]byte("\xef\xbb\xbf"), doc...)); err != nil {
+				t.Errorf("with a byte order mark: %v %+v", err, detailsOf(err))
+			}
+			if err := read(append([]byte("\xef\xbb\xbf\xef\xbb\xbf"), doc...)); err == nil {
+				t.Error("two byte order marks: read")
+			}
+		})
+	}
+}
+
+// TestReaders_Limits: an element with more than 16 attributes, or a
+// document with more than 16 namespace declarations, is refused by every
+// reader with INVALID_REQUEST, before it is read and whatever the size.
+func TestReaders_Limits(t *testing.T) {
+	docs := readerDocs(t)
+	attrs := func(n int, format string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, format, i, i)
+		}
+		return b.String()
+	}
+	for name, read := range readers() {
+		doc := string(docs[name])
+		for bomb, tc := range map[string]struct {
+			attrs, msg string
+		}{
+			"Attributes17":   {attrs(17, ` a%d="%d"`), "carries more than 16 attributes"},
+			"Attributes200k": {attrs(200_000, ` a%d="%d"`), "carries more than 16 attributes"},
+			"Namespaces20k":  {attrs(20_000, ` xmlns:p%d="urn:%d"`), "more than 16 namespace declarations"},
+		} {
+			t.Run(name+"/"+bomb, func(t *testing.T) {
+				in := []byte(strings.Replace(doc, rootOf(doc), rootOf(doc)+tc.attrs, 1))
+				start := time.Now()
+				err := read(in)
+				took := time.Since(start)
+				switch {
+				case name == "ECFIdentity":
+					if err == nil {
+						t.Error("read")
+					}
+				case len(in) > ecf.MaxReplySize && sello.ErrorCodeOf(err) == sello.CodePayloadTooLarge && (name == "ParseACECF" || name == "ParseARECF" || name == "ParseSemilla"):
+					// Refused for its size first.
+				case sello.ErrorCodeOf(err) != sello.CodeInvalidRequest || !strings.Contains(sello.ErrorMessageOf(err), tc.msg):
+					t.Errorf("got %v, want INVALID_REQUEST with %q", err, tc.msg)
+				}
+				if took > time.Second { // a few ms; 200k attributes used to cost 111 s in xmldsig
+					t.Errorf("refusing %d bytes took %v", len(in), took)
+				}
+			})
+		}
+	}
+}
+
+// rootOf returns the start of doc's root start tag, "<ECF" or the like.
+func rootOf(doc string) string {
+	for i := 0; i < len(doc); i++ {
+		if doc[i] == '<' && i+1 < len(doc) && doc[i+1] != '?' && doc[i+1] != '!' {
+			j := i + 1
+			for j < len(doc) && doc[j] != '>' && doc[j] != ' ' {
+				j++
+			}
+			return doc[i:j]
+		}
+	}
+	return ""
+}
+
+// TestReadXML_RootAttributes: DGII's XSDs declare no attribute; the root
+// may carry the namespace declarations and schema location hints real
+// senders write (.NET's xmlns:xsi and xmlns:xsd, xsi:noNamespaceSchemaLocation),
+// which XSD allows; any other attribute is a problem at its element.
+func TestReadXML_RootAttributes(t *testing.T) {
+	good := string(withPlaceholderSignature(MustXML(t, MustReady(t, "31"))))
+	const xsi = `xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"`
+	for name, tc := range map[string]struct {
+		from, to string
+		path     string // of the problem, "" when read
+	}{
+		"OKDotNet":          {"<ECF>", `<ECF ` + xsi + ` xmlns:xsd="http://www.w3.org/2001/XMLSchema">`, ""},
+		"OKSchemaLocation":  {"<ECF>", `<ECF ` + xsi + ` xsi:noNamespaceSchemaLocation="e-CF-31.xsd">`, ""},
+		"OKSchemaLocations": {"<ECF>", `<ECF ` + xsi + ` xsi:schemaLocation="urn:x e-CF-31.xsd">`, ""},
+		"ErrXSIType":        {"<ECF>", `<ECF ` + xsi + ` xsi:type="x">`, "ECF"},
+		"ErrRootAttribute":  {"<ECF>", `<ECF id="x">`, "ECF"},
+		"ErrUnboundXSI":     {"<ECF>", `<ECF xsi:noNamespaceSchemaLocation="e-CF-31.xsd">`, "ECF"},
+		"ErrHintBelowRoot":  {"<Emisor>", `<Emisor ` + xsi + ` xsi:noNamespaceSchemaLocation="x.xsd">`, "ECF.Encabezado.Emisor"},
+		"OKNamespaceBelow":  {"<Emisor>", `<Emisor xmlns:x="urn:x">`, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			doc := strings.Replace(good, tc.from, tc.to, 1)
+			_, err := ecf.ReadXML([]byte(doc))
+			if tc.path == "" {
+				if err != nil {
+					t.Fatalf("ReadXML: %v %+v", err, detailsOf(err))
+				}
+				if out, ok := oracle.Xmllint(t, "e-CF-31.xsd", []byte(doc)); !ok {
+					t.Errorf("xmllint refuses it:\n%s", out)
+				}
+				return
+			}
+			if !hasDetail(err, tc.path, "Attributes are not allowed") {
+				t.Errorf("ReadXML: %v %+v, want a problem at %s", err, detailsOf(err), tc.path)
+			}
+		})
 	}
 }

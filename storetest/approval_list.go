@@ -30,7 +30,7 @@ func testApprovalList(t *testing.T, open Open) {
 	tn, other := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
 	var approvals []*sello.InboundApproval // oldest first
 	for i := range int64(4) {
-		d := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", i+1))
+		d := mustCreateConfirmed(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", i+1))
 		if i == 3 {
 			continue // received, never approved: not an approval
 		}
@@ -44,9 +44,9 @@ func testApprovalList(t *testing.T, open Open) {
 	}
 	approvals[1] = a
 	// Not the tenant's, or not in its environment: never listed.
-	od := MustCreateInbound(t, e.s, newInbound(other.ID, sello.EnvTest, "131000001", 9))
+	od := mustCreateConfirmed(t, e.s, newInbound(other.ID, sello.EnvTest, "131000001", 9))
 	otherApproval := mustApprove(t, e.s, other.ID, sello.ApprovalRequest{InboundDocumentID: od.ID, Estado: sello.EstadoAprobado})
-	cd := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvCert, "131000001", 9))
+	cd := mustCreateConfirmed(t, e.s, newInbound(tn.ID, sello.EnvCert, "131000001", 9))
 	if _, err := e.s.ApproveInboundDocument(t.Context(), tn.ID, sello.EnvCert, sello.ApprovalRequest{InboundDocumentID: cd.ID, Estado: sello.EstadoAprobado}); err != nil {
 		t.Fatal(err)
 	}

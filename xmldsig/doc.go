@@ -32,6 +32,13 @@
 // goes through etree over the whole document, whose answer is the one
 // returned: the fast path accepts nothing the etree path refuses.
 //
+// Before anything else, a UTF-8 byte order mark is skipped, and a document
+// with an element of more than 16 attributes or more than 16 namespace
+// declarations in all (xmlchar's limits; DGII's XSDs declare no attribute)
+// is refused with ErrLimit: the fast path gives up at the element over them
+// and the etree path is not tried. What is left costs time linear in the
+// document.
+//
 // ParsePKCS12 reads the signer's .p12 file (modern AES/PBES2 or legacy
 // 3DES/RC2 encryption); GenerateSelfSigned and EncodePKCS12 make test
 // certificates in the same shape (RSA-2048, digitalSignature and

@@ -7,6 +7,11 @@ var (
 	// ErrMalformed means the input is not a single well-formed UTF-8 XML
 	// document.
 	ErrMalformed = errors.New("malformed xml")
+	// ErrLimit means an element carries more attributes, or the document
+	// more namespace declarations, than any document of DGII's profile
+	// (xmlchar.MaxAttrs, xmlchar.MaxNamespaces): refused before it is
+	// parsed.
+	ErrLimit = errors.New("over the parser's limits")
 	// ErrDoctype means the input has a DOCTYPE (DTDs and entities are
 	// refused).
 	ErrDoctype = errors.New("doctype not allowed")

@@ -6,12 +6,22 @@ import "crypto/x509"
 
 // VerifyFast reports whether Verify's fast path accepts signed.
 func VerifyFast(signed []byte) bool {
+	signed, err := prepare(signed)
+	if err != nil {
+		return false
+	}
 	_, ok := verifyFast(signed)
 	return ok
 }
 
 // VerifySlow is Verify without the fast path.
-func VerifySlow(signed []byte) (*x509.Certificate, error) { return verifySlow(signed) }
+func VerifySlow(signed []byte) (*x509.Certificate, error) {
+	signed, err := prepare(signed)
+	if err != nil {
+		return nil, err
+	}
+	return verifySlow(signed)
+}
 
 // Sign's canonicalizers without the signature, for the benchmarks.
 

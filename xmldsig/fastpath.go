@@ -57,6 +57,10 @@ type fastScanner struct {
 	attrs  []canonAttr
 	res    fastResult
 	verify bool // keep whitespace-only text and note Signatures
+	// declared counts the namespace declarations read: over
+	// xmlchar.MaxNamespaces the scanner gives up, as it does over
+	// xmlchar.MaxAttrs attributes on an element.
+	declared int
 }
 
 // fastCanonicalize returns doc's canonical form after removing comments
@@ -238,16 +242,9 @@ func (s *fastScanner) name() []byte {
 
 // space skips whitespace and reports whether there was any.
 func (s *fastScanner) space() bool {
-	start := s.pos
-	for s.pos < len(s.in) {
-		switch s.in[s.pos] {
-		case ' ', '\t', '\n', '\r':
-			s.pos++
-			continue
-		}
-		break
-	}
-	return s.pos > start
+	n := xmlchar.SpaceLen(s.in[s.pos:])
+	s.pos += n
+	return n > 0
 }
 
 // splitName returns the prefix and local part of a qualified name.
@@ -269,6 +266,10 @@ func (s *fastScanner) startTag(isRoot bool) (name []byte, isSig, empty, ok bool)
 	attrs := s.attrs[:0]
 	rendered := len(s.scope)
 	for {
+		// Over xmlchar's limits: the etree path refuses it (prepare).
+		if len(attrs) > xmlchar.MaxAttrs || s.declared > xmlchar.MaxNamespaces {
+			return nil, false, false, false
+		}
 		sp := s.space()
 		if s.pos >= len(s.in) {
 			return nil, false, false, false
@@ -300,6 +301,9 @@ func (s *fastScanner) startTag(isRoot bool) (name []byte, isSig, empty, ok bool)
 			return nil, false, false, false
 		}
 		prefix, local := splitName(an)
+		if prefix == "xmlns" || prefix == "" && local == "xmlns" {
+			s.declared++
+		}
 		switch {
 		case prefix == "" && local == "xmlns":
 			attrs = append(attrs, canonAttr{isNS: true, key: "", value: value})

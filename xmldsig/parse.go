@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // Algorithm identifiers of the profile.
@@ -20,9 +21,26 @@ const (
 	xmlWhitespaceSet = " \t\r\n"
 )
 
-// parseDocument parses b as one UTF-8 XML document: no DOCTYPE, one root
-// element, and outside it only the XML declaration, comments and
-// whitespace.
+// prepare returns b without its byte order mark, or ErrLimit when it has
+// more attributes or namespace declarations than a document of the
+// profile (xmlchar.CheckLimits): what every reader of an input does first.
+func prepare(b []byte) ([]byte, error) {
+	b = xmlchar.TrimBOM(b)
+	return b, checkLimits(b)
+}
+
+// checkLimits is xmlchar.CheckLimits, whose error is ErrLimit. The fast
+// paths check the same limits as they read, and give up over them.
+func checkLimits(b []byte) error {
+	if err := xmlchar.CheckLimits(b); err != nil {
+		return fmt.Errorf("%w: %w", ErrLimit, err)
+	}
+	return nil
+}
+
+// parseDocument parses b, prepared, as one UTF-8 XML document: no
+// DOCTYPE, one root element, and outside it only the XML declaration,
+// comments and whitespace.
 func parseDocument(b []byte) (*etree.Document, error) {
 	if bytes.Contains(b, []byte("<!DOCTYPE")) {
 		return nil, ErrDoctype
@@ -69,16 +87,23 @@ func parseDocument(b []byte) (*etree.Document, error) {
 
 // checkAttrs refuses duplicate attributes and namespace declarations XML
 // 1.0 forbids (xmlns:p="", xmlns:xmlns, xml bound elsewhere), which
-// encoding/xml lets through and other parsers read differently.
+// encoding/xml lets through and other parsers read differently. Its cost
+// is linear in the attributes, whatever their number.
 func checkAttrs(el *etree.Element) error {
-	for i, a := range el.Attr {
+	var seen map[attrName]bool // only for elements with several attributes
+	if len(el.Attr) > 1 {
+		seen = make(map[attrName]bool, len(el.Attr))
+	}
+	for _, a := range el.Attr {
 		if a.Space == "xmlns" && (a.Value == "" || a.Key == "xmlns" || a.Key == "xml" && a.Value != nsXML) {
 			return fmt.Errorf("%w: namespace declaration %s=%q on %s", ErrMalformed, a.FullKey(), a.Value, el.FullTag())
 		}
-		for _, b := range el.Attr[:i] {
-			if a.Space == b.Space && a.Key == b.Key {
+		if seen != nil {
+			n := attrName{a.Space, a.Key}
+			if seen[n] {
 				return fmt.Errorf("%w: duplicate attribute %s on %s", ErrMalformed, a.FullKey(), el.FullTag())
 			}
+			seen[n] = true
 		}
 	}
 	for _, t := range el.Child {
@@ -90,6 +115,9 @@ func checkAttrs(el *etree.Element) error {
 	}
 	return nil
 }
+
+// attrName is an attribute's name as written: prefix and local name.
+type attrName struct{ space, key string }
 
 func isWhitespace(s string) bool {
 	return strings.Trim(s, xmlWhitespaceSet) == ""

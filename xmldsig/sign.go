@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // Signer signs XML documents in DGII's profile with Key; Cert is the
@@ -27,9 +29,9 @@ type Signer struct {
 // an unprefixed <Signature xmlns="http://www.w3.org/2000/09/xmldsig#"> and
 // KeyInfo/X509Data/X509Certificate (base64 DER of Cert).
 //
-// doc is UTF-8 XML without a BOM or DOCTYPE. Whitespace-only text nodes and
-// comments are removed before signing (DGII signs without preserving
-// whitespace). The output is doc's XML declaration, if any, followed by the
+// doc is UTF-8 XML without a DOCTYPE; a byte order mark is skipped.
+// Whitespace-only text nodes and comments are removed before signing (DGII
+// signs without preserving whitespace). The output is doc's XML declaration, if any, followed by the
 // canonical form of the signed document (compact, attributes and namespace
 // declarations sorted, empty elements as <a></a>) with the Signature in
 // it: the bytes written are the bytes digested. Errors (malformed XML, a
@@ -46,10 +48,14 @@ func (s *Signer) SignCode(doc []byte) (signed []byte, securityCode string, err e
 	if s.Key == nil || s.Cert == nil {
 		return nil, "", errors.New("sign xml: signer needs a key and a certificate")
 	}
+	doc = xmlchar.TrimBOM(doc)
 	// The Signature adds about 1.4 KB plus the certificate.
 	extra := 1500 + base64.StdEncoding.EncodedLen(len(s.Cert.Raw))
 	res, ok := fastCanonicalize(doc, extra)
 	if !ok {
+		if err := checkLimits(doc); err != nil {
+			return nil, "", fmt.Errorf("sign xml: %w", err)
+		}
 		var err error
 		if res, err = slowCanonicalize(doc, extra); err != nil {
 			return nil, "", fmt.Errorf("sign xml: %w", err)
@@ -153,6 +159,10 @@ func (s *Signer) sign(res fastResult, extra int) ([]byte, string, error) {
 // first 6 characters of its SignatureValue, whitespace trimmed and "+", "/"
 // and "=" kept (URL-encode it in the QR). It does not verify the signature.
 func SecurityCode(signed []byte) (string, error) {
+	signed, err := prepare(signed)
+	if err != nil {
+		return "", fmt.Errorf("security code: %w", err)
+	}
 	d, err := parseDocument(signed)
 	if err != nil {
 		return "", fmt.Errorf("security code: %w", err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/beevik/etree"
+	"github.com/sello-do/sello/internal/xmlchar"
 )
 
 // minRSABits is the smallest RSA key Verify accepts.
@@ -26,8 +27,12 @@ const minRSABits = 2048
 // whole document); the enveloped-signature transform, optionally followed
 // by inclusive C14N 1.0 and nothing else; RSA-SHA256 and SHA-256. The
 // digest is computed over signed itself, so every byte of signed except the
-// Signature element, comments and the XML declaration is covered. DOCTYPEs
-// are refused. Errors wrap ErrDoctype, ErrMalformed, ErrNoSignature,
+// Signature element, comments and the XML declaration is covered. A UTF-8
+// byte order mark before the document is skipped. Before anything else,
+// an element with more than xmlchar.MaxAttrs attributes or a document with
+// more than xmlchar.MaxNamespaces namespace declarations is refused
+// (ErrLimit), at a cost linear in its size. DOCTYPEs are refused. Errors
+// wrap ErrLimit, ErrDoctype, ErrMalformed, ErrNoSignature,
 // ErrMultipleSignatures, ErrSignaturePlacement, ErrStructure, ErrReference,
 // ErrTransform, ErrAlgorithm, ErrCertificate, ErrDigestMismatch or
 // ErrSignatureInvalid.
@@ -52,8 +57,12 @@ type signature struct {
 // returned: the fast path only ever accepts what the etree path accepts
 // (FuzzVerify checks that both give the same answers).
 func verify(signed []byte) (*x509.Certificate, error) {
-	if cert, ok := verifyFast(signed); ok {
+	signed = xmlchar.TrimBOM(signed)
+	if cert, ok := verifyFast(signed); ok { // within the limits, which it checks as it reads
 		return cert, nil
+	}
+	if err := checkLimits(signed); err != nil {
+		return nil, err
 	}
 	return verifySlow(signed)
 }

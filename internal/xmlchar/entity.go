@@ -1,5 +1,8 @@
-// Package xmlchar reads XML names and character and entity references for
-// xmldsig's one-pass canonicalizer (the signer's and the verifier's).
+// Package xmlchar holds what every reader of DGII's XML documents shares:
+// the limits checked before anything else reads a document (CheckLimits),
+// the byte order mark they skip (TrimBOM), and the XML names and character
+// and entity references the one-pass readers decode (xmldsig's
+// canonicalizer, ecf's tokenizer).
 package xmlchar
 
 import "strconv"

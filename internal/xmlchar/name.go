@@ -33,3 +33,13 @@ func isNameStart(c byte) bool {
 func isNameByte(c byte) bool {
 	return isNameStart(c) || '0' <= c && c <= '9' || c == '-' || c == '.'
 }
+
+// SpaceLen is the length of the XML whitespace (space, tab, line feed,
+// carriage return) at the start of s.
+func SpaceLen(s []byte) int {
+	i := 0
+	for i < len(s) && isSpace(s[i]) {
+		i++
+	}
+	return i
+}

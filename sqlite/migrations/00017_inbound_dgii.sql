@@ -35,6 +35,7 @@ CREATE TABLE inbound_documents_new (
     approval_requested_at  TEXT,
     approval_updated_at    TEXT,
     signer                 TEXT,
+    approval_dgii_answer   TEXT,
     xml_sha256             BLOB,
     security_code          TEXT NOT NULL DEFAULT '',
     dgii_status            TEXT,
@@ -46,11 +47,11 @@ CREATE TABLE inbound_documents_new (
 INSERT INTO inbound_documents_new (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
     issue_date, total, xml, acuse, approval, received_at, updated_at, approval_id, approval_reason, approval_status,
     approval_issuer_status, approval_issuer_error, approval_dgii_status, approval_dgii_error, approval_acecf,
-    approval_requested_at, approval_updated_at, signer)
+    approval_requested_at, approval_updated_at, signer, approval_dgii_answer)
 SELECT id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
     issue_date, total, xml, acuse, approval, received_at, updated_at, approval_id, approval_reason, approval_status,
     approval_issuer_status, approval_issuer_error, approval_dgii_status, approval_dgii_error, approval_acecf,
-    approval_requested_at, approval_updated_at, signer
+    approval_requested_at, approval_updated_at, signer, approval_dgii_answer
 FROM inbound_documents;
 
 DROP TABLE inbound_documents;
@@ -64,6 +65,11 @@ CREATE UNIQUE INDEX inbound_documents_accepted ON inbound_documents (encf, issue
 -- The receivers' per-issuer quota's index (00014_receiver_limits), dropped
 -- with the old table.
 CREATE INDEX IF NOT EXISTS inbound_documents_issuer_received ON inbound_documents (tenant_id, environment, issuer_rnc, received_at);
+-- The buyer-side reads' indexes (00016_buyer_reads), dropped with the old
+-- table too.
+CREATE UNIQUE INDEX IF NOT EXISTS inbound_documents_approval_id ON inbound_documents (approval_id) WHERE approval_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS inbound_documents_approvals ON inbound_documents (tenant_id, environment, approval_requested_at, approval_id) WHERE approval_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS inbound_documents_encf ON inbound_documents (tenant_id, environment, encf);
 
 -- +goose Down
 CREATE TABLE inbound_documents_old (
@@ -93,6 +99,7 @@ CREATE TABLE inbound_documents_old (
     approval_requested_at  TEXT,
     approval_updated_at    TEXT,
     signer                 TEXT,
+    approval_dgii_answer   TEXT,
     UNIQUE (tenant_id, environment, issuer_rnc, encf)
 ) STRICT;
 
@@ -101,10 +108,13 @@ INSERT OR IGNORE INTO inbound_documents_old
 SELECT id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
     issue_date, total, xml, acuse, approval, received_at, updated_at, approval_id, approval_reason, approval_status,
     approval_issuer_status, approval_issuer_error, approval_dgii_status, approval_dgii_error, approval_acecf,
-    approval_requested_at, approval_updated_at, signer
+    approval_requested_at, approval_updated_at, signer, approval_dgii_answer
 FROM inbound_documents
 ORDER BY dgii_status = 'accepted' DESC, received_at, id;
 
 DROP TABLE inbound_documents;
 ALTER TABLE inbound_documents_old RENAME TO inbound_documents;
 CREATE INDEX IF NOT EXISTS inbound_documents_issuer_received ON inbound_documents (tenant_id, environment, issuer_rnc, received_at);
+CREATE UNIQUE INDEX IF NOT EXISTS inbound_documents_approval_id ON inbound_documents (approval_id) WHERE approval_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS inbound_documents_approvals ON inbound_documents (tenant_id, environment, approval_requested_at, approval_id) WHERE approval_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS inbound_documents_encf ON inbound_documents (tenant_id, environment, encf);
