@@ -873,7 +873,7 @@ func TestPreEmptedTrade(t *testing.T) {
 
 	list := func(query string) []map[string]any {
 		var out []map[string]any
-		for _, d := range s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos" + query, Key: buyerKey}).JSON(t)["documents"].([]any) {
+		for _, d := range s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos" + query, Key: buyerKey}).JSON(t)["data"].([]any) {
 			out = append(out, d.(map[string]any))
 		}
 		return out
@@ -934,7 +934,7 @@ func TestSimulatorSentConfirmed(t *testing.T) {
 	if err != nil || !bytes.Contains(sent.Body, []byte("<Estado>0</Estado>")) {
 		t.Fatalf("SendECF: %+v, %v", sent, err)
 	}
-	docs := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: buyerKey}).JSON(t)["documents"].([]any)
+	docs := s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: buyerKey}).JSON(t)["data"].([]any)
 	if len(docs) != 1 {
 		t.Fatalf("the buyer's documents: %v", docs)
 	}
@@ -965,7 +965,7 @@ func TestSimulatorSentConfirmed(t *testing.T) {
 		t.Fatalf("a forged e-CF under a new e-NCF: %s", acuse)
 	}
 	var forgedID string
-	for _, d := range s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: buyerKey}).JSON(t)["documents"].([]any) {
+	for _, d := range s.Do(t, request{Method: "GET", Path: "/TesteCF/documentos-recibidos", Key: buyerKey}).JSON(t)["data"].([]any) {
 		if d := d.(map[string]any); d["encf"] == other {
 			forgedID = d["id"].(string)
 		}
