@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -234,5 +235,37 @@ func (c *Certificate) OpenKey(mk *MasterKey) (*rsa.PrivateKey, *x509.Certificate
 	if err != nil {
 		return nil, nil, fmt.Errorf("certificate %s: %w", c.ID, err)
 	}
+	return key, x, nil
+}
+
+// KeyCache keeps certificates' opened keys by certificate id, so that a
+// signer on a hot path (a receiver's acuse) opens and parses each key once,
+// not on every request. A certificate's row never changes under its id, so
+// an entry never goes stale; the cache holds one entry per certificate
+// used. The zero value is ready; it is safe for concurrent use.
+type KeyCache struct {
+	m sync.Map // certificate id → *openedKey
+}
+
+type openedKey struct {
+	key  *rsa.PrivateKey
+	cert *x509.Certificate
+}
+
+// Open returns c's key and certificate as c.OpenKey(mk) does, from the
+// cache when c was opened before. A nil cache opens every time.
+func (kc *KeyCache) Open(c *Certificate, mk *MasterKey) (*rsa.PrivateKey, *x509.Certificate, error) {
+	if kc == nil {
+		return c.OpenKey(mk)
+	}
+	if v, ok := kc.m.Load(c.ID); ok {
+		o := v.(*openedKey)
+		return o.key, o.cert, nil
+	}
+	key, x, err := c.OpenKey(mk)
+	if err != nil {
+		return nil, nil, err
+	}
+	kc.m.Store(c.ID, &openedKey{key, x})
 	return key, x, nil
 }

@@ -109,6 +109,8 @@ type Reception struct {
 	Trust *TrustRoots
 	// MasterKey opens the tenants' certificates, which sign their acuses.
 	MasterKey *MasterKey
+	// Keys keeps the opened keys across calls; nil opens each every time.
+	Keys *KeyCache
 	// SeedKey makes and checks the seeds (IssueReceiverSeed); every node
 	// must have the same.
 	SeedKey []byte
@@ -354,7 +356,7 @@ func (rc *Reception) signAcuse(ctx context.Context, t *Tenant, env Environment, 
 	} else if err != nil {
 		return nil, err
 	}
-	key, x, err := cert.OpenKey(rc.MasterKey)
+	key, x, err := rc.Keys.Open(cert, rc.MasterKey)
 	if err != nil {
 		return nil, err
 	}

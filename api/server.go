@@ -46,6 +46,8 @@ type Server struct {
 	// seedKey makes the receivers' seeds: derived from MasterKey, so every
 	// node shares it; random (this process's only) without one.
 	seedKey []byte
+	// acuseKeys keeps the tenants' opened keys that sign their acuses.
+	acuseKeys sello.KeyCache
 }
 
 func (s *Server) now() time.Time {
