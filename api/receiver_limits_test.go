@@ -379,7 +379,10 @@ func TestIssuerQuota(t *testing.T) {
 		l.IssuerQuota = 2
 		s.ReceiverLimits = &l
 	})
-	first := f.post(t, recepcion, "", f.signedECF(t, testRNC, 1))
+	// The retry below must be the same bytes: signing again would stamp a
+	// new FechaHoraFirma once the second turns, and be another document.
+	firstDoc := f.signedECF(t, testRNC, 1)
+	first := f.post(t, recepcion, "", firstDoc)
 	f.wantAcuse(t, first, ecf.ReceiptReceived, 0)
 	f.wantAcuse(t, f.post(t, recepcion, "", f.signedECF(t, testRNC, 2)), ecf.ReceiptReceived, 0)
 	third := f.signedECF(t, testRNC, 3)
@@ -391,7 +394,7 @@ func TestIssuerQuota(t *testing.T) {
 		t.Errorf("Retry-After %q, want about a day", rec.Header().Get("Retry-After"))
 	}
 	f.wantStored(t, sello.EnvTest, 3, false)
-	if again := f.post(t, recepcion, "", f.signedECF(t, testRNC, 1)); !bytes.Equal(again.Body.Bytes(), first.Body.Bytes()) {
+	if again := f.post(t, recepcion, "", firstDoc); !bytes.Equal(again.Body.Bytes(), first.Body.Bytes()) {
 		t.Errorf("a retry over the quota: got %d %s, want the stored acuse", again.Code, again.Body)
 	}
 	f.clock.Add(sello.IssuerQuotaWindow + time.Minute)
