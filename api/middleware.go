@@ -188,7 +188,11 @@ func (s *Server) authenticated(scope scopeFunc, h handlerFunc) http.Handler {
 // The principal's Env is not set yet.
 func (s *Server) authenticate(r *http.Request) (*principal, error) {
 	plaintext := r.Header.Get("X-API-KEY")
-	if plaintext == "" && r.Header.Get("Authorization") != "" {
+	if plaintext == "" && hasPortalCookie(r) {
+		// Spec §4.5: portal cookies must not be used from a customer
+		// system. A browser's session is not a key, whatever its tenant.
+		return nil, sello.Errorf(sello.CodeUnauthenticated, "Missing X-API-KEY header: the API takes an API key, sent as X-API-KEY: <key>, never the portal's session cookie. Create a key in the portal (Claves API) or with sello keys create.")
+	} else if plaintext == "" && r.Header.Get("Authorization") != "" {
 		// Whatever it holds, it is not echoed: it may well be the key.
 		return nil, sello.Errorf(sello.CodeUnauthenticated, "Missing X-API-KEY header: send the API key as X-API-KEY: <key>. The Authorization header is reserved and not read by the API, so a key sent there (Authorization: Bearer sk_…) does not authenticate.")
 	} else if plaintext == "" {
@@ -296,4 +300,15 @@ func withReceiverCase(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// hasPortalCookie reports whether the request carries the portal's session
+// cookie (sello.SessionCookie or sello.HostSessionCookie).
+func hasPortalCookie(r *http.Request) bool {
+	for _, name := range []string{sello.SessionCookie, sello.HostSessionCookie} {
+		if _, err := r.Cookie(name); err == nil {
+			return true
+		}
+	}
+	return false
 }

@@ -124,3 +124,33 @@ func TestAuthorizationHeader(t *testing.T) {
 		})
 	}
 }
+
+// TestPortalCookieRefused: the API takes no portal session (spec §4.5): a
+// request with the portal's cookie and no key is UNAUTHENTICATED with a
+// message saying the API takes X-API-KEY; with a key, the cookie changes
+// nothing.
+func TestPortalCookieRefused(t *testing.T) {
+	f := mustFixture(t)
+	for _, name := range []string{sello.SessionCookie, sello.HostSessionCookie} {
+		t.Run("Err"+name, func(t *testing.T) {
+			req := httptest.NewRequest("GET", "/TesteCF/secuencias", nil)
+			req.AddCookie(&http.Cookie{Name: name, Value: "a-live-portal-session-token"})
+			rec := httptest.NewRecorder()
+			f.handler.ServeHTTP(rec, req)
+			wantError(t, rec, http.StatusUnauthorized, sello.CodeUnauthenticated, "X-API-KEY: <key>", "never the portal's session cookie")
+			if strings.Contains(rec.Body.String(), "a-live-portal-session-token") {
+				t.Errorf("the answer repeats the cookie: %s", rec.Body)
+			}
+		})
+	}
+	t.Run("OKWithKey", func(t *testing.T) {
+		req := httptest.NewRequest("GET", "/TesteCF/secuencias", nil)
+		req.AddCookie(&http.Cookie{Name: sello.SessionCookie, Value: "x"})
+		req.Header.Set("X-API-KEY", f.key)
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("got %d %s, want 200", rec.Code, rec.Body)
+		}
+	})
+}
