@@ -180,7 +180,9 @@ type PeopleStore interface {
 	// FindUserMemberships lists the tenants a user belongs to.
 	FindUserMemberships(ctx context.Context, userID string) ([]*Membership, error)
 
-	// CreateSession stores s and sets its ID. Returns INVALID_REQUEST
+	// CreateSession stores s and sets its ID; a zero CreatedAt is the
+	// store's clock, a zero LastSeenAt CreatedAt, a zero ExpiresAt
+	// SessionLifetime after CreatedAt. Returns INVALID_REQUEST
 	// without a token hash, NOT_FOUND for an unknown user or tenant,
 	// CONFLICT if the token hash exists.
 	CreateSession(ctx context.Context, s *Session) error

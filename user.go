@@ -64,3 +64,44 @@ const LinkPath = "/enlace/"
 func LinkURL(base, token string) string {
 	return strings.TrimRight(base, "/") + LinkPath + token
 }
+
+// A portal session's expiries: idle (from its last request) and absolute
+// (from its login).
+const (
+	SessionIdle     = 30 * time.Minute
+	SessionLifetime = 12 * time.Hour
+)
+
+// CheckLink checks a one-time link before it is stored and puts its email
+// in NormalizeEmail's form: a token hash, a purpose, an expiry, and a
+// tenant and a role for an invitation, neither for a reset. Returns
+// INVALID_REQUEST.
+func CheckLink(l *OneTimeLink) error {
+	email, err := NormalizeEmail(l.Email)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(l.TokenHash) == 0:
+		return Errorf(CodeInvalidRequest, "Link token hash required.")
+	case l.ExpiresAt.IsZero():
+		return Errorf(CodeInvalidRequest, "Link expiry required.")
+	}
+	switch l.Purpose {
+	case LinkInvite:
+		if l.TenantID == "" {
+			return Errorf(CodeInvalidRequest, "An invitation needs a tenant.")
+		}
+		if _, err := ParseRole(string(l.Role)); err != nil {
+			return err
+		}
+	case LinkReset:
+		if l.TenantID != "" || l.Role != "" {
+			return Errorf(CodeInvalidRequest, "A password reset link has no tenant or role.")
+		}
+	default:
+		return Errorf(CodeInvalidRequest, "Unknown link purpose %q.", l.Purpose)
+	}
+	l.Email = email
+	return nil
+}
