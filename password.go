@@ -13,9 +13,9 @@ import (
 
 // PasswordParams are the argon2id parameters of every new password hash:
 // 19 MiB of memory, 2 passes, 1 lane (OWASP's Password Storage Cheat
-// Sheet's first configuration). One hash takes about 25 ms of one core on
-// the project's 2-core machine (BenchmarkHashPassword, docs/benchmarks.md),
-// and 19 MiB at a time per login. Hashes keep their parameters in their
+// Sheet's first configuration). One hash takes 25–40 ms of one core on
+// the project's 2-core machine (BenchmarkHashPassword, docs/benchmarks.md)
+// and 19 MiB while it runs. Hashes keep their parameters in their
 // encoding, so raising these later leaves old hashes working.
 var PasswordParams = argon2id.Params{
 	Memory:      19 * 1024,
