@@ -180,6 +180,13 @@ type PeopleStore interface {
 	// FindUserMemberships lists the tenants a user belongs to.
 	FindUserMemberships(ctx context.Context, userID string) ([]*Membership, error)
 
+	// SetSecondFactorRequired sets whether the tenant requires every
+	// member to log in with a second factor (an owner's choice); a new
+	// tenant does not. SecondFactorRequired reads it. Both return
+	// NOT_FOUND for an unknown tenant.
+	SetSecondFactorRequired(ctx context.Context, tenantID string, required bool) error
+	SecondFactorRequired(ctx context.Context, tenantID string) (bool, error)
+
 	// CreateSession stores s and sets its ID; a zero CreatedAt is the
 	// store's clock, a zero LastSeenAt CreatedAt, a zero ExpiresAt
 	// SessionLifetime after CreatedAt. Returns INVALID_REQUEST

@@ -249,6 +249,22 @@ func (db *DB) findMemberships(ctx context.Context, where string, arg any) ([]*se
 	return out, dbError(err, "find memberships")
 }
 
+// SetSecondFactorRequired implements sello.PeopleStore. Returns NOT_FOUND.
+func (db *DB) SetSecondFactorRequired(ctx context.Context, tenantID string, required bool) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE tenants SET second_factor_required = $1 WHERE id = $2`, required, tenantID)
+	return oneRow(tag.RowsAffected(), err, "set second factor required", "Tenant \""+tenantID+"\" not found.")
+}
+
+// SecondFactorRequired implements sello.PeopleStore. Returns NOT_FOUND.
+func (db *DB) SecondFactorRequired(ctx context.Context, tenantID string) (bool, error) {
+	var required bool
+	err := db.pool.QueryRow(ctx, `SELECT second_factor_required FROM tenants WHERE id = $1`, tenantID).Scan(&required)
+	if isNoRows(err) {
+		return false, sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", tenantID)
+	}
+	return required, dbError(err, "second factor required")
+}
+
 // CreateSession implements sello.PeopleStore. Returns INVALID_REQUEST,
 // NOT_FOUND or CONFLICT.
 func (db *DB) CreateSession(ctx context.Context, s *sello.Session) error {

@@ -288,6 +288,24 @@ func (db *DB) findMemberships(ctx context.Context, where string, arg any) ([]*se
 	return out, dbError(rows.Err(), "find memberships")
 }
 
+// SetSecondFactorRequired implements sello.PeopleStore. Returns NOT_FOUND.
+func (db *DB) SetSecondFactorRequired(ctx context.Context, tenantID string, required bool) error {
+	return db.inTx(ctx, func(q querier) error {
+		res, err := q.exec(ctx, `UPDATE tenants SET second_factor_required = ? WHERE id = ?`, required, tenantID)
+		return oneRow(res, err, "set second factor required", "Tenant \""+tenantID+"\" not found.")
+	})
+}
+
+// SecondFactorRequired implements sello.PeopleStore. Returns NOT_FOUND.
+func (db *DB) SecondFactorRequired(ctx context.Context, tenantID string) (bool, error) {
+	var required bool
+	err := db.q().queryRow(ctx, `SELECT second_factor_required FROM tenants WHERE id = ?`, tenantID).Scan(&required)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", tenantID)
+	}
+	return required, dbError(err, "second factor required")
+}
+
 // CreateSession implements sello.PeopleStore. Returns INVALID_REQUEST,
 // NOT_FOUND or CONFLICT.
 func (db *DB) CreateSession(ctx context.Context, s *sello.Session) error {

@@ -165,6 +165,32 @@ func testSecondFactor(t *testing.T, open Open) {
 		}
 		return u, secret, codes
 	}
+	t.Run("Required", func(t *testing.T) {
+		e := newEnv(t, open)
+		ctx := t.Context()
+		a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
+		if on, err := e.s.SecondFactorRequired(ctx, a.ID); on || err != nil {
+			t.Fatalf("a new tenant: %v, %v; want not required", on, err)
+		}
+		if err := e.s.SetSecondFactorRequired(ctx, a.ID, true); err != nil {
+			t.Fatal(err)
+		}
+		if on, err := e.s.SecondFactorRequired(ctx, a.ID); !on || err != nil {
+			t.Fatalf("after set: %v, %v; want required", on, err)
+		}
+		if on, _ := e.s.SecondFactorRequired(ctx, b.ID); on {
+			t.Fatal("another tenant's setting changed too")
+		}
+		if err := e.s.SetSecondFactorRequired(ctx, a.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		if on, _ := e.s.SecondFactorRequired(ctx, a.ID); on {
+			t.Fatal("still required after unset")
+		}
+		wantError(t, e.s.SetSecondFactorRequired(ctx, "nope", true), sello.CodeNotFound, "nope")
+		_, err := e.s.SecondFactorRequired(ctx, "nope")
+		wantError(t, err, sello.CodeNotFound, "nope")
+	})
 	t.Run("UseTOTPStep", func(t *testing.T) {
 		e := newEnv(t, open)
 		ctx := t.Context()

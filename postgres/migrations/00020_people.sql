@@ -2,6 +2,8 @@
 -- The portal's people (docs/portal.md): users, their roles in tenants,
 -- their sessions, one-time links (invitations, password resets) and the
 -- audit log of what they change.
+ALTER TABLE tenants ADD COLUMN second_factor_required boolean NOT NULL DEFAULT false; -- an owner's choice
+
 CREATE TABLE users (
     id                text PRIMARY KEY,
     email             text NOT NULL UNIQUE, -- lower case
@@ -111,3 +113,4 @@ DROP TABLE one_time_links;
 DROP TABLE sessions;
 DROP TABLE memberships;
 DROP TABLE users;
+ALTER TABLE tenants DROP COLUMN second_factor_required;

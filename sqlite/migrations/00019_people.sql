@@ -2,6 +2,8 @@
 -- The portal's people (docs/portal.md): users, their roles in tenants,
 -- their sessions, one-time links (invitations, password resets) and the
 -- audit log of what they change.
+ALTER TABLE tenants ADD COLUMN second_factor_required INTEGER NOT NULL DEFAULT 0; -- an owner's choice
+
 CREATE TABLE users (
     id                TEXT PRIMARY KEY,
     email             TEXT NOT NULL UNIQUE, -- lower case
@@ -109,3 +111,4 @@ DROP TABLE one_time_links;
 DROP TABLE sessions;
 DROP TABLE memberships;
 DROP TABLE users;
+ALTER TABLE tenants DROP COLUMN second_factor_required;
