@@ -41,7 +41,9 @@ func TestCertificationRuns(t *testing.T) {
 	t.Run("CreateFromWorkbookRetriedOnce", func(t *testing.T) {
 		// The run starts but its answer is lost; the retry, with the same
 		// Idempotency-Key, gets it replayed.
-		a.lose(1, func(r *http.Request) bool { return r.Method == "POST" && r.URL.Path == "/CerteCF/certificacion/pruebas" })
+		a.lose(1, func(r *http.Request) bool {
+			return r.Method == "POST" && r.URL.Path == "/CerteCF/certificacion/pruebas"
+		})
 		res, err := c.CreateCertificationRun(ctx, client.CreateCertificationRunRequest{Workbook: workbook})
 		if err != nil {
 			t.Fatal(err)
