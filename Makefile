@@ -10,7 +10,7 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 
-.PHONY: help build run test test-postgres bench fuzz lint generate
+.PHONY: help build run test test-postgres bench fuzz lint generate vendor-htmx
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
@@ -86,5 +86,11 @@ lint: ## gofmt and go vet
 
 GOLDEN_PACKAGES = ./ecf/ ./pdf/
 
-generate: ## rewrite the golden files from the code (the tests of GOLDEN_PACKAGES with -update); review the diff
+generate: ## generate the portal's templates (templ, pinned in go.mod) and rewrite the golden files from the code (the tests of GOLDEN_PACKAGES with -update); review the diff
+	$(GO) tool templ generate -path portal
 	$(GO) test -count=1 $(GOLDEN_PACKAGES) -update
+
+HTMX_VERSION = $(shell sed -n 's/^const HTMXVersion = "\(.*\)"/\1/p' portal/static.go)
+
+vendor-htmx: ## fetch htmx (npm htmx.org, the version portal.HTMXVersion names) into portal/static/htmx.min.js
+	tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent htmx.org@$(HTMX_VERSION) >/dev/null && tar xzf htmx.org-$(HTMX_VERSION).tgz package/dist/htmx.min.js && cp package/dist/htmx.min.js $(CURDIR)/portal/static/htmx.min.js && rm -rf $$tmp

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -91,6 +92,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := setFromEnv(fs, getenv, receiverEnv...); err != nil {
 		return err
 	}
+	portalURL := fs.String("portal-url", getenv("SELLO_PORTAL_URL"), "the portal's public address, e.g. https://sello.example.com: its one-time links start with it, and https names the session cookie __Host-sello_session; default http://ADDR (env SELLO_PORTAL_URL; docs/portal.md)")
 	trustRoots := fs.String("receiver-trust-roots", getenv("SELLO_RECEIVER_TRUST_ROOTS"), "PEM bundle of the CAs (INDOTEL-accredited, their issuing CAs included) whose certificates the tenants' receivers trust: in eCF a signer that does not chain to them is refused; without it every signer is recorded trusted: false (env SELLO_RECEIVER_TRUST_ROOTS; docs/receptor.md)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
@@ -231,9 +233,14 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	ps, err := newPortal(*portalURL, ln.Addr().String(), *demo, st, mk, trustedProxies, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	var conns connCounter
 	hs := &http.Server{
-		Handler:           conns.handler(srv.Handler()),
+		Handler:           conns.handler(siteHandler(srv.Handler(), ps.Handler())),
 		ReadHeaderTimeout: readHeaderTimeout,
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
@@ -246,6 +253,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	selfURL := "http://" + ln.Addr().String()
 	self.Store(&selfURL)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	fmt.Fprintf(stdout, "portal %s/\n", strings.TrimRight(ps.URL.String(), "/"))
+	if *demo {
+		if err := printDemoLogins(ctx, st, mk, stdout); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
