@@ -115,7 +115,7 @@ func (s *Server) handleLanguage(w http.ResponseWriter, r *http.Request) {
 	}
 	if state == sessionOK || state == sessionPending {
 		if !checkCSRF(r, v.Session) {
-			s.writeError(w, r, v, sello.Errorf(sello.CodeInsufficientScope, "%s", v.T("This form has expired. Reload the page and try again.")))
+			s.writeError(w, r, v, pageError(sello.CodeInsufficientScope, v.T("This form has expired. Reload the page and try again.")))
 			return
 		}
 		u, err := s.Store.FindUserByID(r.Context(), v.User.ID)
@@ -167,7 +167,7 @@ func (s *Server) handleEnrolForm(w http.ResponseWriter, r *http.Request, v *visi
 // factor the user has: enrolling a new one would skip it.
 func enrolAllowed(v *visit) error {
 	if v.User.TOTPConfirmedAt != nil && v.Session.SecondFactorAt == nil {
-		return sello.Errorf(sello.CodeUnauthenticated, "%s", v.T("Pass your second factor first."))
+		return pageError(sello.CodeUnauthenticated, v.T("Pass your second factor first."))
 	}
 	return nil
 }
@@ -289,7 +289,7 @@ func (s *Server) handleEnrolRemove(w http.ResponseWriter, r *http.Request, v *vi
 		return err
 	}
 	if f.SecondFactorRequired {
-		return sello.Errorf(sello.CodeConflict, "%s", v.T("A company of yours requires a second factor: it cannot be turned off."))
+		return pageError(sello.CodeConflict, v.T("A company of yours requires a second factor: it cannot be turned off."))
 	}
 	ok, err := sello.CheckPassword(r.PostFormValue("current"), v.User.PasswordHash)
 	if err != nil {

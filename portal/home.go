@@ -12,7 +12,7 @@ import (
 func (s *Server) handleHome(w http.ResponseWriter, r *http.Request, v *visit) error {
 	if env := r.PathValue("env"); env != "" {
 		if _, err := sello.ParseEnvironment(env); err != nil {
-			return sello.Errorf(sello.CodeNotFound, "%s", v.T("There is no such page."))
+			return pageError(sello.CodeNotFound, v.T("There is no such page."))
 		}
 	}
 	l := s.layout(r, v, v.Tenant.Name)

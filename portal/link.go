@@ -36,7 +36,7 @@ func (s *Server) findLink(ctx context.Context, r *http.Request, v *visit) (*sell
 	token := r.PathValue("token")
 	link, err := s.Store.FindLink(ctx, sello.HashToken(token), s.now())
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
-		return nil, nil, sello.Errorf(sello.CodeNotFound, "%s", v.T("This link does not work: it was used already, it expired, or it is incomplete. Ask for a new one."))
+		return nil, nil, pageError(sello.CodeNotFound, v.T("This link does not work: it was used already, it expired, or it is incomplete. Ask for a new one."))
 	} else if err != nil {
 		return nil, nil, err
 	}
@@ -96,7 +96,7 @@ func (s *Server) handleLink(w http.ResponseWriter, r *http.Request, v *visit) er
 	now := s.now()
 	link, err := s.Store.UseLink(ctx, sello.HashToken(f.Token), now)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
-		return sello.Errorf(sello.CodeNotFound, "%s", v.T("This link does not work: it was used already, it expired, or it is incomplete. Ask for a new one."))
+		return pageError(sello.CodeNotFound, v.T("This link does not work: it was used already, it expired, or it is incomplete. Ask for a new one."))
 	} else if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func (s *Server) resetPassword(w http.ResponseWriter, r *http.Request, v *visit,
 	ctx := r.Context()
 	u, err := s.Store.FindUserByEmail(ctx, link.Email)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
-		return sello.Errorf(sello.CodeNotFound, "%s", v.T("This link does not work: it was used already, it expired, or it is incomplete. Ask for a new one."))
+		return pageError(sello.CodeNotFound, v.T("This link does not work: it was used already, it expired, or it is incomplete. Ask for a new one."))
 	} else if err != nil {
 		return err
 	}

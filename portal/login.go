@@ -223,7 +223,7 @@ func (s *Server) handleLogoutAll(w http.ResponseWriter, r *http.Request, v *visi
 func (s *Server) handleTenantSwitch(w http.ResponseWriter, r *http.Request, v *visit) error {
 	id := r.PostFormValue("tenant")
 	if !contains(tenantIDs(v.Memberships), id) {
-		return sello.Errorf(sello.CodeNotFound, "%s", v.T("You do not belong to that company."))
+		return pageError(sello.CodeNotFound, v.T("You do not belong to that company."))
 	}
 	if err := s.rotateSession(r.Context(), w, r, v, func(n *sello.Session) { n.TenantID = id }); err != nil {
 		return err

@@ -83,5 +83,5 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 // handleNotFound is the page of a path the portal does not have.
 func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request, v *visit) error {
-	return sello.Errorf(sello.CodeNotFound, "%s", v.T("There is no such page."))
+	return pageError(sello.CodeNotFound, v.T("There is no such page."))
 }

@@ -70,7 +70,7 @@ func (s *Server) refuseAPIKeys(next http.Handler) http.Handler {
 // refused: a form posted from another site.
 func (s *Server) denyCrossOrigin(w http.ResponseWriter, r *http.Request) {
 	v := &visit{Lang: s.guestLang(r)}
-	s.writeError(w, r, v, sello.Errorf(sello.CodeInsufficientScope, "%s",
+	s.writeError(w, r, v, pageError(sello.CodeInsufficientScope,
 		v.T("This request came from another site and was refused. Open the portal and try again from its own page.")))
 }
 

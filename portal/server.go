@@ -187,6 +187,12 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, v *visit, er
 	s.render(w, r, status, errorPage(s.layout(r, v, v.T("Error")), msg))
 }
 
+// pageError is an error whose message is already in the reader's language
+// (the catalogue's, through v.T): the error page shows it as it is.
+func pageError(code sello.ErrorCode, msg string) error {
+	return &sello.Error{Code: code, Message: msg}
+}
+
 // statusOf is the HTTP status of an error code.
 func statusOf(code sello.ErrorCode) int {
 	switch code {

@@ -96,10 +96,14 @@ func (s *Server) setSessionCookie(w http.ResponseWriter, token string, maxAge ti
 func (s *Server) sessionFromCookie(ctx context.Context, r *http.Request) (*sello.Session, error) {
 	c, err := r.Cookie(s.cookieName())
 	if err != nil || c.Value == "" {
-		return nil, sello.Errorf(sello.CodeNotFound, "No session.")
+		return nil, errNoSession
 	}
 	return s.Store.FindSessionByTokenHash(ctx, sello.HashToken(c.Value))
 }
+
+// errNoSession is sessionFromCookie's answer without a session: NOT_FOUND,
+// never shown to anyone.
+var errNoSession = &sello.Error{Code: sello.CodeNotFound}
 
 // sessionState is why a session does or does not count.
 type sessionState int
@@ -206,7 +210,7 @@ func (s *Server) withSession(allowPending bool, h handlerFunc) http.Handler {
 			return
 		}
 		if !checkCSRF(r, v.Session) {
-			s.writeError(w, r, v, sello.Errorf(sello.CodeInsufficientScope, "%s",
+			s.writeError(w, r, v, pageError(sello.CodeInsufficientScope,
 				v.T("This form has expired. Reload the page and try again.")))
 			return
 		}
@@ -221,7 +225,7 @@ func (s *Server) withSession(allowPending bool, h handlerFunc) http.Handler {
 func (s *Server) toLogin(w http.ResponseWriter, r *http.Request, v *visit, expired bool) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		msg := v.T("Your session has ended. Sign in again.")
-		s.writeError(w, r, v, sello.Errorf(sello.CodeUnauthenticated, "%s", msg))
+		s.writeError(w, r, v, pageError(sello.CodeUnauthenticated, msg))
 		return
 	}
 	q := url.Values{}
@@ -255,7 +259,7 @@ func requireRole(v *visit, roles ...sello.Role) error {
 	if slices.Contains(roles, v.Role) {
 		return nil
 	}
-	return sello.Errorf(sello.CodeInsufficientScope, "%s", v.T("Your role in this company does not allow this."))
+	return pageError(sello.CodeInsufficientScope, v.T("Your role in this company does not allow this."))
 }
 
 func truncate(s string, n int) string {
