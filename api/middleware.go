@@ -140,11 +140,11 @@ func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
 func (p *headerProbe) WriteHeader(status int)      { p.status = status }
 
 // orList joins words as "a", "a or b", "a, b or c".
-func orList(words []string) string {
+func orList(words []string) sello.Text {
 	if len(words) < 2 {
-		return strings.Join(words, "")
+		return sello.Textf("%s", strings.Join(words, ""))
 	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+	return sello.Textf("%s or %s", strings.Join(words[:len(words)-1], ", "), words[len(words)-1])
 }
 
 // scopeFunc says which scope a request needs.
@@ -249,11 +249,9 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, p *principal) err
 	h.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", plan.Name, d.Remaining, ceilSeconds(d.Reset)))
 	if !d.Allowed {
 		retry := max(1, ceilSeconds(d.RetryAfter))
-		return &sello.Error{
-			Code:              sello.CodeRateLimited,
-			Message:           fmt.Sprintf("Rate limit of plan %q exceeded (%g requests/s, burst %d). Retry after %d s.", plan.Name, plan.Rate, plan.Burst, retry),
-			RetryAfterSeconds: retry,
-		}
+		e := sello.Errorf(sello.CodeRateLimited, "Rate limit of plan %q exceeded (%g requests/s, burst %d). Retry after %d s.", plan.Name, plan.Rate, plan.Burst, retry)
+		e.RetryAfterSeconds = retry
+		return e
 	}
 	return nil
 }

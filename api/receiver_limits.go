@@ -56,18 +56,18 @@ func (s *Server) receiver(h handlerFunc) http.Handler {
 // leaves its eCF one alone). Returns RATE_LIMITED.
 func (s *Server) limitReceiver(r *http.Request, lim sello.ReceiverLimits) error {
 	addr := clientAddress(r, s.TrustedProxies)
-	if err := s.allowReceiver(r.Context(), "receptor:addr:"+addr, lim.PerAddress, "from your address"); err != nil {
+	if err := s.allowReceiver(r.Context(), "receptor:addr:"+addr, lim.PerAddress, sello.Textf("from your address")); err != nil {
 		return err
 	}
 	if env, rnc, err := receiverPath(r); err == nil {
-		return s.allowReceiver(r.Context(), "receptor:rnc:"+string(env)+":"+rnc, lim.PerTenant, "to this receiver")
+		return s.allowReceiver(r.Context(), "receptor:rnc:"+string(env)+":"+rnc, lim.PerTenant, sello.Textf("to this receiver"))
 	}
 	return nil
 }
 
 // allowReceiver takes one request of key's bucket under plan. Returns
 // RATE_LIMITED, saying whose limit it is (what).
-func (s *Server) allowReceiver(ctx context.Context, key string, plan sello.RatePlan, what string) error {
+func (s *Server) allowReceiver(ctx context.Context, key string, plan sello.RatePlan, what sello.Text) error {
 	d, err := s.RateLimiter.Allow(ctx, key, plan)
 	if err != nil {
 		return fmt.Errorf("receiver rate limit: %w", err)
@@ -75,11 +75,9 @@ func (s *Server) allowReceiver(ctx context.Context, key string, plan sello.RateP
 		return nil
 	}
 	retry := max(1, ceilSeconds(d.RetryAfter))
-	return &sello.Error{
-		Code:              sello.CodeRateLimited,
-		Message:           fmt.Sprintf("Too many requests %s (%g/s, %d at once). Retry after %d s.", what, plan.Rate, plan.Burst, retry),
-		RetryAfterSeconds: retry,
-	}
+	e := sello.Errorf(sello.CodeRateLimited, "Too many requests %s (%g/s, %d at once). Retry after %d s.", what, plan.Rate, plan.Burst, retry)
+	e.RetryAfterSeconds = retry
+	return e
 }
 
 // clientAddress is the address a receiver call is counted under: the

@@ -27,7 +27,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *sello.APIKey) error {
 		formatTimePtr(k.ExpiresAt), formatTimePtr(k.RevokedAt), formatTime(now))
 	switch errorKind(err) {
 	case kindForeignKey:
-		return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + k.TenantID + "\" not found.", Err: err}
+		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", k.TenantID).WithErr(err)
 	case kindUnique:
 		return &sello.Error{Code: sello.CodeConflict, Message: "An API key with this hash exists.", Err: err}
 	}
