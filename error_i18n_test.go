@@ -24,7 +24,7 @@ import (
 // Problems.Add's message, the checkers' and validators' add, the XML
 // readers' bad.
 var formatArg = map[string]int{
-	"Errorf": 1, "Textf": 0,
+	"Errorf": 1, "Textf": 0, "ValidationErrorf": 1,
 	"Add": 1, "add": 1, "Addf": 1, "addf": 1,
 	"bad": 0, "refuseApproval": 0,
 }
