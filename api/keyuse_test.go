@@ -1,0 +1,93 @@
+package api_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/api"
+)
+
+// TestKeyUse: every key shows when it was first and last used and from
+// which address, as the API sees the client (behind a trusted proxy, the
+// address it was called from), written at most once a minute; a refused
+// request the key authenticated counts, one it did not does not.
+func TestKeyUse(t *testing.T) {
+	f := mustFixture(t)
+	var mu sync.Mutex
+	now := time.Date(2026, 11, 26, 18, 5, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); defer mu.Unlock(); now = now.Add(d) }
+	srv := &api.Server{Store: f.store, Now: clock, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}}
+	h := srv.Handler()
+	call := func(key, peer, forwarded, path string) int {
+		t.Helper()
+		req := httptest.NewRequest("GET", path, nil)
+		req.RemoteAddr = peer
+		req.Header.Set("X-API-KEY", key)
+		if forwarded != "" {
+			req.Header.Set("X-Forwarded-For", forwarded)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	want := func(first, last time.Time, addr string) {
+		t.Helper()
+		k, _, err := f.store.FindAPIKeyByHash(t.Context(), sello.HashAPIKey(f.key))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.FirstUsedAt == nil || !k.FirstUsedAt.Equal(first) || k.LastUsedAt == nil || !k.LastUsedAt.Equal(last) || k.LastUsedAddress != addr {
+			t.Fatalf("first used %v, last %v from %q; want %v, %v from %q", k.FirstUsedAt, k.LastUsedAt, k.LastUsedAddress, first, last, addr)
+		}
+	}
+	const list = "/TesteCF/documentos-ecf"
+
+	t0 := clock()
+	if code := call(f.key, "192.0.2.1:40000", "", list); code != http.StatusOK {
+		t.Fatalf("status %d", code)
+	}
+	want(t0, t0, "192.0.2.1")
+
+	// Within the minute, from elsewhere: not written.
+	advance(59 * time.Second)
+	call(f.key, "192.0.2.2:40000", "", list)
+	want(t0, t0, "192.0.2.1")
+
+	// A minute after the last write, through the trusted proxy: the
+	// address the proxy was called from, the client's own claim ignored.
+	advance(time.Second)
+	t1 := clock()
+	call(f.key, "10.1.2.3:50000", "203.0.113.9, 198.51.100.7", list)
+	want(t0, t1, "198.51.100.7")
+
+	// From a peer that is not a proxy, X-Forwarded-For is not believed;
+	// an IPv6 client shows whole (the receivers' /64 is for counting).
+	// A refused request (another environment) counts: the key was sent.
+	advance(time.Minute)
+	t2 := clock()
+	if code := call(f.key, "[2001:db8::42]:40000", "198.51.100.7", "/eCF/documentos-ecf"); code != http.StatusForbidden {
+		t.Fatalf("status %d, want 403 ENVIRONMENT_MISMATCH", code)
+	}
+	want(t0, t2, "2001:db8::42")
+
+	// A revoked key is refused and its use not written.
+	k, plaintext := sello.NewAPIKey(f.tenant.ID, sello.EnvTest, "revoked", sello.Scopes, nil)
+	if err := f.store.CreateAPIKey(t.Context(), k); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.store.RevokeAPIKey(t.Context(), f.tenant.ID, k.ID, clock()); err != nil {
+		t.Fatal(err)
+	}
+	if code := call(plaintext, "192.0.2.99:40000", "", list); code != http.StatusUnauthorized {
+		t.Fatalf("revoked key: status %d, want 401", code)
+	}
+	if got, err := f.store.FindAPIKey(t.Context(), f.tenant.ID, k.ID); err != nil || got.FirstUsedAt != nil || got.LastUsedAddress != "" {
+		t.Fatalf("revoked key: %+v, %v; want no use recorded", got, err)
+	}
+}
