@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -145,6 +146,26 @@ func testAPIKeyUse(t *testing.T, open Open) {
 		}
 		wantUse(t, mustKeyByHash(t, e.s, plaintext), t0, t1, "192.0.2.4")
 	})
+	t.Run("UsesRetryAfterError", func(t *testing.T) {
+		// A write that failed is tried again by the next request, within
+		// the interval.
+		e := newEnv(t, open)
+		ctx := t.Context()
+		tn := MustCreateTenant(t, e.s)
+		k, plaintext := mustCreateKey(t, e.s, tn.ID, sello.EnvTest, "erp")
+		cs := &countingStore{Store: e.s}
+		cs.fail.Store(true)
+		var u sello.APIKeyUses
+		t0 := e.clock.Now().Truncate(time.Microsecond)
+		if err := u.Record(ctx, cs, k, t0, "192.0.2.1"); err == nil {
+			t.Fatal("Record: got no error from a failing store")
+		}
+		cs.fail.Store(false)
+		if err := u.Record(ctx, cs, k, t0.Add(time.Second), "192.0.2.1"); err != nil {
+			t.Fatalf("Record: %v", err)
+		}
+		wantUse(t, mustKeyByHash(t, e.s, plaintext), t0.Add(time.Second), t0.Add(time.Second), "192.0.2.1")
+	})
 	t.Run("Rotation", func(t *testing.T) {
 		e := newEnv(t, open)
 		ctx := t.Context()
@@ -214,14 +235,19 @@ func testAPIKeyUse(t *testing.T, open Open) {
 }
 
 // countingStore counts the calls to RecordAPIKeyUse that reach the store
-// and the rows they wrote.
+// and the rows they wrote; fail stands for a database that is away.
 type countingStore struct {
 	sello.Store
 	calls, wrote atomic.Int32
+	// fail makes RecordAPIKeyUse fail without reaching the store.
+	fail atomic.Bool
 }
 
 func (s *countingStore) RecordAPIKeyUse(ctx context.Context, tenantID, keyID string, at time.Time, addr string, every time.Duration) (bool, error) {
 	s.calls.Add(1)
+	if s.fail.Load() {
+		return false, errors.New("the database is away")
+	}
 	ok, err := s.Store.RecordAPIKeyUse(ctx, tenantID, keyID, at, addr, every)
 	if ok {
 		s.wrote.Add(1)
