@@ -12,7 +12,7 @@ import (
 const APIKeyUseInterval = time.Minute
 
 // apiKeyUsesPrune is how many keys APIKeyUses remembers before it forgets
-// those it wrote more than Every ago.
+// those it wrote more than Every ago (once per Every at most).
 const apiKeyUsesPrune = 4096
 
 // APIKeyUses writes the use of API keys to a store without a write per
@@ -29,6 +29,8 @@ type APIKeyUses struct {
 	// wrote is when this process last wrote (or is writing) a key's use,
 	// by key id.
 	wrote map[string]time.Time
+	// pruned is when wrote last lost its old entries.
+	pruned time.Time
 }
 
 func (u *APIKeyUses) every() time.Duration {
@@ -55,12 +57,13 @@ func (u *APIKeyUses) Record(ctx context.Context, s APIKeyStore, k *APIKey, at ti
 	}
 	if u.wrote == nil {
 		u.wrote = map[string]time.Time{}
-	} else if len(u.wrote) >= apiKeyUsesPrune {
+	} else if len(u.wrote) >= apiKeyUsesPrune && at.Sub(u.pruned) >= every {
 		for id, last := range u.wrote {
 			if at.Sub(last) >= every {
 				delete(u.wrote, id)
 			}
 		}
+		u.pruned = at
 	}
 	u.wrote[k.ID] = at
 	u.mu.Unlock()
