@@ -168,6 +168,7 @@ func (s *Server) authenticated(scope scopeFunc, h handlerFunc) http.Handler {
 		if err != nil {
 			return err
 		}
+		s.recordKeyUse(r, p.Key)
 		if err := s.limit(w, r, p); err != nil {
 			return err
 		}
@@ -213,6 +214,31 @@ func (s *Server) authenticate(r *http.Request) (*principal, error) {
 		return nil, sello.Errorf(sello.CodeUnauthenticated, "This API key expired.")
 	}
 	return &principal{Key: key, Tenant: tenant}, nil
+}
+
+// recordKeyUse notes that key authenticated r, from the client's address
+// (clientIP: behind the trusted proxies, the address they were called
+// from), for the key's last use that the portal and `sello keys list`
+// show. Any request the key authenticates counts, refused or not: a
+// client that still sends a key uses it. Written at most once a minute
+// per key (sello.APIKeyUses). A failed write is logged and the request
+// goes on: the use is bookkeeping, not the request's work, and the next
+// request writes it.
+func (s *Server) recordKeyUse(r *http.Request, key *sello.APIKey) {
+	if s.keyUses == nil {
+		return
+	}
+	addr := r.RemoteAddr
+	if ip, ok := clientIP(r, s.TrustedProxies); ok {
+		addr = ip.String()
+	}
+	// Not cut short when the client hangs up.
+	if err := s.keyUses.Record(context.WithoutCancel(r.Context()), s.Store, key, s.now(), addr); err != nil {
+		s.Logger.LogAttrs(r.Context(), slog.LevelWarn, "record api key use",
+			slog.String("correlation_id", correlationID(r.Context())),
+			slog.String("key_id", key.ID),
+			slog.String("error", err.Error()))
+	}
 }
 
 // pathEnvironment returns the path's environment: NOT_FOUND when there is

@@ -81,15 +81,30 @@ func (s *Server) allowReceiver(ctx context.Context, key string, plan sello.RateP
 }
 
 // clientAddress is the address a receiver call is counted under: the
-// connection's peer; or, when the peer is one of trusted (the reverse
-// proxies in front of the server), the right-most address of
-// X-Forwarded-For that is not (the one the nearest trusted proxy saw),
-// since the left part of the header is whatever the client wrote. An IPv6
-// address is counted as its /64, what one subscriber is given.
+// client's address (clientIP), an IPv6 address as its /64, what one
+// subscriber is given.
 func clientAddress(r *http.Request, trusted []netip.Prefix) string {
+	addr, ok := clientIP(r, trusted)
+	if !ok {
+		return r.RemoteAddr
+	}
+	if addr.Is6() {
+		p, _ := addr.Prefix(64)
+		return p.String()
+	}
+	return addr.String()
+}
+
+// clientIP is the client's address as the API sees it: the connection's
+// peer; or, when the peer is one of trusted (the reverse proxies in front
+// of the server), the right-most address of X-Forwarded-For that is not
+// (the one the nearest trusted proxy saw), since the left part of the
+// header is whatever the client wrote. False when the peer is not an
+// ip:port (a test's handler called directly).
+func clientIP(r *http.Request, trusted []netip.Prefix) (netip.Addr, bool) {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		return netip.Addr{}, false
 	}
 	addr := ap.Addr().Unmap()
 	if isTrusted(addr, trusted) {
@@ -105,11 +120,7 @@ func clientAddress(r *http.Request, trusted []netip.Prefix) string {
 			}
 		}
 	}
-	if addr.Is6() {
-		p, _ := addr.Prefix(64)
-		return p.String()
-	}
-	return addr.String()
+	return addr, true
 }
 
 // parseHop reads one address of X-Forwarded-For, with or without a port.
