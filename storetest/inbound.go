@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -267,6 +268,33 @@ func testInbound(t *testing.T, open Open) {
 		MustRecordDGII(t, e.s, tn.ID, sello.EnvTest, kept[1].ID, 1, "Aceptado")
 		if _, held, err := create(differentInbound(tn.ID, sello.EnvTest, issuer, 1, "after")); err != nil || held == nil || held.Accepted == nil || held.Accepted.ID != kept[1].ID {
 			t.Fatalf("after DGII accepted one: held %+v, %v; want %s", held, err, kept[1].ID)
+		}
+	})
+	// Receipts racing for the last places of an e-NCF take turns: the
+	// quota holds exactly.
+	t.Run("ENCFQuotaConcurrent", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		const quota, senders = 3, 12
+		var wg sync.WaitGroup
+		errs := make([]error, senders)
+		for i := range senders {
+			wg.Go(func() {
+				_, _, errs[i] = e.s.CreateInboundDocument(t.Context(), differentInbound(tn.ID, sello.EnvTest, "131000001", 1, fmt.Sprint("doc", i)), quota)
+			})
+		}
+		wg.Wait()
+		limited := 0
+		for _, err := range errs {
+			if sello.ErrorCodeOf(err) == sello.CodeRateLimited {
+				limited++
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		stored := len(mustListInbound(t, e.s, tn.ID, sello.EnvTest, sello.InboundFilter{ENCF: encf(sello.TypeCreditoFiscal, 1)}))
+		if stored != quota || limited != senders-quota {
+			t.Fatalf("%d senders at once: %d stored, %d limited; want %d and %d", senders, stored, limited, quota, senders-quota)
 		}
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
