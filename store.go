@@ -25,6 +25,7 @@ type Store interface {
 	VoidStore
 	CertificationStore
 	ReachabilityStore
+	PeopleStore
 	// Close releases the store's connections.
 	Close() error
 }

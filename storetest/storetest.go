@@ -51,4 +51,5 @@ func Run(t *testing.T, open Open) {
 	t.Run("TenantIsolation", func(t *testing.T) { testTenantIsolation(t, open) })
 	t.Run("EnvironmentIsolation", func(t *testing.T) { testEnvironmentIsolation(t, open) })
 	t.Run("Voids", func(t *testing.T) { testVoids(t, open) })
+	t.Run("People", func(t *testing.T) { testPeople(t, open) })
 }

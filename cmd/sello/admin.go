@@ -55,7 +55,7 @@ func runGroup(ctx context.Context, group string, cmds []command, args []string, 
 
 // required returns a usage error naming the first empty flag.
 func required(flags map[string]string) error {
-	for _, name := range []string{"tenant", "rnc", "name", "env", "scopes", "id", "type", "p12", "password-env"} {
+	for _, name := range []string{"tenant", "rnc", "name", "env", "scopes", "id", "type", "p12", "password-env", "email", "role"} {
 		if v, ok := flags[name]; ok && v == "" {
 			return usageError{fmt.Sprintf("--%s is required", name)}
 		}
