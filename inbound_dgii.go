@@ -132,22 +132,23 @@ func (d *InboundDocument) CheckConfirmed() error {
 	if g == nil || g.Status == DGIIAccepted {
 		return nil
 	}
-	var why string
+	var why Text
 	switch g.Status {
 	case DGIIPending:
-		why = "DGII has not confirmed it yet (dgii.status pending): Sello is asking; try again once dgii.status is accepted."
+		why = Textf("DGII has not confirmed it yet (dgii.status pending): Sello is asking; try again once dgii.status is accepted.")
 	case DGIINotFound:
-		why = fmt.Sprintf("DGII does not know it (dgii.status not_found): it has no accepted e-CF %s of RNC %s for RNC %s with security code %s. Sello keeps asking for %s after the receipt; try again once dgii.status is accepted.",
+		why = Textf("DGII does not know it (dgii.status not_found): it has no accepted e-CF %s of RNC %s for RNC %s with security code %s. Sello keeps asking for %s after the receipt; try again once dgii.status is accepted.",
 			d.ENCF, d.IssuerRNC, d.BuyerRNC, d.SecurityCode, InboundConfirmFor)
 	case DGIIRejected:
-		why = "DGII rejected it (dgii.status rejected): it is null for tax purposes."
+		why = Textf("DGII rejected it (dgii.status rejected): it is null for tax purposes.")
 	case DGIIRefuted:
-		why = fmt.Sprintf("DGII accepted another document under %s of RNC %s (dgii.status refuted): this one is not the issuer's.", d.ENCF, d.IssuerRNC)
+		why = Textf("DGII accepted another document under %s of RNC %s (dgii.status refuted): this one is not the issuer's.", d.ENCF, d.IssuerRNC)
 	default:
-		why = fmt.Sprintf("DGII has not accepted it (dgii.status %s).", g.Status)
+		why = Textf("DGII has not accepted it (dgii.status %s).", g.Status)
 	}
-	return &Error{Code: CodeValidationFailed, Message: fmt.Sprintf("Inbound document %s cannot be approved or rejected: %s", d.ID, why),
-		Details: []ErrorDetail{{Path: "inboundDocumentId", Message: why}}}
+	var p Problems
+	p.AddText("inboundDocumentId", why)
+	return p.Errorf(CodeValidationFailed, "Inbound document %s cannot be approved or rejected: %s", d.ID, why)
 }
 
 // InboundConfirmJob asks DGII to confirm an inbound document (the worker

@@ -59,11 +59,9 @@ func (rc *Reception) checkIssuerQuota(ctx context.Context, t *Tenant, env Enviro
 		return nil
 	}
 	retry := max(1, int(earliest.Add(IssuerQuotaWindow).Sub(now).Seconds()+0.999))
-	return &Error{
-		Code:              CodeRateLimited,
-		Message:           fmt.Sprintf("This receiver took the %d documents of RNC %s it takes in 24 hours before DGII confirms them. Retry after %d s.", rc.IssuerQuota, issuerRNC, retry),
-		RetryAfterSeconds: retry,
-	}
+	e := Errorf(CodeRateLimited, "This receiver took the %d documents of RNC %s it takes in 24 hours before DGII confirms them. Retry after %d s.", rc.IssuerQuota, issuerRNC, retry)
+	e.RetryAfterSeconds = retry
+	return e
 }
 
 // CallExpired is UNAVAILABLE once ctx has ended (a receiver call's deadline

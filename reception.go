@@ -352,7 +352,9 @@ func (rc *Reception) signAcuse(ctx context.Context, t *Tenant, env Environment, 
 	a.RNCComprador, a.At, a.Code = t.RNC, now, code
 	cert, err := rc.Store.FindSigningCertificate(ctx, t.ID, env, now)
 	if ErrorCodeOf(err) == CodeNotFound {
-		return nil, &Error{Code: CodeUnavailable, Message: "This receiver cannot sign its acuse now: it has no valid certificate in " + string(env) + ".", Err: err}
+		e := Errorf(CodeUnavailable, "This receiver cannot sign its acuse now: it has no valid certificate in %s.", env)
+		e.Err = err
+		return nil, e
 	} else if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDo
 		dateValue(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, n.ReceivedAt, n.UpdatedAt, signer,
 		sum[:], n.SecurityCode, status, checked, codigo, mensaje)
 	if errorKind(err) == kindForeignKey {
-		return false, &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + n.TenantID + "\" not found.", Err: err}
+		return false, sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", n.TenantID).WithErr(err)
 	} else if err != nil {
 		return false, dbError(err, "create inbound document")
 	}
