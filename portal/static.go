@@ -15,9 +15,10 @@ import (
 
 // The portal's static files: htmx (npm htmx.org, HTMXVersion, vendored
 // whole: make vendor-htmx) and the one stylesheet. They are embedded in
-// the binary; no page loads anything from another site.
+// the binary; no page loads anything from another site. favicon.svg is
+// the tab's icon (without one browsers ask for /favicon.ico, the API's).
 //
-//go:embed static/htmx.min.js static/sello.css
+//go:embed static/htmx.min.js static/sello.css static/favicon.svg
 var staticFS embed.FS
 
 // HTMXVersion is the vendored htmx (npm htmx.org), static/htmx.min.js.
