@@ -32,6 +32,7 @@ var debianPackage = map[string]string{
 	"zbarimg":   "zbar-tools",
 	"pdftotext": "poppler-utils",
 	"pdftoppm":  "poppler-utils",
+	"chromium":  "chromium",
 }
 
 // XSDEnv names the variable that points the tests at another folder of
