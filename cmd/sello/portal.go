@@ -99,7 +99,12 @@ func demoLogins(ctx context.Context, st *storage, mk *sello.MasterKey) ([]demoLo
 				return nil, err
 			}
 			u = &sello.User{Email: d.email, PasswordHash: hash, Language: "es"}
-			if err := st.CreateUser(ctx, u); err != nil {
+			if err := st.CreateUser(ctx, u); sello.ErrorCodeOf(err) == sello.CodeConflict {
+				// Another node starting beside this one made it first.
+				if u, err = st.FindUserByEmail(ctx, d.email); err != nil {
+					return nil, err
+				}
+			} else if err != nil {
 				return nil, err
 			}
 			if err := st.PutMembership(ctx, &sello.Membership{TenantID: t.ID, UserID: u.ID, Role: sello.RoleOwner}); err != nil {
