@@ -95,7 +95,7 @@ var auditActionKeys = map[string]string{
 	"user.second_factor_enabled":    "Second factor turned on",
 	"user.second_factor_removed":    "Second factor turned off",
 	"user.signed_out_everywhere":    "Signed out on every device",
-	"tenant.second_factor_required": "Second factor required or not",
+	"tenant.second_factor_required": "Second factor for everyone changed",
 }
 
 // handleAudit shows the company's audit log, for owners.
@@ -238,7 +238,6 @@ func prettyJSON(b []byte) string {
 	}
 	return out.String()
 }
-
 
 // actionOptionLabel is a filter choice's label: its catalogue label, or
 // the prefix as it is.
