@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/sello-do/sello"
@@ -69,6 +70,9 @@ type menuEntry struct {
 // entry here.
 var menu = []menuEntry{
 	{Key: "Home", Path: "/", Roles: sello.Roles},
+	{Key: "API keys", Path: keysPath, Roles: sello.Roles},
+	{Key: "Users", Path: usersPath, Roles: []sello.Role{sello.RoleOwner}},
+	{Key: "Audit log", Path: auditPath, Roles: []sello.Role{sello.RoleOwner}},
 	{Key: "Account", Path: accountPath, Roles: sello.Roles},
 }
 
@@ -98,7 +102,9 @@ func (s *Server) layout(r *http.Request, v *visit, title string) *layoutData {
 		if !contains(e.Roles, v.Role) {
 			continue
 		}
-		l.Menu = append(l.Menu, menuItem{Label: v.T(e.Key), Href: e.Path, Current: e.Path == r.URL.Path})
+		// A page's own pages (a key's revocation) keep its entry current.
+		current := e.Path == r.URL.Path || e.Path != "/" && strings.HasPrefix(r.URL.Path, e.Path+"/")
+		l.Menu = append(l.Menu, menuItem{Label: v.T(e.Key), Href: e.Path, Current: current})
 	}
 	return l
 }

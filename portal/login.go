@@ -213,6 +213,9 @@ func (s *Server) handleLogoutAll(w http.ResponseWriter, r *http.Request, v *visi
 	if err := s.Store.RevokeUserSessions(r.Context(), v.User.ID, "", s.now()); err != nil {
 		return err
 	}
+	if err := s.auditUser(r.Context(), v, v.User, "user.signed_out_everywhere", nil, nil); err != nil {
+		return err
+	}
 	s.setSessionCookie(w, "", 0)
 	s.redirect(w, r, loginPath+"?done=logout-all")
 	return nil

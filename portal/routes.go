@@ -76,6 +76,25 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("POST "+enrolConfirmPath, s.pending(s.handleEnrolConfirm))
 	mux.Handle("POST "+enrolRemovePath, s.authed(s.handleEnrolRemove))
 
+	// API keys (keys.go): every member reads them; owners, admins and
+	// developers issue, rotate and revoke.
+	mux.Handle("GET "+keysPath, s.authed(s.handleKeys))
+	mux.Handle("POST "+keysPath, s.authed(s.handleKeyCreate))
+	mux.Handle("POST "+keysPath+"/{id}/rotar", s.authed(s.handleKeyRotate))
+	mux.Handle("GET "+keysPath+"/{id}/rotacion", s.authed(s.handleKeyRotation))
+	mux.Handle("GET "+keysPath+"/{id}/revocar", s.authed(s.handleKeyRevokeForm))
+	mux.Handle("POST "+keysPath+"/{id}/revocar", s.authed(s.handleKeyRevoke))
+
+	// Users (users.go) and the audit log (audit.go): owners only.
+	mux.Handle("GET "+usersPath, s.authed(s.handleUsers))
+	mux.Handle("POST "+invitePath, s.authed(s.handleInvite))
+	mux.Handle("POST "+requireTOTPPath, s.authed(s.handleRequireSecondFactor))
+	mux.Handle("POST "+usersPath+"/{id}/"+userRolePage, s.authed(s.handleUserRole))
+	mux.Handle("GET "+usersPath+"/{id}/"+userRemovePage, s.authed(s.handleUserRemoveForm))
+	mux.Handle("POST "+usersPath+"/{id}/"+userRemovePage, s.authed(s.handleUserRemove))
+	mux.Handle("GET "+auditPath, s.authed(s.handleAudit))
+	mux.Handle("GET "+auditVerifyPath, s.authed(s.handleAuditVerify))
+
 	// Anything else under /portal/ is the portal's 404 page.
 	mux.Handle("/portal/", s.public(s.handleNotFound))
 	mux.Handle(sello.LinkPath, s.public(s.handleNotFound))

@@ -14,11 +14,13 @@ import (
 )
 
 // The portal's static files: htmx (npm htmx.org, HTMXVersion, vendored
-// whole: make vendor-htmx) and the one stylesheet. They are embedded in
-// the binary; no page loads anything from another site. favicon.svg is
-// the tab's icon (without one browsers ask for /favicon.ico, the API's).
+// whole: make vendor-htmx), the one stylesheet, copy.js (the copy
+// buttons of secrets shown once; the pages that show one load it) and
+// favicon.svg, the tab's icon (without one browsers ask for /favicon.ico,
+// the API's). They are embedded in the binary; no page loads anything
+// from another site.
 //
-//go:embed static/htmx.min.js static/sello.css static/favicon.svg
+//go:embed static/htmx.min.js static/sello.css static/copy.js static/favicon.svg
 var staticFS embed.FS
 
 // HTMXVersion is the vendored htmx (npm htmx.org), static/htmx.min.js.

@@ -206,21 +206,16 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, std
 				if err != nil {
 					return err
 				}
-				var exp *time.Time
+				req := sello.APIKeyRequest{Environment: env, Name: name, Scopes: sc}
 				if expires != "" {
 					d, err := sello.ParseDate(expires)
 					if err != nil {
 						return err
 					}
-					// The key works through the whole expiry day in the DR.
-					at := time.Date(d.Year, d.Month, d.Day+1, 0, 0, 0, 0, sello.DRZone).UTC()
-					if !at.After(time.Now()) {
-						return sello.Errorf(sello.CodeInvalidRequest, "Expiry %s is in the past.", d)
-					}
-					exp = &at
+					req.ExpiresOn = &d
 				}
-				k, plaintext := sello.NewAPIKey(t.ID, env, name, sc, exp)
-				if err := st.CreateAPIKey(ctx, k); err != nil {
+				_, plaintext, err := sello.IssueAPIKey(ctx, st, t.ID, req, time.Now())
+				if err != nil {
 					return err
 				}
 				fmt.Fprintln(stdout, plaintext)
