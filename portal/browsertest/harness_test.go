@@ -16,6 +16,7 @@ import (
 // serious violations; an inline script under a CSP that forbids it is in
 // the console's errors; a 300 KB script makes the page too heavy.
 func TestHarnessSeesProblems(t *testing.T) {
+	t.Parallel()
 	s := browsertest.StartServer(t)
 	big := strings.Repeat("/* padding */\n", 300<<10/14)
 	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -1,7 +1,6 @@
 package browsertest_test
 
 import (
-	"context"
 	"encoding/base32"
 	"fmt"
 	"net/http"
@@ -24,6 +23,7 @@ import (
 // refused on the page with the reason; signing out comes back to the
 // login.
 func TestLogin(t *testing.T) {
+	t.Parallel()
 	s := browsertest.StartServer(t)
 	s.User(t, "ana@caribe.do", sello.RoleOwner)
 	p := s.NewPage(t)
@@ -66,21 +66,21 @@ func TestLogin(t *testing.T) {
 	}
 }
 
-// TestSecondFactorRequired: where the owner requires a second factor, a
-// user without one is led from the login to its set-up and can open
-// nothing else; the user scans (reads) the key, confirms a code, is shown
-// the recovery codes and goes on; the next login asks for a code, refuses
-// a wrong one and takes the app's.
+// TestSecondFactorRequired: the owner requires a second factor on the
+// Usuarios page, and is led at once to its set-up, as every member without
+// one is, and can open nothing else; the owner scans (reads) the key,
+// confirms a code, is shown the recovery codes and goes on; the next login
+// asks for a code, refuses a wrong one and takes the app's.
 func TestSecondFactorRequired(t *testing.T) {
+	t.Parallel()
 	s := browsertest.StartServer(t)
 	s.User(t, "ana@caribe.do", sello.RoleOwner)
-	if err := s.Store.SetSecondFactorRequired(context.Background(), s.Tenant.ID, true); err != nil {
-		t.Fatal(err)
-	}
 	p := s.NewPage(t)
 	p.Login("ana@caribe.do")
+	p.Submit(`nav.menu a[href="/portal/usuarios"]`)
+	p.Submit("#require-totp-submit")
 	if got := p.Path(); !strings.HasPrefix(got, "/portal/cuenta/segundo-factor") {
-		t.Fatalf("after the login the page is %s, want the second factor's set-up", got)
+		t.Fatalf("after requiring a second factor the page is %s, want its set-up", got)
 	}
 	p.Look("second-factor-required")
 	p.Go("/portal/cuenta")
@@ -142,6 +142,7 @@ func code(t *testing.T, secret string, now time.Time) string {
 // answer for any email); the link's page sets a new password and leads to
 // the login, where the new password signs in.
 func TestPasswordReset(t *testing.T) {
+	t.Parallel()
 	s := browsertest.StartServer(t)
 	s.User(t, "ana@caribe.do", sello.RoleOwner)
 	p := s.NewPage(t)
@@ -178,6 +179,7 @@ func TestPasswordReset(t *testing.T) {
 // TestAccount: the account page shows the user and role; the invitation
 // page an owner's link leads to.
 func TestAccount(t *testing.T) {
+	t.Parallel()
 	s := browsertest.StartServer(t)
 	s.User(t, "ana@caribe.do", sello.RoleOwner)
 	p := s.NewPage(t)
@@ -198,6 +200,7 @@ func TestAccount(t *testing.T) {
 // English and back; the choice is the user's, so a login from another
 // browser is in English too.
 func TestLanguageRemembered(t *testing.T) {
+	t.Parallel()
 	s := browsertest.StartServer(t)
 	s.User(t, "ana@caribe.do", sello.RoleOwner)
 	p := s.NewPage(t)
@@ -232,6 +235,7 @@ func TestLanguageRemembered(t *testing.T) {
 // the next page the person opens is the login, which leads back to that
 // page once they sign in again.
 func TestSessionExpired(t *testing.T) {
+	t.Parallel()
 	s := browsertest.StartServer(t)
 	s.User(t, "ana@caribe.do", sello.RoleOwner)
 	p := s.NewPage(t)
@@ -256,6 +260,7 @@ func TestSessionExpired(t *testing.T) {
 // host (same site: the browser sends the session cookie with it) and from
 // another host, the portal refuses it (403) and the session is unharmed.
 func TestCrossOriginFormRefused(t *testing.T) {
+	t.Parallel()
 	s := browsertest.StartServer(t)
 	s.User(t, "ana@caribe.do", sello.RoleOwner)
 	p := s.NewPage(t)
@@ -285,6 +290,7 @@ func TestCrossOriginFormRefused(t *testing.T) {
 // whose store is PostgreSQL (sessions and throttles in the database, as
 // every node of a cluster sees them).
 func TestLoginPostgreSQL(t *testing.T) {
+	t.Parallel()
 	s := browsertest.StartServer(t, browsertest.Options{PostgreSQL: true})
 	s.User(t, "ana@caribe.do", sello.RoleOwner)
 	p := s.NewPage(t)

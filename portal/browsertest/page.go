@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -25,6 +26,10 @@ type Page struct {
 	// that threw, a CSP violation, a resource that failed), since the
 	// last Problems.
 	problems []chromedp.ConsoleMessage
+	// documents are the URLs of the documents the tab loaded with an
+	// error status (a 403, 404 page): the browser reports each as a
+	// resource that failed to load, which is no problem of the page's.
+	documents map[string]bool
 }
 
 // NewPage opens a tab in a new browser context of the shared browser
@@ -40,7 +45,20 @@ func (s *Server) NewPage(tb testing.TB) *Page {
 		tb.Fatalf("open a tab: %v", err)
 	}
 	tb.Cleanup(cancel)
-	p := &Page{Server: s, tb: tb, ctx: ctx}
+	p := &Page{Server: s, tb: tb, ctx: ctx, documents: map[string]bool{}}
+	responses := chromedp.Events(ctx, network.ResponseReceived)
+	go func() {
+		for ev, err := range responses {
+			if err != nil {
+				return
+			}
+			if ev.Type == network.ResourceTypeDocument && ev.Response.Status >= 400 {
+				p.mu.Lock()
+				p.documents[ev.Response.URL] = true
+				p.mu.Unlock()
+			}
+		}
+	}()
 	msgs := chromedp.Console(ctx)
 	go func() {
 		for m, err := range msgs {
@@ -61,21 +79,16 @@ func (s *Server) NewPage(tb testing.TB) *Page {
 func (p *Page) Context() context.Context { return p.ctx }
 
 // Problems returns the console's errors (and the browser's: a failed
-// script, a CSP violation, a failed load) since the last call. The status
-// of the page's own document is not one: an error page (404, 401, 403) is
-// reported by the browser as a resource that failed to load; the test
-// checks the status Go and Submit return.
+// script, a CSP violation, a failed load) since the last call. A document
+// the tab loaded with an error status is not one: an error page (404,
+// 401, 403) is reported by the browser as a resource that failed to load;
+// the test checks the status Go and Submit return.
 func (p *Page) Problems() []string {
-	p.tb.Helper()
-	doc, err := run(p.ctx, chromedp.Location())
-	if err != nil {
-		p.tb.Fatalf("location: %v", err)
-	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var out []string
 	for _, m := range p.problems {
-		if m.Source == "network" && m.URL == doc {
+		if m.Source == "network" && p.documents[m.URL] {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s %s (%s)", m.Type, m.Text, m.URL))
@@ -322,4 +335,28 @@ func (p *Page) Login(email string) {
 	if p.Path() == "/portal/entrar" {
 		p.tb.Fatalf("login of %s refused: %s", email, p.Body())
 	}
+}
+
+// Facts are the terms and descriptions of the first definition list
+// (dl) in the element sel selects, by term, as the page shows them.
+func (p *Page) Facts(sel string) map[string]string {
+	p.tb.Helper()
+	js := fmt.Sprintf(`(() => {
+		const out = {};
+		const root = document.querySelector(%q);
+		const dl = root && (root.matches('dl') ? root : root.querySelector('dl'));
+		if (!dl) return JSON.stringify(null);
+		for (const dt of dl.querySelectorAll('dt')) {
+			const dd = dt.nextElementSibling;
+			if (dd && dd.tagName === 'DD') out[dt.innerText.trim()] = dd.innerText.trim();
+		}
+		return JSON.stringify(out);
+	})()`, sel)
+	var out map[string]string
+	if err := json.Unmarshal([]byte(Eval[string](p, js)), &out); err != nil {
+		p.tb.Fatalf("facts of %s: %v", sel, err)
+	} else if out == nil {
+		p.tb.Fatalf("no definition list in %s", sel)
+	}
+	return out
 }

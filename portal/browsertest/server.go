@@ -3,6 +3,7 @@ package browsertest
 import (
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -270,4 +271,30 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.b.String()
+}
+
+// API sends a request to the server's API with key in X-API-KEY (none when
+// ""), as an integration would, and returns the status and body.
+func (s *Server) API(tb testing.TB, key, method, path string, body io.Reader) (int, string) {
+	tb.Helper()
+	req, err := http.NewRequest(method, s.URL+path, body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if key != "" {
+		req.Header.Set("X-API-KEY", key)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp.StatusCode, string(b)
 }
