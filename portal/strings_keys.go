@@ -34,7 +34,7 @@ func init() {
 		"Keys of %s":                  "Claves de %s",
 		"No key in this environment.": "Ninguna clave en este ambiente.",
 		"Rotate":                      "Rotar",
-		"Rotation":                    "Rotación",
+		"Review a rotation":           "Revisar una rotación",
 		"Revoke":                      "Revocar",
 		"Scopes":                      "Permisos",
 		"Created":                     "Creada",
