@@ -48,6 +48,11 @@ type Server struct {
 	seedKey []byte
 	// acuseKeys keeps the tenants' opened keys that sign their acuses.
 	acuseKeys sello.KeyCache
+	// keyUses writes the API keys' last use, at most once a minute per
+	// key; nil records nothing (only the benchmark's baseline).
+	keyUses *sello.APIKeyUses
+	// noKeyUses keeps Handler from setting keyUses (export_test.go).
+	noKeyUses bool
 }
 
 func (s *Server) now() time.Time {
@@ -72,6 +77,9 @@ func (s *Server) Handler() http.Handler {
 			s.seedKey = make([]byte, 32)
 			rand.Read(s.seedKey)
 		}
+	}
+	if s.keyUses == nil && !s.noKeyUses {
+		s.keyUses = &sello.APIKeyUses{}
 	}
 	mux := http.NewServeMux()
 	s.routes(mux)

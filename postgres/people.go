@@ -26,7 +26,7 @@ func (db *DB) CreateUser(ctx context.Context, u *sello.User) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		id, email, u.PasswordHash, lang, nullBytes(u.TOTPSecret), sello.StoredTime(u.TOTPConfirmedAt), hashesValue(u.RecoveryCodeHashes), now)
 	if errorKind(err) == kindUnique {
-		return &sello.Error{Code: sello.CodeConflict, Message: "A user with email " + email + " exists.", Err: err}
+		return sello.Errorf(sello.CodeConflict, "A user with email %s exists.", email).WithErr(err)
 	} else if err != nil {
 		return dbError(err, "create user")
 	}
@@ -356,7 +356,7 @@ func (db *DB) UpdateSession(ctx context.Context, s *sello.Session) error {
 	tag, err := db.pool.Exec(ctx, `UPDATE sessions SET tenant_id = $1, second_factor_at = $2 WHERE id = $3`,
 		nullText(s.TenantID), s.SecondFactorAt, s.ID)
 	if errorKind(err) == kindForeignKey {
-		return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + s.TenantID + "\" not found.", Err: err}
+		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", s.TenantID).WithErr(err)
 	}
 	return oneRow(tag.RowsAffected(), err, "update session", "Session not found.")
 }
@@ -397,7 +397,7 @@ func (db *DB) CreateLink(ctx context.Context, l *sello.OneTimeLink) error {
 		id, l.TokenHash, l.Purpose, l.Email, nullText(l.TenantID), l.Role, l.CreatedBy, l.ExpiresAt, l.UsedAt, now)
 	switch errorKind(err) {
 	case kindForeignKey:
-		return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + l.TenantID + "\" not found.", Err: err}
+		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", l.TenantID).WithErr(err)
 	case kindUnique:
 		return &sello.Error{Code: sello.CodeConflict, Message: "A link with this token hash exists.", Err: err}
 	}

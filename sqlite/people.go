@@ -32,7 +32,7 @@ func (db *DB) CreateUser(ctx context.Context, u *sello.User) error {
 		return err
 	})
 	if errorKind(err) == kindUnique {
-		return &sello.Error{Code: sello.CodeConflict, Message: "A user with email " + email + " exists.", Err: err}
+		return sello.Errorf(sello.CodeConflict, "A user with email %s exists.", email).WithErr(err)
 	} else if err != nil {
 		return dbError(err, "create user")
 	}
@@ -414,7 +414,7 @@ func (db *DB) UpdateSession(ctx context.Context, s *sello.Session) error {
 		return oneRow(res, err, "update session", "Session not found.")
 	})
 	if errorKind(err) == kindForeignKey {
-		return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + s.TenantID + "\" not found.", Err: err}
+		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", s.TenantID).WithErr(err)
 	}
 	return err
 }
@@ -470,7 +470,7 @@ func (db *DB) CreateLink(ctx context.Context, l *sello.OneTimeLink) error {
 	})
 	switch errorKind(err) {
 	case kindForeignKey:
-		return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + l.TenantID + "\" not found.", Err: err}
+		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", l.TenantID).WithErr(err)
 	case kindUnique:
 		return &sello.Error{Code: sello.CodeConflict, Message: "A link with this token hash exists.", Err: err}
 	}
