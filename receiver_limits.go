@@ -78,12 +78,10 @@ func (h *InboundENCF) CheckQuota(quota int, issuerRNC, encf string, now time.Tim
 // 1 s).
 func ENCFQuotaExceeded(quota int, issuerRNC, encf string, retry time.Duration) error {
 	secs := max(1, int(retry.Seconds()+0.999))
-	return &Error{
-		Code: CodeRateLimited,
-		Message: fmt.Sprintf("This receiver holds %d documents under e-NCF %s of RNC %s that DGII has not confirmed, the most it keeps under one e-NCF. Send again once DGII has confirmed one of them, or after %d s.",
-			quota, encf, issuerRNC, secs),
-		RetryAfterSeconds: secs,
-	}
+	e := Errorf(CodeRateLimited, "This receiver holds %d documents under e-NCF %s of RNC %s that DGII has not confirmed, the most it keeps under one e-NCF. Send again once DGII has confirmed one of them, or after %d s.",
+		quota, encf, issuerRNC, secs)
+	e.RetryAfterSeconds = secs
+	return e
 }
 
 // checkIssuerQuota returns RATE_LIMITED, with the seconds until the

@@ -42,7 +42,7 @@ func testSecondFactor(t *testing.T, site *Site) {
 
 	p := b.Post("/portal/cuenta/segundo-factor/confirmar", url.Values{"csrf": {enrol.CSRF(t)}, "code": {"000000"}})
 	wantStatus(t, p, http.StatusUnauthorized)
-	wantText(t, p, "El código no es correcto o ya se usó.")
+	wantText(t, p, "El código es incorrecto o ya se usó.")
 	before := b.Cookie()
 	p = b.Post("/portal/cuenta/segundo-factor/confirmar", url.Values{"csrf": {enrol.CSRF(t)}, "code": {code(site.Clock.Now())}})
 	wantStatus(t, p, http.StatusOK)
@@ -132,6 +132,7 @@ func testChangePassword(t *testing.T, site *Site) {
 	wantText(t, p, "Las dos contraseñas no son iguales.")
 	p = b.Form("/portal/cuenta", "/portal/cuenta/clave", url.Values{"current": {testPassword}, "password": {"short"}, "confirm": {"short"}})
 	wantStatus(t, p, http.StatusBadRequest)
+	wantText(t, p, "La contraseña debe tener al menos 12 caracteres.") // the domain's message, in the reader's language
 
 	before := b.Cookie()
 	p = b.Form("/portal/cuenta", "/portal/cuenta/clave", url.Values{"current": {testPassword}, "password": {newPassword}, "confirm": {newPassword}})

@@ -2,7 +2,6 @@ package portal
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -218,19 +217,10 @@ func statusOf(code sello.ErrorCode) int {
 	return http.StatusInternalServerError
 }
 
-// localizer is what sello.Error offers once the API's messages go through
-// the catalogue: the message in a language.
-type localizer interface {
-	LocalizedMessage(lang i18n.Lang) string
-}
-
-// errorMessage is err's message for a reader of lang.
+// errorMessage is err's message for a reader of lang: the domain's
+// messages in the catalogue's language, a page's own as they are.
 func errorMessage(lang i18n.Lang, err error) string {
-	var l localizer
-	if errors.As(err, &l) {
-		return l.LocalizedMessage(lang)
-	}
-	return i18n.T(lang, sello.ErrorMessageOf(err))
+	return sello.LocalizedMessage(err, lang)
 }
 
 // render writes a page with its status. The page is rendered into a

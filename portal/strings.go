@@ -22,7 +22,9 @@ var (
 
 // The portal's strings, Spanish (usted, as Dominican businesses write)
 // and English, keyed by their English text. A page's strings are its
-// handler's and template's: TestStrings fails on a key used but not here.
+// handler's and template's: TestStrings fails on a key used but in no
+// catalogue file (a few, like the second factor's "The code is wrong or
+// was used already.", are the domain's errors', in internal/i18n).
 func init() {
 	i18n.Register(map[string]i18n.Entry{
 		// The layout.
@@ -97,7 +99,6 @@ func init() {
 		"Code":                                        {EN: "Code", ES: "Código"},
 		"Continue":                                    {EN: "Continue", ES: "Continuar"},
 		"Cancel and sign out":                         {EN: "Cancel and sign out", ES: "Cancelar y salir"},
-		"The code is wrong or was used already.":      {EN: "The code is wrong or was used already.", ES: "El código no es correcto o ya se usó."},
 		"Pass your second factor first.":              {EN: "Pass your second factor first.", ES: "Primero valide su segundo factor."},
 		"You have signed out.":                        {EN: "You have signed out.", ES: "Ha cerrado la sesión."},
 		"You have signed out on every device.":        {EN: "You have signed out on every device.", ES: "Ha cerrado la sesión en todos sus dispositivos."},
