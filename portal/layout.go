@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/sello-do/sello"
@@ -69,6 +70,7 @@ type menuEntry struct {
 // entry here.
 var menu = []menuEntry{
 	{Key: "Home", Path: "/", Roles: sello.Roles},
+	{Key: "Webhooks", Path: "/portal/{env}/webhooks", Roles: sello.Roles},
 	{Key: "Account", Path: accountPath, Roles: sello.Roles},
 }
 
@@ -98,7 +100,9 @@ func (s *Server) layout(r *http.Request, v *visit, title string) *layoutData {
 		if !contains(e.Roles, v.Role) {
 			continue
 		}
-		l.Menu = append(l.Menu, menuItem{Label: v.T(e.Key), Href: e.Path, Current: e.Path == r.URL.Path})
+		href := strings.ReplaceAll(e.Path, "{env}", string(l.Env))
+		current := href == r.URL.Path || href != "/" && strings.HasPrefix(r.URL.Path, href+"/")
+		l.Menu = append(l.Menu, menuItem{Label: v.T(e.Key), Href: href, Current: current})
 	}
 	return l
 }

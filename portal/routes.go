@@ -76,6 +76,23 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("POST "+enrolConfirmPath, s.pending(s.handleEnrolConfirm))
 	mux.Handle("POST "+enrolRemovePath, s.authed(s.handleEnrolRemove))
 
+	// Webhooks (webhooks.go): the endpoints and their deliveries, per
+	// environment.
+	mux.Handle("GET /portal/{env}/webhooks", s.authed(s.handleWebhooks))
+	mux.Handle("POST /portal/{env}/webhooks", s.authed(s.handleWebhookCreate))
+	mux.Handle("GET /portal/{env}/webhooks/nuevo", s.authed(s.handleWebhookNew))
+	mux.Handle("GET /portal/{env}/webhooks/endpoints/{id}", s.authed(s.handleWebhookEndpoint))
+	mux.Handle("POST /portal/{env}/webhooks/endpoints/{id}/pausar", s.authed(s.handleWebhookPause))
+	mux.Handle("POST /portal/{env}/webhooks/endpoints/{id}/reanudar", s.authed(s.handleWebhookResume))
+	mux.Handle("POST /portal/{env}/webhooks/endpoints/{id}/rotar-secreto", s.authed(s.handleWebhookRotate))
+	mux.Handle("POST /portal/{env}/webhooks/endpoints/{id}/probar", s.authed(s.handleWebhookTest))
+	mux.Handle("GET /portal/{env}/webhooks/endpoints/{id}/eliminar", s.authed(s.handleWebhookDeleteForm))
+	mux.Handle("POST /portal/{env}/webhooks/endpoints/{id}/eliminar", s.authed(s.handleWebhookDelete))
+	mux.Handle("GET /portal/{env}/webhooks/entregas", s.authed(s.handleDeliveries))
+	mux.Handle("POST /portal/{env}/webhooks/entregas/reenviar-fallidas", s.authed(s.handleReplayFailed))
+	mux.Handle("GET /portal/{env}/webhooks/entregas/{id}", s.authed(s.handleDelivery))
+	mux.Handle("POST /portal/{env}/webhooks/entregas/{id}/reenviar", s.authed(s.handleDeliveryReplay))
+
 	// Anything else under /portal/ is the portal's 404 page.
 	mux.Handle("/portal/", s.public(s.handleNotFound))
 	mux.Handle(sello.LinkPath, s.public(s.handleNotFound))

@@ -14,10 +14,11 @@ import (
 )
 
 // The portal's static files: htmx (npm htmx.org, HTMXVersion, vendored
-// whole: make vendor-htmx) and the one stylesheet. They are embedded in
-// the binary; no page loads anything from another site.
+// whole: make vendor-htmx), the one stylesheet, and copy.js (the copy
+// buttons of secrets shown once). They are embedded in the binary; no page
+// loads anything from another site.
 //
-//go:embed static/htmx.min.js static/sello.css
+//go:embed static/htmx.min.js static/sello.css static/copy.js
 var staticFS embed.FS
 
 // HTMXVersion is the vendored htmx (npm htmx.org), static/htmx.min.js.
