@@ -187,6 +187,13 @@ func init() {
 		"No failed delivery since then was left to send again.": {
 			EN: "No failed delivery since then was left to send again.",
 			ES: "No quedaba ninguna entrega fallida desde entonces por reenviar."},
+		"One failed delivery is being sent again.": {
+			EN: "One failed delivery is being sent again.",
+			ES: "Se está reenviando una entrega fallida."},
+		"The endpoint is active again; one held delivery is on its way.": {
+			EN: "The endpoint is active again; one held delivery is on its way.",
+			ES: "El endpoint está activo de nuevo; una entrega retenida va en camino."},
+		"The endpoint is active again.": {EN: "The endpoint is active again.", ES: "El endpoint está activo de nuevo."},
 		"%d failed deliveries are being sent again.": {
 			EN: "%d failed deliveries are being sent again.",
 			ES: "Se están reenviando %d entregas fallidas."},

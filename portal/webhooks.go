@@ -122,10 +122,19 @@ func webhookFlash(v *visit, q url.Values) string {
 	n, _ := strconv.Atoi(q.Get("n"))
 	switch q.Get("done") {
 	case "resumed":
+		switch n {
+		case 0:
+			return v.T("The endpoint is active again.")
+		case 1:
+			return v.T("The endpoint is active again; one held delivery is on its way.")
+		}
 		return v.T("The endpoint is active again; %d held deliveries are on their way.", n)
 	case "replayed-failed":
-		if n == 0 {
+		switch n {
+		case 0:
 			return v.T("No failed delivery since then was left to send again.")
+		case 1:
+			return v.T("One failed delivery is being sent again.")
 		}
 		return v.T("%d failed deliveries are being sent again.", n)
 	}
