@@ -842,3 +842,86 @@ func testWebhookPages(t *testing.T, open func(testing.TB) sello.Store) {
 	p = b.Get("/portal/CerteCF/webhooks")
 	wantText(t, p, `href="/portal/CerteCF/webhooks" aria-current="page">Webhooks</a>`, "Webhooks en CerteCF")
 }
+
+// webhookPagesSite is a site with an endpoint whose delivery failed after
+// eight attempts, each answered with 4 KiB (the heaviest delivery page),
+// and a developer logged in; it returns the Webhooks pages' paths.
+func webhookPagesSite(tb testing.TB) (*Site, *Browser, []struct{ name, path string }) {
+	tb.Helper()
+	site := MustSite(tb)
+	site.MustUser(tb, "owner@caribe.do", sello.RoleOwner)
+	site.MustUser(tb, "dev@caribe.do", sello.RoleDeveloper)
+	e, d := mustEndpoint(tb, site, site.Tenant, sello.EnvTest, sello.WebhookEndpointPaused)
+	body := []byte(strings.Repeat("<p>Service Unavailable</p>\n", sello.WebhookResponseBodyLimit/27+1))
+	for n := 1; n <= sello.MaxWebhookAttempts; n++ {
+		a := &sello.WebhookAttempt{
+			DeliveryID: d.ID, At: time.Now(), ResponseStatus: 503, ResponseBody: body, ErrorClass: "http_status", Error: "the endpoint answered 503 Service Unavailable",
+			RequestHeaders:  map[string][]string{"Content-Type": {"application/json"}, "Sello-Signature": {"t=1767225600,v1=" + strings.Repeat("ab", 32)}},
+			RequestBody:     []byte(`{"id":"0b7c1f2e-4a5d-4c3b-9e8f-1a2b3c4d5e6f","type":"webhook_endpoint.test","data":{"severity":"info"}}`),
+			ResponseHeaders: map[string][]string{"Content-Type": {"text/html"}, "Retry-After": {"120"}},
+			Latency:         120 * time.Millisecond, DialedIP: "203.0.113.7",
+		}
+		o := sello.WebhookOutcome{Status: sello.WebhookPending, NextAttemptAt: time.Now()}
+		if n == sello.MaxWebhookAttempts {
+			o = sello.WebhookOutcome{Status: sello.WebhookFailed}
+		}
+		if _, err := site.Store.RecordWebhookAttempt(context.Background(), a, o); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	b := site.NewBrowser(tb)
+	b.MustLogin("dev@caribe.do")
+	return site, b, []struct{ name, path string }{
+		{"webhooks", hookPath},
+		{"webhook-new", hookPath + "/nuevo"},
+		{"webhook-endpoint", hookPath + "/endpoints/" + e.ID},
+		{"webhook-delete", hookPath + "/endpoints/" + e.ID + "/eliminar"},
+		{"deliveries", hookPath + "/entregas"},
+		{"deliveries-failed", hookPath + "/entregas?estado=fallidas"},
+		{"delivery-8-attempts", hookPath + "/entregas/" + d.ID},
+	}
+}
+
+// TestWebhookPageWeight: each Webhooks page with its assets weighs under
+// 200 KB as sent to a browser (logged for docs/benchmarks.md), as
+// TestPageWeight checks the other pages.
+func TestWebhookPageWeight(t *testing.T) {
+	_, b, pages := webhookPagesSite(t)
+	for _, p := range pages {
+		page := b.Get(p.path)
+		wantStatus(t, page, http.StatusOK)
+		raw, sent := len(page.Body), len(page.Body)
+		for _, m := range assetRef.FindAllStringSubmatch(page.Body, -1) {
+			plain := b.Do("GET", m[1], nil, http.Header{"Accept-Encoding": {"identity"}})
+			gz := b.Do("GET", m[1], nil, http.Header{"Accept-Encoding": {"gzip"}})
+			wantStatus(t, plain, http.StatusOK)
+			raw += len(plain.Body)
+			sent += len(gz.Body)
+		}
+		t.Logf("%-20s %6d bytes HTML, %7d bytes with assets, %6d sent (assets gzipped)", p.name, len(page.Body), raw, sent)
+		if sent > maxPageWeight {
+			t.Errorf("%s weighs %d bytes with its assets, over %d", p.name, sent, maxPageWeight)
+		}
+	}
+}
+
+// BenchmarkWebhookPages measures each Webhooks page's server time, as
+// BenchmarkPages does the others'.
+func BenchmarkWebhookPages(b *testing.B) {
+	site, browser, pages := webhookPagesSite(b)
+	cookie := &http.Cookie{Name: sello.SessionCookie, Value: browser.Cookie()}
+	h := site.HTTP.Config.Handler
+	for _, p := range pages {
+		b.Run(p.name, func(b *testing.B) {
+			for b.Loop() {
+				req := httptest.NewRequest("GET", p.path, nil)
+				req.AddCookie(cookie)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("%s: %d", p.path, rec.Code)
+				}
+			}
+		})
+	}
+}
