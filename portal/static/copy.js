@@ -1,6 +1,8 @@
-// Sello portal: the copy buttons of secrets shown once (an API key). A
-// button[data-copy] copies the text of the element whose id it names, and
-// says so in the element its data-status names. The buttons are hidden in
+// Sello portal: the copy buttons of secrets shown once (an API key, a
+// webhook's secret). A button[data-copy] copies the text of the element
+// whose id it names, and says so (data-copied, data-failed: the page's
+// words, from the catalogue) in the element its data-status names, or on
+// the button itself when it names none. The buttons are hidden in
 // the HTML and shown here, so that a browser without JavaScript shows the
 // text alone, to select and copy by hand. No inline script: the page's
 // Content-Security-Policy allows scripts from the portal only.
@@ -16,9 +18,12 @@
   }
 
   function copied(button, ok) {
+    var text = button.getAttribute(ok ? "data-copied" : "data-failed");
     var status = document.getElementById(button.getAttribute("data-status"));
     if (status) {
-      status.textContent = button.getAttribute(ok ? "data-copied" : "data-failed");
+      status.textContent = text;
+    } else if (text) {
+      button.textContent = text;
     }
   }
 
