@@ -8,7 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
@@ -32,6 +35,13 @@ type Page struct {
 	documents map[string]bool
 }
 
+// The locale of every Page: a person in the Dominican Republic.
+const (
+	Locale         = "es_DO"
+	TimeZone       = "America/Santo_Domingo"
+	AcceptLanguage = "es-DO,es;q=0.9"
+)
+
 // NewPage opens a tab in a new browser context of the shared browser
 // (started if need be; the test is skipped without chromium, or fails
 // where oracles are required).
@@ -45,6 +55,21 @@ func (s *Server) NewPage(tb testing.TB) *Page {
 		tb.Fatalf("open a tab: %v", err)
 	}
 	tb.Cleanup(cancel)
+	// A Dominican person's browser: its language, locale (how date
+	// fields show) and time zone.
+	if err := do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, emulation.SetLocaleOverride, emulation.SetLocaleOverrideParams{Locale: Locale}); err != nil {
+			return err
+		}
+		if _, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: TimeZone}); err != nil {
+			return err
+		}
+		_, err := cdp.Call(ctx, t, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: network.Headers{"Accept-Language": AcceptLanguage}})
+		return err
+	})); err != nil {
+		cancel()
+		tb.Fatalf("set the tab's locale: %v", err)
+	}
 	p := &Page{Server: s, tb: tb, ctx: ctx, documents: map[string]bool{}}
 	responses := chromedp.Events(ctx, network.ResponseReceived)
 	go func() {
@@ -214,6 +239,38 @@ func (p *Page) whileSwapping(f func()) {
 		p.tb.Fatalf("wait for htmx's swap: %v", err)
 	} else if msg != "" {
 		p.tb.Fatalf("htmx: %s", msg)
+	}
+}
+
+// SwapUntil waits while htmx refreshes parts of the page by itself (an
+// hx-trigger "every …" poll) until an element matches sel, for at most
+// timeout. It fails the test if none comes, if htmx reports an error, or
+// if sel appears with no swap by htmx (the page changed some other way).
+func (p *Page) SwapUntil(sel string, timeout time.Duration) {
+	p.tb.Helper()
+	const watch = `(() => {
+		if (!window.__selloSwaps) {
+			window.__selloSwaps = {settled: 0, errors: []};
+			document.body.addEventListener('htmx:afterSettle', () => window.__selloSwaps.settled++);
+			for (const t of ['htmx:responseError', 'htmx:sendError', 'htmx:swapError']) {
+				document.body.addEventListener(t, (e) => window.__selloSwaps.errors.push(t + ' ' + ((e.detail && e.detail.xhr && e.detail.xhr.status) || '')));
+			}
+		}
+		return true;
+	})()`
+	Eval[bool](p, watch)
+	deadline := time.Now().Add(timeout)
+	for !p.Has(sel) {
+		if errs := Eval[[]string](p, `window.__selloSwaps.errors`); len(errs) > 0 {
+			p.tb.Fatalf("htmx, waiting for %s: %v", sel, errs)
+		}
+		if time.Now().After(deadline) {
+			p.tb.Fatalf("%s did not appear within %s (htmx swapped %d times)", sel, timeout, Eval[int](p, `window.__selloSwaps.settled`))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if Eval[int](p, `window.__selloSwaps.settled`) == 0 {
+		p.tb.Fatalf("%s appeared without a swap by htmx", sel)
 	}
 }
 
