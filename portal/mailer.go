@@ -28,8 +28,8 @@ type Mail struct {
 
 // LogMailer is the built-in Mailer: it sends nothing and logs the message,
 // link included, at level WARN, for the demo and for operators without
-// mail. The link is a live credential for an hour: a log that others read
-// should have a real Mailer instead.
+// mail. The link is a live credential for an hour (a reset) or a day (an
+// invitation): a log that others read should have a real Mailer instead.
 type LogMailer struct {
 	Logger *slog.Logger
 }
