@@ -2,6 +2,7 @@ package portal
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -96,6 +97,14 @@ var auditActionKeys = map[string]string{
 	"user.second_factor_removed":    "Second factor turned off",
 	"user.signed_out_everywhere":    "Signed out on every device",
 	"tenant.second_factor_required": "Second factor for everyone changed",
+}
+
+// audit records a change the visitor made in their company.
+func (s *Server) audit(ctx context.Context, v *visit, action, target string, before, after []byte) error {
+	return s.Store.AppendAudit(ctx, &sello.AuditEntry{
+		TenantID: v.Tenant.ID, ActorID: v.User.ID, ActorEmail: v.User.Email, Action: action, Target: target,
+		Address: v.Addr.String(), Before: before, After: after,
+	})
 }
 
 // handleAudit shows the company's audit log, for owners.

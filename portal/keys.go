@@ -69,6 +69,9 @@ func (s *Server) handleKeys(w http.ResponseWriter, r *http.Request, v *visit) er
 	if e, err := sello.ParseEnvironment(r.URL.Query().Get("env")); err == nil {
 		env = e
 	}
+	if err := requireRole(v, sello.Roles...); err != nil {
+		return err
+	}
 	return s.renderKeys(w, r, v, http.StatusOK, keyForm{Environment: env})
 }
 
@@ -177,6 +180,9 @@ type rotationView struct {
 // ?nueva=, it offers the other active keys of the environment, or a new
 // one.
 func (s *Server) handleKeyRotation(w http.ResponseWriter, r *http.Request, v *visit) error {
+	if err := requireRole(v, sello.Roles...); err != nil {
+		return err
+	}
 	ctx := r.Context()
 	old, err := s.findKey(ctx, v, r.PathValue("id"))
 	if err != nil {
@@ -289,14 +295,6 @@ func keySummary(k *sello.APIKey) map[string]any {
 		"id": k.ID, "name": k.Name, "environment": k.Environment, "scopes": k.Scopes,
 		"last4": k.Last4, "expiresAt": k.ExpiresAt, "revokedAt": k.RevokedAt,
 	}
-}
-
-// audit records a change the visitor made in their company.
-func (s *Server) audit(ctx context.Context, v *visit, action, target string, before, after []byte) error {
-	return s.Store.AppendAudit(ctx, &sello.AuditEntry{
-		TenantID: v.Tenant.ID, ActorID: v.User.ID, ActorEmail: v.User.Email, Action: action, Target: target,
-		Address: v.Addr.String(), Before: before, After: after,
-	})
 }
 
 // keyState is a key's state as the list names it: active, revoked or
