@@ -311,7 +311,7 @@ func auditPage(l *layoutData, view auditView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "</button></div></form></section><section aria-labelledby=\"audit-entries-title\"><h2 id=\"audit-entries-title\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "</button></div></form></section><section id=\"audit-entries-section\"><h2 id=\"audit-entries-title\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
