@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -76,38 +75,47 @@ func demoPassword(mk *sello.MasterKey, rnc string) string {
 	return base64.RawURLEncoding.EncodeToString(mk.DeriveKey("sello demo portal password " + rnc)[:18])
 }
 
-// printDemoLogins gives each demo tenant its owner (created on the first
-// start of a data folder that has none) and prints their logins, "demo
-// login RNC EMAIL PASSWORD". An owner whose password was changed in the
-// portal is printed without it.
-func printDemoLogins(ctx context.Context, st *storage, mk *sello.MasterKey, w io.Writer) error {
+// demoLogin is a demo tenant's owner's login, printed as "demo login RNC
+// EMAIL PASSWORD".
+type demoLogin struct{ rnc, email, password string }
+
+// demoLogins gives each demo tenant its owner (created on the first start
+// of a data folder that has none) and returns their logins. An owner whose
+// password was changed in the portal is returned without it.
+func demoLogins(ctx context.Context, st *storage, mk *sello.MasterKey) ([]demoLogin, error) {
+	var out []demoLogin
 	for _, d := range demoOwners {
 		t, err := st.FindTenantByRNC(ctx, d.rnc)
 		if sello.ErrorCodeOf(err) == sello.CodeNotFound {
 			continue
 		} else if err != nil {
-			return err
+			return nil, err
 		}
 		password := demoPassword(mk, d.rnc)
 		u, err := st.FindUserByEmail(ctx, d.email)
 		if sello.ErrorCodeOf(err) == sello.CodeNotFound {
 			hash, err := sello.HashPassword(password)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			u = &sello.User{Email: d.email, PasswordHash: hash, Language: "es"}
-			if err := st.CreateUser(ctx, u); err != nil {
-				return err
+			if err := st.CreateUser(ctx, u); sello.ErrorCodeOf(err) == sello.CodeConflict {
+				// Another node starting beside this one made it first.
+				if u, err = st.FindUserByEmail(ctx, d.email); err != nil {
+					return nil, err
+				}
+			} else if err != nil {
+				return nil, err
 			}
 			if err := st.PutMembership(ctx, &sello.Membership{TenantID: t.ID, UserID: u.ID, Role: sello.RoleOwner}); err != nil {
-				return err
+				return nil, err
 			}
 		} else if err != nil {
-			return err
+			return nil, err
 		} else if ok, err := sello.CheckPassword(password, u.PasswordHash); err != nil || !ok {
 			password = "(changed in the portal)"
 		}
-		fmt.Fprintf(w, "demo login %s %s %s\n", d.rnc, d.email, password)
+		out = append(out, demoLogin{d.rnc, d.email, password})
 	}
-	return nil
+	return out, nil
 }

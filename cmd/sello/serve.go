@@ -229,6 +229,12 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if p, ok := st.limiter.(bucketPruner); ok {
 		defer startPruning(p, logger)()
 	}
+	var logins []demoLogin
+	if *demo {
+		if logins, err = demoLogins(ctx, st, mk); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -257,10 +263,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	self.Store(&selfURL)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
 	fmt.Fprintf(stdout, "portal %s/\n", strings.TrimRight(ps.URL.String(), "/"))
-	if *demo {
-		if err := printDemoLogins(ctx, st, mk, stdout); err != nil {
-			return fmt.Errorf("demo: %w", err)
-		}
+	for _, l := range logins {
+		fmt.Fprintf(stdout, "demo login %s %s %s\n", l.rnc, l.email, l.password)
 	}
 
 	errc := make(chan error, 1)
