@@ -460,6 +460,10 @@ type WebhookDeliveryFilter struct {
 	FailedOnly bool
 	// Since bounds createdAt, inclusive; zero for no bound.
 	Since time.Time
+	// Cursor resumes after a delivery: FormatCursor of its CreatedAt and
+	// ID (the next cursor WebhookDeliveryPage returns); "" for the first
+	// page.
+	Cursor string
 	// Limit is the page size; 0 means DefaultPageSize, capped at
 	// MaxPageSize.
 	Limit int
@@ -537,7 +541,9 @@ type WebhookStore interface {
 	// attempts (AttemptLog, oldest first). Returns NOT_FOUND.
 	FindWebhookDelivery(ctx context.Context, tenantID, id string) (*WebhookDelivery, error)
 	// ListWebhookDeliveries lists the tenant's deliveries in env, newest
-	// first, without their attempts; FailedOnly keeps failed ones.
+	// first (by createdAt, then id), without their attempts; FailedOnly
+	// keeps failed ones; Cursor starts after the delivery it names. Returns
+	// INVALID_REQUEST for a malformed cursor.
 	ListWebhookDeliveries(ctx context.Context, tenantID string, env Environment, f WebhookDeliveryFilter) ([]*WebhookDelivery, error)
 	// ReplayWebhookDelivery creates a new delivery (trigger replay, ReplayOf
 	// the original) of the same event to the same endpoint: pending with a

@@ -311,9 +311,9 @@ func keyState(k *sello.APIKey, now time.Time) string {
 
 // keyStateKeys are the catalogue keys of the keys' states.
 var keyStateKeys = map[string]string{
-	"active":  "active",
-	"revoked": "revoked",
-	"expired": "expired",
+	"active":  "a key's state: active",
+	"revoked": "a key's state: revoked",
+	"expired": "a key's state: expired",
 }
 
 // scopeKeys are the catalogue keys of what each scope allows (spec §5).

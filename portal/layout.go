@@ -71,6 +71,7 @@ type menuEntry struct {
 var menu = []menuEntry{
 	{Key: "Home", Path: "/", Roles: sello.Roles},
 	{Key: "API keys", Path: keysPath, Roles: sello.Roles},
+	{Key: "Webhooks", Path: "/portal/{env}/webhooks", Roles: sello.Roles},
 	{Key: "Users", Path: usersPath, Roles: []sello.Role{sello.RoleOwner}},
 	{Key: "Audit log", Path: auditPath, Roles: []sello.Role{sello.RoleOwner}},
 	{Key: "Account", Path: accountPath, Roles: sello.Roles},
@@ -102,9 +103,9 @@ func (s *Server) layout(r *http.Request, v *visit, title string) *layoutData {
 		if !contains(e.Roles, v.Role) {
 			continue
 		}
-		// A page's own pages (a key's revocation) keep its entry current.
-		current := e.Path == r.URL.Path || e.Path != "/" && strings.HasPrefix(r.URL.Path, e.Path+"/")
-		l.Menu = append(l.Menu, menuItem{Label: v.T(e.Key), Href: e.Path, Current: current})
+		href := strings.ReplaceAll(e.Path, "{env}", string(l.Env))
+		current := href == r.URL.Path || href != "/" && strings.HasPrefix(r.URL.Path, href+"/")
+		l.Menu = append(l.Menu, menuItem{Label: v.T(e.Key), Href: href, Current: current})
 	}
 	return l
 }

@@ -95,6 +95,23 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.Handle("GET "+auditPath, s.authed(s.handleAudit))
 	mux.Handle("GET "+auditVerifyPath, s.authed(s.handleAuditVerify))
 
+	// Webhooks (webhooks.go): the endpoints and their deliveries, per
+	// environment (envRoute).
+	envRoute(mux, "GET /portal/{env}/webhooks", s.authed(s.handleWebhooks))
+	envRoute(mux, "POST /portal/{env}/webhooks", s.authed(s.handleWebhookCreate))
+	envRoute(mux, "GET /portal/{env}/webhooks/nuevo", s.authed(s.handleWebhookNew))
+	envRoute(mux, "GET /portal/{env}/webhooks/endpoints/{id}", s.authed(s.handleWebhookEndpoint))
+	envRoute(mux, "POST /portal/{env}/webhooks/endpoints/{id}/pausar", s.authed(s.handleWebhookPause))
+	envRoute(mux, "POST /portal/{env}/webhooks/endpoints/{id}/reanudar", s.authed(s.handleWebhookResume))
+	envRoute(mux, "POST /portal/{env}/webhooks/endpoints/{id}/rotar-secreto", s.authed(s.handleWebhookRotate))
+	envRoute(mux, "POST /portal/{env}/webhooks/endpoints/{id}/probar", s.authed(s.handleWebhookTest))
+	envRoute(mux, "GET /portal/{env}/webhooks/endpoints/{id}/eliminar", s.authed(s.handleWebhookDeleteForm))
+	envRoute(mux, "POST /portal/{env}/webhooks/endpoints/{id}/eliminar", s.authed(s.handleWebhookDelete))
+	envRoute(mux, "GET /portal/{env}/webhooks/entregas", s.authed(s.handleDeliveries))
+	envRoute(mux, "POST /portal/{env}/webhooks/entregas/reenviar-fallidas", s.authed(s.handleReplayFailed))
+	envRoute(mux, "GET /portal/{env}/webhooks/entregas/{id}", s.authed(s.handleDelivery))
+	envRoute(mux, "POST /portal/{env}/webhooks/entregas/{id}/reenviar", s.authed(s.handleDeliveryReplay))
+
 	// Anything else under /portal/ is the portal's 404 page.
 	mux.Handle("/portal/", s.public(s.handleNotFound))
 	mux.Handle(sello.LinkPath, s.public(s.handleNotFound))
@@ -103,4 +120,18 @@ func (s *Server) routes(mux *http.ServeMux) {
 // handleNotFound is the page of a path the portal does not have.
 func (s *Server) handleNotFound(w http.ResponseWriter, r *http.Request, v *visit) error {
 	return pageError(sello.CodeNotFound, v.T("There is no such page."))
+}
+
+// envRoute registers an environment's page, pattern "METHOD
+// /portal/{env}/…", once per environment with its name in place of {env}
+// (a {env} wildcard before another segment would clash with
+// /portal/static/{name}), and sets the request's "env" path value, as
+// the wildcard would, for the handler to read.
+func envRoute(mux *http.ServeMux, pattern string, h http.Handler) {
+	for _, env := range sello.Environments {
+		mux.Handle(strings.Replace(pattern, "{env}", string(env), 1), http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			r.SetPathValue("env", string(env))
+			h.ServeHTTP(w, r)
+		}))
+	}
 }

@@ -37,6 +37,11 @@ type Server struct {
 	// InsecureCookies drops the cookies' Secure attribute: only for the
 	// demo on loopback over plain HTTP (sello serve --demo).
 	InsecureCookies bool
+	// AllowLoopbackWebhooks accepts webhook endpoints on this machine
+	// (127.0.0.0/8, ::1) outside eCF, for tests and demos: set it when the
+	// server's workers deliver there (sello serve --allow-loopback-webhooks
+	// or --demo).
+	AllowLoopbackWebhooks bool
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client's address (as for the API).
 	TrustedProxies []netip.Prefix

@@ -15,8 +15,8 @@ import (
 
 // The portal's static files: htmx (npm htmx.org, HTMXVersion, vendored
 // whole: make vendor-htmx), the one stylesheet, and copy.js (the copy
-// buttons of secrets shown once; the pages that show one load it). They
-// are embedded in the binary; no page loads anything from another site.
+// buttons of secrets shown once). They are embedded in the binary; no page
+// loads anything from another site.
 //
 //go:embed static/htmx.min.js static/sello.css static/copy.js
 var staticFS embed.FS

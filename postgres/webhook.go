@@ -498,6 +498,14 @@ func (db *DB) ListWebhookDeliveries(ctx context.Context, tenantID string, env se
 		args = append(args, f.Since)
 		q += ` AND created_at >= $` + strconv.Itoa(len(args))
 	}
+	if f.Cursor != "" {
+		at, id, err := sello.ParseCursor(f.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, at, id)
+		q += ` AND (created_at, id) < ($` + strconv.Itoa(len(args)-1) + `, $` + strconv.Itoa(len(args)) + `)`
+	}
 	args = append(args, limit)
 	q += ` ORDER BY created_at DESC, id DESC LIMIT $` + strconv.Itoa(len(args))
 	rows, err := db.pool.Query(ctx, q, args...)

@@ -485,6 +485,14 @@ func (db *DB) ListWebhookDeliveries(ctx context.Context, tenantID string, env se
 		q += ` AND created_at >= ?`
 		args = append(args, formatTime(f.Since))
 	}
+	if f.Cursor != "" {
+		at, id, err := sello.ParseCursor(f.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		q += ` AND (created_at, id) < (?, ?)`
+		args = append(args, formatTime(at), id)
+	}
 	q += ` ORDER BY created_at DESC, id DESC LIMIT ?`
 	args = append(args, limit)
 	rows, err := db.q().query(ctx, q, args...)

@@ -262,4 +262,44 @@ func testWebhookList(t *testing.T, open Open) {
 	if got := mustDeliveries(t, w.s, w.tn.ID, sello.EnvProd, sello.WebhookDeliveryFilter{}); len(got) != 1 {
 		t.Errorf("deliveries in eCF: got %d, want 1", len(got))
 	}
+
+	// Paging: the cursor after each page gives the next, newest first, each
+	// delivery once, with the filters kept; two deliveries share each
+	// createdAt (one event, two endpoints), so the id breaks ties.
+	for _, size := range []int{1, 3} {
+		var paged []*sello.WebhookDelivery
+		f := sello.WebhookDeliveryFilter{Limit: size}
+		for range 10 {
+			page, next, err := sello.WebhookDeliveryPage(ctx, w.s, w.tn.ID, sello.EnvTest, f)
+			if err != nil {
+				t.Fatalf("WebhookDeliveryPage: %v", err)
+			}
+			if len(page) > size {
+				t.Fatalf("page of %d: got %d", size, len(page))
+			}
+			paged = append(paged, page...)
+			if next == "" {
+				break
+			}
+			f.Cursor = next
+		}
+		if len(paged) != len(all) {
+			t.Fatalf("pages of %d: got %d deliveries, want %d", size, len(paged), len(all))
+		}
+		for i := range all {
+			if paged[i].ID != all[i].ID {
+				t.Errorf("pages of %d: delivery %d is %s, want %s", size, i, paged[i].ID, all[i].ID)
+			}
+		}
+	}
+	page, next, err := sello.WebhookDeliveryPage(ctx, w.s, w.tn.ID, sello.EnvTest, sello.WebhookDeliveryFilter{EndpointID: a.ID, Limit: 1})
+	if err != nil || len(page) != 1 || next == "" {
+		t.Fatalf("first page of a's: %d, %q, %v", len(page), next, err)
+	}
+	page, next, err = sello.WebhookDeliveryPage(ctx, w.s, w.tn.ID, sello.EnvTest, sello.WebhookDeliveryFilter{EndpointID: a.ID, Limit: 1, Cursor: next})
+	if err != nil || len(page) != 1 || page[0].EndpointID != a.ID || next != "" {
+		t.Fatalf("second and last page of a's: %d, %q, %v", len(page), next, err)
+	}
+	_, err = w.s.ListWebhookDeliveries(ctx, w.tn.ID, sello.EnvTest, sello.WebhookDeliveryFilter{Cursor: "not a cursor"})
+	wantError(t, err, sello.CodeInvalidRequest, "Cursor")
 }

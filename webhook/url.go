@@ -109,3 +109,13 @@ func numericHost(name string) bool {
 func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f'
 }
+
+// NormalizeEndpointURL is NormalizeURL for an endpoint of env: https only
+// in eCF, and loopback hosts accepted when allowLoopback is set, outside
+// eCF only (the allowance of tests and demos never applies to production,
+// as in the delivery client). Returns INVALID_REQUEST with a message for
+// the tenant.
+func NormalizeEndpointURL(rawURL string, env sello.Environment, allowLoopback bool) (string, error) {
+	prod := env == sello.EnvProd
+	return NormalizeURL(rawURL, prod, allowLoopback && !prod)
+}

@@ -244,6 +244,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		ln.Close()
 		return err
 	}
+	// The portal accepts loopback webhook URLs where the workers deliver
+	// to them (never eCF's).
+	ps.AllowLoopbackWebhooks = *allowLoopback
 	var conns connCounter
 	hs := &http.Server{
 		Handler:           conns.handler(siteHandler(srv.Handler(), ps.Handler())),

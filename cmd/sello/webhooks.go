@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -425,34 +426,18 @@ func (w *webhooksCmd) replayFailed(ctx context.Context, st *storage, stdout io.W
 const waitPoll = 100 * time.Millisecond
 
 // waitFirstAttempt waits until the delivery d has an attempt, at most
-// timeout, and returns the first. Deliveries are made by the workers of
-// sello serve on the same storage. Returns an error when none comes in
-// time, or when d ends without one (its endpoint deleted or disabled
-// meanwhile).
+// timeout, and returns the first (sello.WaitFirstWebhookAttempt).
+// Deliveries are made by the workers of sello serve on the same storage.
+// Returns an error when none comes in time, or when d ends without one
+// (its endpoint deleted or disabled meanwhile).
 func waitFirstAttempt(ctx context.Context, st *storage, d *sello.WebhookDelivery, timeout time.Duration) (*sello.WebhookAttempt, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tick := time.NewTicker(waitPoll)
-	defer tick.Stop()
-	for {
-		full, err := st.FindWebhookDelivery(ctx, d.TenantID, d.ID)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			return nil, err
-		case err == nil && len(full.AttemptLog) > 0:
-			return full.AttemptLog[0], nil
-		case err == nil && full.Status == sello.WebhookFailed:
-			return nil, fmt.Errorf("delivery %s failed without an attempt: %s", d.ID, full.LastError)
-		}
-		select {
-		case <-ctx.Done():
-			if ctx.Err() == context.DeadlineExceeded {
-				return nil, fmt.Errorf("no delivery attempt within %s: deliveries are made by sello serve; is one running on this storage (%s)?", timeout, st.desc)
-			}
-			return nil, ctx.Err()
-		case <-tick.C:
-		}
+	a, err := sello.WaitFirstWebhookAttempt(wctx, st, d.TenantID, d.ID, waitPoll)
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		return nil, fmt.Errorf("no delivery attempt within %s: deliveries are made by sello serve; is one running on this storage (%s)?", timeout, st.desc)
 	}
+	return a, err
 }
 
 // describeAttempt is one line on an attempt: its HTTP status and latency,
@@ -506,36 +491,20 @@ func normalizeEndpointURL(url string, env sello.Environment, allowLoopback bool)
 	if allowLoopback && prod {
 		return "", sello.Errorf(sello.CodeInvalidRequest, "--allow-loopback does not apply to eCF: production webhooks go only to public https:// URLs.")
 	}
-	norm, err := webhook.NormalizeURL(url, prod, allowLoopback)
+	norm, err := webhook.NormalizeEndpointURL(url, env, allowLoopback)
 	if err != nil && !allowLoopback && !prod {
-		if _, err2 := webhook.NormalizeURL(url, prod, true); err2 == nil {
+		if _, err2 := webhook.NormalizeEndpointURL(url, env, true); err2 == nil {
 			return "", sello.Errorf(sello.CodeInvalidRequest, "%s For a receiver on this machine (tests, demos) add --allow-loopback, and run sello serve with --allow-loopback-webhooks or --demo.", sello.ErrorText(err))
 		}
 	}
 	return norm, err
 }
 
-// parseEventTypes reads --events. Returns INVALID_REQUEST for an unknown
+// parseEventTypes reads --events, comma-separated
+// (sello.ParseWebhookEventTypes). Returns INVALID_REQUEST for an unknown
 // type.
 func parseEventTypes(s string) ([]sello.EventType, error) {
-	var types []sello.EventType
-	for part := range strings.SplitSeq(s, ",") {
-		t := sello.EventType(strings.TrimSpace(part))
-		if t == "" {
-			continue
-		}
-		if !slices.Contains(sello.WebhookEventTypes, t) {
-			names := make([]string, len(sello.WebhookEventTypes))
-			for i, w := range sello.WebhookEventTypes {
-				names[i] = string(w)
-			}
-			return nil, sello.Errorf(sello.CodeInvalidRequest, "Unknown event type %q: use %s.", t, strings.Join(names, ", "))
-		}
-		if !slices.Contains(types, t) {
-			types = append(types, t)
-		}
-	}
-	return types, nil
+	return sello.ParseWebhookEventTypes(strings.Split(s, ","))
 }
 
 // parseSince reads a point in time: RFC 3339, a date (the start of that
