@@ -80,7 +80,6 @@ func init() {
 		"Cancel": "Cancelar",
 		"The key is revoked: the API refuses it from now on.": "La clave está revocada: la API la rechaza a partir de ahora.",
 
-
 		// scopeKeys (spec §5).
 		"Check documents without issuing them (pre-flight, no fiscal effect)": "Validar comprobantes sin emitirlos (prevalidación, sin efecto fiscal)",
 		"Issue e-CF documents":                       "Emitir comprobantes e-CF",
