@@ -2,6 +2,7 @@ package portal
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -75,7 +76,7 @@ type chainResult struct {
 // prefix (catalogue key of its label).
 var auditActions = []actionOption{
 	{"api_key.", "API keys"},
-	{"webhook.", "Webhooks"},
+	{"webhook_", "Webhooks"},
 	{"user.", "Users"},
 	{"tenant.", "Company settings"},
 }
@@ -83,19 +84,35 @@ var auditActions = []actionOption{
 // auditActionKeys are the catalogue keys of the actions' labels; an
 // action without one shows as it is.
 var auditActionKeys = map[string]string{
-	"api_key.created":               "API key created",
-	"api_key.rotated":               "API key rotated (a new key replaces it)",
-	"api_key.revoked":               "API key revoked",
-	"user.invited":                  "User invited",
-	"user.joined":                   "User joined",
-	"user.role_changed":             "Role changed",
-	"user.removed":                  "User removed",
-	"user.password_changed":         "Password changed",
-	"user.password_reset":           "Password reset",
-	"user.second_factor_enabled":    "Second factor turned on",
-	"user.second_factor_removed":    "Second factor turned off",
-	"user.signed_out_everywhere":    "Signed out on every device",
-	"tenant.second_factor_required": "Second factor for everyone changed",
+	"api_key.created":                  "API key created",
+	"api_key.rotated":                  "API key rotated (a new key replaces it)",
+	"api_key.revoked":                  "API key revoked",
+	"user.invited":                     "User invited",
+	"user.joined":                      "User joined",
+	"user.role_changed":                "Role changed",
+	"user.removed":                     "User removed",
+	"user.password_changed":            "Password changed",
+	"user.password_reset":              "Password reset",
+	"user.second_factor_enabled":       "Second factor turned on",
+	"user.second_factor_removed":       "Second factor turned off",
+	"user.signed_out_everywhere":       "Signed out on every device",
+	"tenant.second_factor_required":    "Second factor for everyone changed",
+	"webhook_endpoint.created":         "Webhook endpoint added",
+	"webhook_endpoint.paused":          "Webhook endpoint paused",
+	"webhook_endpoint.resumed":         "Webhook endpoint resumed",
+	"webhook_endpoint.secret_rotated":  "Webhook secret rotated",
+	"webhook_endpoint.tested":          "Webhook test sent",
+	"webhook_endpoint.deleted":         "Webhook endpoint deleted",
+	"webhook_delivery.replayed":        "Webhook delivery replayed",
+	"webhook_delivery.failed_replayed": "Failed webhook deliveries replayed",
+}
+
+// audit records a change the visitor made in their company.
+func (s *Server) audit(ctx context.Context, v *visit, action, target string, before, after []byte) error {
+	return s.Store.AppendAudit(ctx, &sello.AuditEntry{
+		TenantID: v.Tenant.ID, ActorID: v.User.ID, ActorEmail: v.User.Email, Action: action, Target: target,
+		Address: v.Addr.String(), Before: before, After: after,
+	})
 }
 
 // handleAudit shows the company's audit log, for owners.

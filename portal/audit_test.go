@@ -90,11 +90,11 @@ func testAudit(t *testing.T, site *Site) {
 	// filter.
 	for i := range 60 {
 		if err := site.Store.AppendAudit(t.Context(), &sello.AuditEntry{TenantID: site.Tenant.ID, ActorID: dev.ID, ActorEmail: dev.Email,
-			Action: "webhook.paused", Target: fmt.Sprintf("ep_%d", i)}); err != nil {
+			Action: "webhook_endpoint.paused", Target: fmt.Sprintf("ep_%d", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	p = b.Get("/portal/auditoria?action=webhook.")
+	p = b.Get("/portal/auditoria?action=webhook_")
 	seqs, _ = auditRows(p)
 	if len(seqs) != 50 || seqs[0] != "64" || seqs[49] != "15" {
 		t.Fatalf("first page: %d rows %v", len(seqs), seqs)
@@ -104,7 +104,7 @@ func testAudit(t *testing.T, site *Site) {
 		t.Fatalf("no link to the older entries: %s", p.Body)
 	}
 	next := strings.ReplaceAll(older[1]+older[2], "&amp;", "&")
-	if next != "/portal/auditoria?action=webhook.&before=15" {
+	if next != "/portal/auditoria?action=webhook_&before=15" {
 		t.Errorf("older link %q", next)
 	}
 	p = b.Get(next)

@@ -69,6 +69,9 @@ func (s *Server) handleKeys(w http.ResponseWriter, r *http.Request, v *visit) er
 	if e, err := sello.ParseEnvironment(r.URL.Query().Get("env")); err == nil {
 		env = e
 	}
+	if err := requireRole(v, sello.Roles...); err != nil {
+		return err
+	}
 	return s.renderKeys(w, r, v, http.StatusOK, keyForm{Environment: env})
 }
 
@@ -177,6 +180,9 @@ type rotationView struct {
 // ?nueva=, it offers the other active keys of the environment, or a new
 // one.
 func (s *Server) handleKeyRotation(w http.ResponseWriter, r *http.Request, v *visit) error {
+	if err := requireRole(v, sello.Roles...); err != nil {
+		return err
+	}
 	ctx := r.Context()
 	old, err := s.findKey(ctx, v, r.PathValue("id"))
 	if err != nil {
@@ -291,14 +297,6 @@ func keySummary(k *sello.APIKey) map[string]any {
 	}
 }
 
-// audit records a change the visitor made in their company.
-func (s *Server) audit(ctx context.Context, v *visit, action, target string, before, after []byte) error {
-	return s.Store.AppendAudit(ctx, &sello.AuditEntry{
-		TenantID: v.Tenant.ID, ActorID: v.User.ID, ActorEmail: v.User.Email, Action: action, Target: target,
-		Address: v.Addr.String(), Before: before, After: after,
-	})
-}
-
 // keyState is a key's state as the list names it: active, revoked or
 // expired.
 func keyState(k *sello.APIKey, now time.Time) string {
@@ -313,9 +311,9 @@ func keyState(k *sello.APIKey, now time.Time) string {
 
 // keyStateKeys are the catalogue keys of the keys' states.
 var keyStateKeys = map[string]string{
-	"active":  "active",
-	"revoked": "revoked",
-	"expired": "expired",
+	"active":  "a key's state: active",
+	"revoked": "a key's state: revoked",
+	"expired": "a key's state: expired",
 }
 
 // scopeKeys are the catalogue keys of what each scope allows (spec §5).

@@ -103,7 +103,6 @@ func (s *Server) layout(r *http.Request, v *visit, title string) *layoutData {
 		if !contains(e.Roles, v.Role) {
 			continue
 		}
-		// A page's own pages (a key's revocation) keep its entry current.
 		href := strings.ReplaceAll(e.Path, "{env}", string(l.Env))
 		current := href == r.URL.Path || href != "/" && strings.HasPrefix(r.URL.Path, href+"/")
 		l.Menu = append(l.Menu, menuItem{Label: v.T(e.Key), Href: href, Current: current})

@@ -8,9 +8,10 @@ import (
 )
 
 // Mailer sends the portal's mail: the one-time links of password resets
-// (invitations' links are handed over by whoever made them: the CLI prints
-// them, the users page shows them). Plug in a real one (SMTP, a provider's
-// API) by implementing it; the only built-in is LogMailer.
+// and of the invitations an owner sends from the users' page (the first
+// owner's link, which the CLI makes, is printed instead). Plug in a real
+// one (SMTP, a provider's API) by implementing it; the only built-in is
+// LogMailer.
 type Mailer interface {
 	// Send sends m. An error fails the request that sent it.
 	Send(ctx context.Context, m Mail) error
@@ -27,8 +28,8 @@ type Mail struct {
 
 // LogMailer is the built-in Mailer: it sends nothing and logs the message,
 // link included, at level WARN, for the demo and for operators without
-// mail. The link is a live credential for an hour: a log that others read
-// should have a real Mailer instead.
+// mail. The link is a live credential for an hour (a reset) or a day (an
+// invitation): a log that others read should have a real Mailer instead.
 type LogMailer struct {
 	Logger *slog.Logger
 }

@@ -52,6 +52,14 @@ func init() {
 		"Second factor turned on":                 "Segundo factor activado",
 		"Second factor turned off":                "Segundo factor desactivado",
 		"Signed out on every device":              "Sesión cerrada en todos los dispositivos",
+		"Webhook endpoint added":                  "Endpoint de webhook agregado",
+		"Webhook endpoint paused":                 "Endpoint de webhook pausado",
+		"Webhook endpoint resumed":                "Endpoint de webhook reanudado",
+		"Webhook secret rotated":                  "Secreto de webhook rotado",
+		"Webhook test sent":                       "Prueba de webhook enviada",
+		"Webhook endpoint deleted":                "Endpoint de webhook eliminado",
+		"Webhook delivery replayed":               "Entrega de webhook reenviada",
+		"Failed webhook deliveries replayed":      "Entregas de webhook fallidas reenviadas",
 		"Second factor for everyone changed":      "Cambio del segundo factor para todos",
 	})
 }

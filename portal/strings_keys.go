@@ -15,6 +15,13 @@ func registerSpanish(es map[string]string) {
 
 // The API keys' pages (keys.go, keys.templ).
 func init() {
+	// keyStateKeys: a key is feminine in Spanish (la clave), so its states
+	// have keys of their own.
+	i18n.Register(map[string]i18n.Entry{
+		"a key's state: active":  {EN: "active", ES: "activa"},
+		"a key's state: revoked": {EN: "revoked", ES: "revocada"},
+		"a key's state: expired": {EN: "expired", ES: "vencida"},
+	})
 	registerSpanish(map[string]string{
 		"API keys":                          "Claves API",
 		"New API key":                       "Clave API nueva",
@@ -72,11 +79,6 @@ func init() {
 		"This key was used in the last 24 hours: a system still sends it.":                                                      "Esta clave se usó en las últimas 24 horas: algún sistema todavía la envía.",
 		"Cancel": "Cancelar",
 		"The key is revoked: the API refuses it from now on.": "La clave está revocada: la API la rechaza a partir de ahora.",
-
-		// keyStateKeys.
-		"active":  "activa",
-		"revoked": "revocada",
-		"expired": "vencida",
 
 		// scopeKeys (spec §5).
 		"Check documents without issuing them (pre-flight, no fiscal effect)": "Validar comprobantes sin emitirlos (prevalidación, sin efecto fiscal)",

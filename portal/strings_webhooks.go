@@ -7,6 +7,7 @@ import "github.com/sello-do/sello/internal/i18n"
 func init() {
 	i18n.Register(map[string]i18n.Entry{
 		// The menu, the tabs and the titles.
+		"Webhooks":            {EN: "Webhooks", ES: "Webhooks"},
 		"Webhooks in %s":      {EN: "Webhooks in %s", ES: "Webhooks en %s"},
 		"Endpoints":           {EN: "Endpoints", ES: "Endpoints"},
 		"Endpoint":            {EN: "Endpoint", ES: "Endpoint"},
@@ -27,13 +28,15 @@ func init() {
 			EN: "Sello sends each event of your documents to your endpoints as a signed HTTP POST; your system checks the signature with the endpoint's secret.",
 			ES: "Sello envía cada evento de sus documentos a sus endpoints como un HTTP POST firmado; su sistema verifica la firma con el secreto del endpoint."},
 		"No endpoint in %s yet.": {EN: "No endpoint in %s yet.", ES: "Todavía no hay endpoints en %s."},
+		"State":                  {EN: "State", ES: "Estado"},
 		"Why":                    {EN: "Why", ES: "Motivo"},
 		"Failing since":          {EN: "Failing since", ES: "Fallando desde"},
 		"Events":                 {EN: "Events", ES: "Eventos"},
 		"Every event":            {EN: "Every event", ES: "Todos los eventos"},
 		"Added":                  {EN: "Added", ES: "Agregado"},
+		"Environment":            {EN: "Environment", ES: "Ambiente"},
 		"Id":                     {EN: "Id", ES: "Id"},
-		"endpoint active":        {EN: "active", ES: "activo"},
+		"active":                 {EN: "active", ES: "activo"},
 		"paused":                 {EN: "paused", ES: "pausado"},
 		"disabled":               {EN: "disabled", ES: "deshabilitado"},
 
@@ -51,6 +54,7 @@ func init() {
 			EN: "Sello makes the signing secret and shows it once, on the next page.",
 			ES: "Sello crea el secreto de firma y lo muestra una sola vez, en la página siguiente."},
 		"Add the endpoint": {EN: "Add the endpoint", ES: "Agregar el endpoint"},
+		"Cancel":           {EN: "Cancel", ES: "Cancelar"},
 
 		// A secret, shown once.
 		"Copy this secret now and keep it with your receiver: it is not shown again.": {
@@ -106,6 +110,7 @@ func init() {
 
 		// The deliveries.
 		"Every endpoint":      {EN: "Every endpoint", ES: "Todos los endpoints"},
+		"Show":                {EN: "Show", ES: "Mostrar"},
 		"No failed delivery.": {EN: "No failed delivery.", ES: "Ninguna entrega fallida."},
 		"No delivery.":        {EN: "No delivery.", ES: "Ninguna entrega."},
 		"Newest":              {EN: "Newest", ES: "Más recientes"},
@@ -123,6 +128,7 @@ func init() {
 		"Give the date and time from which to send the failed deliveries again.": {
 			EN: "Give the date and time from which to send the failed deliveries again.",
 			ES: "Indique la fecha y la hora desde las que se reenvían las entregas fallidas."},
+		"Created":    {EN: "Created", ES: "Creada"},
 		"Event":      {EN: "Event", ES: "Evento"},
 		"Attempts":   {EN: "Attempts", ES: "Intentos"},
 		"Last error": {EN: "Last error", ES: "Último error"},
@@ -146,6 +152,7 @@ func init() {
 		"Reload":                          {EN: "Reload", ES: "Actualizar"},
 		"Attempt":                         {EN: "Attempt", ES: "Intento"},
 		"Attempt %d, %s:":                 {EN: "Attempt %d, %s:", ES: "Intento %d, %s:"},
+		"When":                            {EN: "When", ES: "Cuándo"},
 		"Answer":                          {EN: "Answer", ES: "Respuesta"},
 		"HTTP %d":                         {EN: "HTTP %d", ES: "HTTP %d"},
 		"no answer":                       {EN: "no answer", ES: "sin respuesta"},

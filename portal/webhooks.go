@@ -82,7 +82,7 @@ const webhookPoll = 50 * time.Millisecond
 // The catalogue keys of the statuses the pages show.
 var (
 	endpointStatusKeys = map[sello.WebhookEndpointStatus]string{
-		sello.WebhookEndpointActive:   "endpoint active",
+		sello.WebhookEndpointActive:   "active",
 		sello.WebhookEndpointPaused:   "paused",
 		sello.WebhookEndpointDisabled: "disabled",
 	}

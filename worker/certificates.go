@@ -17,8 +17,9 @@ func (CertificateCheckArgs) Kind() string { return "sello.certificate_check" }
 
 // Periodic returns the periodic jobs of the lifecycle: the certificate and
 // sequence checks, hourly and at start, the events' retention, daily and at
-// start, and the receivers' expired seeds and tokens, every
-// ReceiverAuthPruneInterval (River runs periodic jobs on one node only).
+// start, the receivers' expired seeds and tokens, every
+// ReceiverAuthPruneInterval, and the portal's dead sessions and links, every
+// PortalPruneInterval (River runs periodic jobs on one node only).
 func (w *Worker) Periodic() []*river.PeriodicJob {
 	return []*river.PeriodicJob{
 		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
@@ -29,6 +30,7 @@ func (w *Worker) Periodic() []*river.PeriodicJob {
 			&river.PeriodicJobOpts{RunOnStart: true}),
 		eventRetentionJob(),
 		receiverAuthPruneJob(),
+		portalPruneJob(),
 	}
 }
 

@@ -149,6 +149,7 @@ func (w *Worker) Workers() *river.Workers {
 	river.AddWorker(ws, &voidWorker{w: w})
 	river.AddWorker(ws, &eventRetentionWorker{w: w})
 	river.AddWorker(ws, &receiverAuthPruneWorker{w: w})
+	river.AddWorker(ws, &portalPruneWorker{w: w})
 	river.AddWorker(ws, &certificationWorker{w: w})
 	river.AddWorker(ws, &contingencyWorker{w: w})
 	river.AddWorker(ws, &inboundConfirmWorker{w: w})

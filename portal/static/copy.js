@@ -1,11 +1,12 @@
-// Sello portal: the copy buttons of secrets shown once (an API key, a
-// webhook's secret). A button[data-copy] copies the text of the element
-// whose id it names, and says so (data-copied, data-failed: the page's
-// words, from the catalogue) in the element its data-status names, or on
-// the button itself when it names none. The buttons are hidden in
-// the HTML and shown here, so that a browser without JavaScript shows the
-// text alone, to select and copy by hand. No inline script: the page's
-// Content-Security-Policy allows scripts from the portal only.
+// Sello portal: copy buttons of secrets shown once (an API key, a webhook
+// secret). A <button data-copy="ID" hidden> copies the text of the
+// element ID. Its data-copied (and data-failed) attribute is what it says
+// once done (from the page, so that every word stays in the catalogue):
+// in the element its data-status names, or as its own label without one.
+// The buttons are hidden in the HTML and shown here, so that a browser
+// without JavaScript shows the text alone, to select and copy by hand. No
+// inline script: the Content-Security-Policy allows the portal's scripts
+// only.
 (function () {
   "use strict";
 
@@ -17,26 +18,24 @@
     sel.addRange(range);
   }
 
-  function copied(button, ok) {
+  function say(button, ok) {
     var text = button.getAttribute(ok ? "data-copied" : "data-failed");
+    if (!text) {
+      return;
+    }
     var status = document.getElementById(button.getAttribute("data-status"));
     if (status) {
       status.textContent = text;
-    } else if (text) {
+    } else {
       button.textContent = text;
     }
   }
 
-  function copy(button) {
-    var source = document.getElementById(button.getAttribute("data-copy"));
-    if (!source) {
-      return;
-    }
-    var text = source.textContent.trim();
+  function copy(button, source) {
     if (navigator.clipboard && window.isSecureContext) {
-      navigator.clipboard.writeText(text).then(
-        function () { copied(button, true); },
-        function () { selectText(source); copied(button, false); });
+      navigator.clipboard.writeText(source.textContent.trim()).then(
+        function () { say(button, true); },
+        function () { selectText(source); say(button, false); });
       return;
     }
     // Without the asynchronous clipboard (plain HTTP off loopback), the
@@ -48,15 +47,18 @@
     } catch (e) {
       ok = false;
     }
-    copied(button, ok);
+    say(button, ok);
   }
 
   function setUp() {
-    var buttons = document.querySelectorAll("button[data-copy]");
-    for (var i = 0; i < buttons.length; i++) {
-      buttons[i].hidden = false;
-      buttons[i].addEventListener("click", function (ev) { copy(ev.currentTarget); });
-    }
+    document.querySelectorAll("button[data-copy]").forEach(function (button) {
+      var source = document.getElementById(button.getAttribute("data-copy"));
+      if (!source) {
+        return;
+      }
+      button.hidden = false;
+      button.addEventListener("click", function () { copy(button, source); });
+    });
   }
 
   if (document.readyState === "loading") {
