@@ -134,6 +134,27 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 	return out, dbError(rows.Err(), "list events")
 }
 
+// FindDocumentEvents implements sello.EventStore: the tenant's events in
+// env (events_tenant_env_seq) whose document snapshot is of documentID.
+func (db *DB) FindDocumentEvents(ctx context.Context, tenantID string, env sello.Environment, documentID string) ([]*sello.Event, error) {
+	rows, err := db.q().query(ctx, `SELECT `+eventColumns+` FROM events
+		WHERE tenant_id = ? AND environment = ? AND json_extract(document, '$.id') = ?
+		ORDER BY seq`, tenantID, env, documentID)
+	if err != nil {
+		return nil, dbError(err, "find document events")
+	}
+	defer rows.Close()
+	var out []*sello.Event
+	for rows.Next() {
+		ev, err := scanEvent(rows)
+		if err != nil {
+			return nil, dbError(err, "find document events")
+		}
+		out = append(out, ev)
+	}
+	return out, dbError(rows.Err(), "find document events")
+}
+
 // scanEvent reads the eventColumns of a row.
 func scanEvent(s scanner) (*sello.Event, error) {
 	var ev sello.Event
