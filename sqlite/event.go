@@ -136,10 +136,12 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 
 // FindDocumentEvents implements sello.EventStore: the tenant's events in
 // env (events_tenant_env_seq) whose document snapshot is of documentID.
+// The snapshot's text is searched for the id before its JSON is read
+// (instr, some ten times cheaper than json_extract on each event).
 func (db *DB) FindDocumentEvents(ctx context.Context, tenantID string, env sello.Environment, documentID string) ([]*sello.Event, error) {
 	rows, err := db.q().query(ctx, `SELECT `+eventColumns+` FROM events
-		WHERE tenant_id = ? AND environment = ? AND json_extract(document, '$.id') = ?
-		ORDER BY seq`, tenantID, env, documentID)
+		WHERE tenant_id = ? AND environment = ? AND instr(document, ?) > 0 AND json_extract(document, '$.id') = ?
+		ORDER BY seq`, tenantID, env, `"id":"`+documentID+`"`, documentID)
 	if err != nil {
 		return nil, dbError(err, "find document events")
 	}

@@ -66,6 +66,10 @@ type Seeder struct {
 	// a millisecond or two each); otherwise the stored "signed XML" is
 	// the unsigned e-CF and the security code made up.
 	Sign bool
+	// Now is the clock of the documents' contents (FechaEmision, the
+	// signature's time, the buyers' verdicts); time.Now when nil. The
+	// store's own clock times its rows.
+	Now func() time.Time
 
 	signer *xmldsig.Signer
 	ranges map[sello.DocumentType]bool
@@ -134,7 +138,7 @@ func (s *Seeder) issue(tb testing.TB, st Story) (*sello.Document, error) {
 			Reason: reason, EventType: sello.EventECFFailed, Severity: "error", Message: reason})
 	}
 	// Signed.
-	signedAt := time.Now().Truncate(time.Second)
+	signedAt := s.now().Truncate(time.Second)
 	xml, err := doc.XML(signedAt)
 	if err != nil {
 		return nil, err
@@ -211,7 +215,7 @@ func (s *Seeder) issue(tb testing.TB, st Story) (*sello.Document, error) {
 		a := &sello.ReceivedApproval{
 			TenantID: s.Tenant.ID, Environment: s.Env, IssuerRNC: s.Tenant.RNC, ENCF: d.ENCF,
 			IssueDate: d.IssueDate, Total: d.Total, BuyerRNC: d.BuyerRNC,
-			Status: v.Status, Reason: v.Reason, DecidedAt: time.Now().Add(-time.Duration(len(st.Verdicts)-i) * time.Minute).Truncate(time.Second),
+			Status: v.Status, Reason: v.Reason, DecidedAt: s.now().Add(-time.Duration(len(st.Verdicts)-i) * time.Minute).Truncate(time.Second),
 			Signer: signer(v),
 		}
 		if d, _, err = s.Store.ReceiveCommercialApproval(ctx, a); err != nil {
@@ -242,7 +246,7 @@ func signer(v Verdict) *sello.Signer {
 // parse builds the e-CF of st: the sample invoice of the tenant, issued
 // today, with st's type, buyer and units.
 func (s *Seeder) parse(st Story) (*ecf.Document, error) {
-	sample := ecf.SampleInvoice(s.Tenant.RNC, sello.TodayInDR(time.Now()))
+	sample := ecf.SampleInvoice(s.Tenant.RNC, sello.TodayInDR(s.now()))
 	e := sample["ECF"].(map[string]any)
 	enc := e["Encabezado"].(map[string]any)
 	enc["Emisor"].(map[string]any)["RazonSocialEmisor"] = s.Tenant.Name
@@ -259,7 +263,14 @@ func (s *Seeder) parse(st Story) (*ecf.Document, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ecf.Parse(body, ecf.Issuance{TenantRNC: s.Tenant.RNC, Now: time.Now()})
+	return ecf.Parse(body, ecf.Issuance{TenantRNC: s.Tenant.RNC, Now: s.now()})
+}
+
+func (s *Seeder) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
 }
 
 // addRange registers, once, a range of typ large enough for any test.
