@@ -233,10 +233,15 @@ type InboundStore interface {
 	// the cursor of the next page ("" on the last). Returns INVALID_REQUEST
 	// for a malformed cursor.
 	ListInboundDocuments(ctx context.Context, tenantID string, env Environment, f InboundFilter) (docs []*InboundDocument, next string, err error)
-	// CountInboundFromIssuer counts the tenant's documents of issuerRNC in
-	// env received at or after since, and returns the receivedAt of the
-	// earliest of them (zero when none): what IssuerQuota counts.
-	CountInboundFromIssuer(ctx context.Context, tenantID string, env Environment, issuerRNC string, since time.Time) (n int, earliest time.Time, err error)
+	// IssuerQuotaReached reports whether the tenant holds quota (more than
+	// 0) or more documents of issuerRNC in env, received at or after
+	// since, that DGII has not accepted (what ReceiverLimits.IssuerQuota
+	// bounds), and, when it does, the receivedAt of the earliest of the
+	// latest quota of them: once that one leaves the window the issuer is
+	// under the quota again. It need not tell which documents DGII
+	// accepted while fewer than quota arrived at all, so the usual answer
+	// costs a bounded range of an index.
+	IssuerQuotaReached(ctx context.Context, tenantID string, env Environment, issuerRNC string, since time.Time, quota int) (reached bool, earliest time.Time, err error)
 }
 
 // InboundFilter selects inbound documents in ListInboundDocuments.

@@ -43,19 +43,19 @@ var DefaultReceiverLimits = ReceiverLimits{
 }
 
 // checkIssuerQuota returns RATE_LIMITED, with the seconds until the
-// earliest counted document leaves the window, when the tenant's receiver
-// in env took IssuerQuota documents of issuerRNC in the last
-// IssuerQuotaWindow. Concurrent calls may each pass at the last place: the
-// quota bounds a flood, not an exact count.
+// issuer is under its quota again (IssuerQuotaReached), when the tenant's
+// receiver in env took IssuerQuota documents of issuerRNC DGII has not
+// accepted in the last IssuerQuotaWindow. Concurrent calls may each pass
+// at the last place: the quota bounds a flood, not an exact count.
 func (rc *Reception) checkIssuerQuota(ctx context.Context, t *Tenant, env Environment, issuerRNC string) error {
 	if rc.IssuerQuota <= 0 {
 		return nil
 	}
 	now := rc.now()
-	n, earliest, err := rc.Store.CountInboundFromIssuer(ctx, t.ID, env, issuerRNC, now.Add(-IssuerQuotaWindow))
+	reached, earliest, err := rc.Store.IssuerQuotaReached(ctx, t.ID, env, issuerRNC, now.Add(-IssuerQuotaWindow), rc.IssuerQuota)
 	if err != nil {
 		return fmt.Errorf("count issuer's documents: %w", err)
-	} else if n < rc.IssuerQuota {
+	} else if !reached {
 		return nil
 	}
 	retry := max(1, int(earliest.Add(IssuerQuotaWindow).Sub(now).Seconds()+0.999))

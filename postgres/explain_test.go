@@ -26,7 +26,7 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 	}{
 		{"PruneSeeds", deleteExpiredSeedsSQL, []any{now}, "receiver_seeds_expires"},
 		{"PruneTokens", deleteExpiredTokensSQL, []any{now}, "receiver_tokens_expires"},
-		{"CountFromIssuer", countInboundFromIssuerSQL, []any{"t", "TesteCF", "131000001", now}, "inbound_documents_issuer_received"},
+		{"IssuerUnaccepted", issuerUnacceptedSQL, []any{"t", "TesteCF", "131000001", now, 10}, "inbound_documents_issuer_received"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tx, err := db.pool.Begin(t.Context())

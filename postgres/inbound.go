@@ -269,22 +269,30 @@ func scanInbound(r pgx.Row) (*sello.InboundDocument, error) {
 	return &d, nil
 }
 
-// countInboundFromIssuerSQL is CountInboundFromIssuer's query.
-const countInboundFromIssuerSQL = `
-	SELECT count(*), min(received_at) FROM inbound_documents
+// issuerUnacceptedSQL counts the latest, up to its limit, of the tenant's
+// documents of an issuer received since a time that DGII has not
+// accepted, and the earliest of them.
+const issuerUnacceptedSQL = `
+	SELECT count(*), min(received_at) FROM (SELECT received_at FROM inbound_documents
 	WHERE tenant_id = $1 AND environment = $2 AND issuer_rnc = $3 AND received_at >= $4
-	  AND (dgii_status IS NULL OR dgii_status <> 'accepted')`
+	  AND (dgii_status IS NULL OR dgii_status <> 'accepted')
+	ORDER BY received_at DESC LIMIT $5) latest`
 
-// CountInboundFromIssuer implements sello.InboundStore: a range of the
-// index on tenant, environment, issuer and receivedAt (migration 15).
-func (db *DB) CountInboundFromIssuer(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time) (int, time.Time, error) {
+// IssuerQuotaReached implements sello.InboundStore: a range of the index on
+// tenant, environment, issuer and receivedAt (migration 15), read from its
+// end and for at most quota documents DGII has not accepted (a row's
+// dgii_status is in the row; its XML is kept apart, TOAST).
+func (db *DB) IssuerQuotaReached(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time, quota int) (bool, time.Time, error) {
+	if quota <= 0 {
+		return false, time.Time{}, nil
+	}
 	var n int
 	var earliest *time.Time
-	err := db.pool.QueryRow(ctx, countInboundFromIssuerSQL, tenantID, env, issuerRNC, since).Scan(&n, &earliest)
+	err := db.pool.QueryRow(ctx, issuerUnacceptedSQL, tenantID, env, issuerRNC, since, quota).Scan(&n, &earliest)
 	if err != nil {
-		return 0, time.Time{}, dbError(err, "count inbound documents")
-	} else if earliest == nil {
-		return 0, time.Time{}, nil
+		return false, time.Time{}, dbError(err, "count inbound documents")
+	} else if n < quota || earliest == nil {
+		return false, time.Time{}, nil
 	}
-	return n, utc(*earliest), nil
+	return true, utc(*earliest), nil
 }

@@ -277,36 +277,55 @@ func scanInbound(s scanner) (*sello.InboundDocument, error) {
 	return &d, nil
 }
 
-// countInboundFromIssuerSQL is CountInboundFromIssuer's query. A row keeps
-// the document's XML and acuse before its dgii_status, and a row longer
-// than a page spills into a chain of overflow pages that SQLite walks to
-// reach a column beyond it: reading dgii_status cost a 287 KB document
-// about 70 page reads, for every document counted. So the query reads no
-// column past the blobs: a document is accepted when its own row is the
-// one the partial index of accepted documents holds under its e-NCF
-// (inbound_documents_accepted, migration 17; its entries carry their
-// rowid), which it finds from the e-NCF, near the row's start. The unary +
-// keeps the planner from looking the row up by rowid, which would read
-// dgii_status again.
-const countInboundFromIssuerSQL = `
-	SELECT count(*), min(d.received_at) FROM inbound_documents d
+// issuerDocumentsSQL counts, up to its limit, the tenant's documents of an
+// issuer received since a time, accepted or not: from the issuer's index
+// alone (migration 14), no row read.
+const issuerDocumentsSQL = `
+	SELECT count(*) FROM (SELECT 1 FROM inbound_documents
+	WHERE tenant_id = ? AND environment = ? AND issuer_rnc = ? AND received_at >= ? LIMIT ?)`
+
+// issuerUnacceptedSQL counts the latest, up to its limit, of the tenant's
+// documents of an issuer received since a time that DGII has not
+// accepted, and the earliest of them. A row keeps the document's XML and
+// acuse before its dgii_status, and a row longer than a page spills into a
+// chain of overflow pages that SQLite walks to reach a column beyond it:
+// reading dgii_status cost a 287 KB document about 70 page reads. So the
+// query reads no column past the blobs: a document is accepted when its
+// own row is the one the partial index of accepted documents holds under
+// its e-NCF (inbound_documents_accepted, migration 17; its entries carry
+// their rowid), which it finds from the e-NCF, near the row's start. The
+// unary + keeps the planner from looking the row up by rowid, which would
+// read dgii_status again.
+const issuerUnacceptedSQL = `
+	SELECT count(*), min(received_at) FROM (SELECT d.received_at FROM inbound_documents d
 	WHERE d.tenant_id = ? AND d.environment = ? AND d.issuer_rnc = ? AND d.received_at >= ?
 	  AND NOT EXISTS (SELECT 1 FROM inbound_documents a
 	    WHERE a.encf = d.encf AND a.issuer_rnc = d.issuer_rnc AND a.tenant_id = d.tenant_id
-	      AND a.environment = d.environment AND a.dgii_status = 'accepted' AND +a.rowid = d.rowid)`
+	      AND a.environment = d.environment AND a.dgii_status = 'accepted' AND +a.rowid = d.rowid)
+	ORDER BY d.received_at DESC LIMIT ?)`
 
-// CountInboundFromIssuer implements sello.InboundStore: a range of the
-// index on tenant, environment, issuer and receivedAt (migration 14), and
-// for each document a probe of the index of accepted ones.
-func (db *DB) CountInboundFromIssuer(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time) (int, time.Time, error) {
+// IssuerQuotaReached implements sello.InboundStore: while fewer than quota
+// documents of the issuer arrived in the window at all, a count of the
+// issuer's index says so; else the latest quota of those DGII has not
+// accepted are counted.
+func (db *DB) IssuerQuotaReached(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time, quota int) (bool, time.Time, error) {
+	if quota <= 0 {
+		return false, time.Time{}, nil
+	}
 	var n int
-	var earliest sql.NullString
-	err := db.q().queryRow(ctx, countInboundFromIssuerSQL, tenantID, env, issuerRNC, formatTime(since)).Scan(&n, &earliest)
+	err := db.q().queryRow(ctx, issuerDocumentsSQL, tenantID, env, issuerRNC, formatTime(since), quota).Scan(&n)
 	if err != nil {
-		return 0, time.Time{}, dbError(err, "count inbound documents")
-	} else if !earliest.Valid {
-		return 0, time.Time{}, nil
+		return false, time.Time{}, dbError(err, "count inbound documents")
+	} else if n < quota {
+		return false, time.Time{}, nil
+	}
+	var earliest sql.NullString
+	err = db.q().queryRow(ctx, issuerUnacceptedSQL, tenantID, env, issuerRNC, formatTime(since), quota).Scan(&n, &earliest)
+	if err != nil {
+		return false, time.Time{}, dbError(err, "count inbound documents")
+	} else if n < quota {
+		return false, time.Time{}, nil
 	}
 	at, err := parseTime(earliest.String)
-	return n, at, err
+	return true, at, err
 }
