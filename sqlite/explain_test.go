@@ -20,9 +20,9 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 		// The issuer's documents from its index alone, then those DGII has
 		// not accepted from the partial index of accepted ones: never the
 		// row's dgii_status, behind its XML (issuerUnacceptedSQL).
-		{"IssuerDocuments", issuerDocumentsSQL, []any{"t", "TesteCF", "131000001", "2026-01-01", 10},
+		{"IssuerDocuments", issuerDocumentsSQL(10), []any{"t", "TesteCF", "131000001", "2026-01-01"},
 			[]string{"COVERING INDEX inbound_documents_issuer_received ("}},
-		{"IssuerUnaccepted", issuerUnacceptedSQL, []any{"t", "TesteCF", "131000001", "2026-01-01", 10},
+		{"IssuerUnaccepted", issuerUnacceptedSQL(10), []any{"t", "TesteCF", "131000001", "2026-01-01"},
 			[]string{"INDEX inbound_documents_issuer_received (", "COVERING INDEX inbound_documents_accepted ("}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
