@@ -59,7 +59,7 @@ func (s *Server) receiverTenant(r *http.Request) (sello.Environment, *sello.Tena
 // reception is the domain's answerer of the receiver services, over the
 // server's store, trust roots, master key and clock.
 func (s *Server) reception() *sello.Reception {
-	return &sello.Reception{Store: s.Store, XML: receptionXML{}, Trust: s.ReceiverTrust, MasterKey: s.MasterKey, Keys: &s.acuseKeys, Now: s.now,
+	return &sello.Reception{Store: s.Store, XML: receptionXML{}, Trust: s.ReceiverTrust, MasterKey: s.MasterKey, Keys: &s.acuseKeys, Tokens: &s.receiverTokens, Now: s.now,
 		SeedKey: s.seedKey, IssuerQuota: s.receiverLimits().IssuerQuota}
 }
 

@@ -469,6 +469,36 @@ func TestReceiverAuth(t *testing.T) {
 			t.Fatalf("with an expired token: got %d %s, want 401", rec.Code, rec.Body)
 		}
 	})
+	t.Run("Remembered", func(t *testing.T) {
+		// A token found once is not looked up again (its row never
+		// changes; the prune deletes only expired ones): with its row
+		// gone, it still opens the tenant's receiver in its environment,
+		// and still nowhere else, and not past its expiry.
+		f := mustReceiverFixture(t, false)
+		other := &sello.Tenant{RNC: "130000013", Name: "Otra SRL", Plan: sello.DefaultRatePlan}
+		if err := f.store.CreateTenant(t.Context(), other); err != nil {
+			t.Fatal(err)
+		}
+		rec := validate(t, f, seed(t, f, base+"semilla"), "application/json")
+		var tok struct{ Token string }
+		if err := json.Unmarshal(rec.Body.Bytes(), &tok); rec.Code != 200 || err != nil || tok.Token == "" {
+			t.Fatalf("validacioncertificado: got %d %s", rec.Code, rec.Body)
+		}
+		f.wantAcuse(t, f.post(t, recepcion, tok.Token, f.signedECF(t, testRNC, 1)), ecf.ReceiptReceived, 0)
+		if _, err := f.store.(*sqlite.DB).SQL().Exec("DELETE FROM receiver_tokens"); err != nil {
+			t.Fatal(err)
+		}
+		f.wantAcuse(t, f.post(t, recepcion, tok.Token, f.signedECF(t, testRNC, 2)), ecf.ReceiptReceived, 0)
+		for _, path := range []string{receptor(sello.EnvCert, "recepcion"), receptorAt(sello.EnvTest, other.RNC, "recepcion")} {
+			if rec := f.post(t, path, tok.Token, f.signedECF(t, testRNC, 3)); rec.Code != 401 {
+				t.Errorf("%s: got %d %s, want 401", path, rec.Code, rec.Body)
+			}
+		}
+		f.clock.Add(sello.ReceiverTokenTTL)
+		if rec := f.post(t, recepcion, tok.Token, f.signedECF(t, testRNC, 4)); rec.Code != 401 {
+			t.Fatalf("with an expired token: got %d %s, want 401", rec.Code, rec.Body)
+		}
+	})
 	t.Run("XML", func(t *testing.T) {
 		f := mustReceiverFixture(t, false)
 		rec := validate(t, f, seed(t, f, base+"Semilla"), "application/xml")

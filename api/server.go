@@ -48,6 +48,8 @@ type Server struct {
 	seedKey []byte
 	// acuseKeys keeps the tenants' opened keys that sign their acuses.
 	acuseKeys sello.KeyCache
+	// receiverTokens keeps the receivers' tokens found in the store.
+	receiverTokens sello.TokenCache
 }
 
 func (s *Server) now() time.Time {
