@@ -24,6 +24,17 @@ type APIKey struct {
 	ExpiresAt *time.Time `json:"expiresAt"`
 	RevokedAt *time.Time `json:"revokedAt"`
 	CreatedAt time.Time  `json:"createdAt"`
+	// FirstUsedAt is when the key first authenticated a request; set once,
+	// never changed after. Nil until then.
+	FirstUsedAt *time.Time `json:"firstUsedAt"`
+	// LastUsedAt is when the key last authenticated a request, to within
+	// APIKeyUseInterval (use is written at most that often). Nil until the
+	// first use.
+	LastUsedAt *time.Time `json:"lastUsedAt"`
+	// LastUsedAddress is the client address of the request at LastUsedAt,
+	// as the API sees it (behind trusted proxies, the address they were
+	// called from); "" until the first use.
+	LastUsedAddress string `json:"lastUsedAddress"`
 }
 
 // HasScope reports whether the key carries scope.

@@ -41,30 +41,29 @@ type ApprovalRequest struct {
 // over MaxApprovalReason characters or given with an approval. Returns
 // INVALID_REQUEST with a detail per problem.
 func (r ApprovalRequest) Check() error {
-	var details []ErrorDetail
-	add := func(path, msg string) { details = append(details, ErrorDetail{Path: path, Message: msg}) }
+	var p Problems
 	if r.InboundDocumentID == "" {
-		add("inboundDocumentId", "Required: the id of the inbound document (tax.public.receiver.ecf.received's data.payload.inboundDocumentId).")
+		p.Add("inboundDocumentId", "Required: the id of the inbound document (tax.public.receiver.ecf.received's data.payload.inboundDocumentId).")
 	}
 	switch r.Estado {
 	case EstadoAprobado:
 		if r.Motivo != "" {
-			add("motivo", "Only a rejection carries a motivo.")
+			p.Add("motivo", "Only a rejection carries a motivo.")
 		}
 	case EstadoRechazado:
 		if strings.TrimSpace(r.Motivo) == "" {
-			add("motivo", "Required when estado is rechazado: say why.")
+			p.Add("motivo", "Required when estado is rechazado: say why.")
 		}
 	default:
-		add("estado", `Must be "aprobado" or "rechazado".`)
+		p.Add("estado", `Must be "aprobado" or "rechazado".`)
 	}
 	if n := utf8.RuneCountInString(r.Motivo); n > MaxApprovalReason {
-		add("motivo", fmt.Sprintf("At most %d characters (got %d).", MaxApprovalReason, n))
+		p.Addf("motivo", "At most %d characters (got %d).", MaxApprovalReason, n)
 	} else if !utf8.ValidString(r.Motivo) {
-		add("motivo", "Must be valid UTF-8.")
+		p.Add("motivo", "Must be valid UTF-8.")
 	}
-	if len(details) > 0 {
-		return &Error{Code: CodeInvalidRequest, Message: "The approval request is not valid.", Details: details}
+	if p.Len() > 0 {
+		return p.Errorf(CodeInvalidRequest, "The approval request is not valid.")
 	}
 	return nil
 }
@@ -147,8 +146,7 @@ type InboundApproval struct {
 // rejected already; r must have passed Check.
 func NewInboundApproval(d *InboundDocument, r ApprovalRequest, now time.Time) (*InboundApproval, error) {
 	if !d.Type.ApprovalApplies() {
-		return nil, ValidationError([]ErrorDetail{{Path: "inboundDocumentId",
-			Message: fmt.Sprintf("Commercial approval does not apply to type %s (not to 32, 41, 43, 46, 47).", d.Type.Code())}})
+		return nil, ValidationErrorf("inboundDocumentId", "Commercial approval does not apply to type %s (not to 32, 41, 43, 46, 47).", d.Type.Code())
 	}
 	if d.Approval != ApprovalPending && d.Approval != "" {
 		return nil, Errorf(CodeConflict, "Inbound document %s was %s already.", d.ID, d.Approval)

@@ -260,7 +260,7 @@ func NewCertificationRun(tenantID string, env Environment, rows []*Certification
 	case len(rows) == 0:
 		p.Add("rows", "The test set has no rows: give DGII's workbook or at least one row.")
 	case len(rows) > MaxCertificationRows:
-		p.Add("rows", fmt.Sprintf("The test set has %d rows; at most %d are taken.", len(rows), MaxCertificationRows))
+		p.Addf("rows", "The test set has %d rows; at most %d are taken.", len(rows), MaxCertificationRows)
 	}
 	seen := map[string]int{}
 	for i, r := range rows {
@@ -268,13 +268,13 @@ func NewCertificationRun(tenantID string, env Environment, rows []*Certification
 		switch r.Kind {
 		case CertificationECF, CertificationRFCE, CertificationACECF:
 		default:
-			p.Add(where, fmt.Sprintf("Unknown kind %q: ecf, rfce or acecf.", r.Kind))
+			p.Addf(where, "Unknown kind %q: ecf, rfce or acecf.", r.Kind)
 		}
 		if _, err := ParseENCF(r.ENCF); err != nil {
-			p.Add(where, fmt.Sprintf("The row has no valid e-NCF (ENCF/eNCF column): %q.", r.ENCF))
+			p.Addf(where, "The row has no valid e-NCF (ENCF/eNCF column): %q.", r.ENCF)
 		} else if r.Kind != CertificationACECF {
 			if j, dup := seen[r.ENCF]; dup {
-				p.Add(where, fmt.Sprintf("e-NCF %s is also row %d: each document of the set has its own.", r.ENCF, j))
+				p.Addf(where, "e-NCF %s is also row %d: each document of the set has its own.", r.ENCF, j)
 			}
 			seen[r.ENCF] = i + 1
 		}
@@ -293,9 +293,9 @@ func NewCertificationRun(tenantID string, env Environment, rows []*Certification
 // DGII's test sets are run there (FACTS §5.2). Returns VALIDATION_FAILED.
 func CertificationEnvironment(env Environment) error {
 	if env != EnvCert {
-		return &Error{Code: CodeValidationFailed,
-			Message: fmt.Sprintf("DGII's certification test set runs only in CerteCF, not in %s: use a CerteCF API key and /CerteCF/certificacion/pruebas.", env),
-			Details: []ErrorDetail{{Path: "env", Message: "Must be CerteCF."}}}
+		var p Problems
+		p.Add("env", "Must be CerteCF.")
+		return p.Errorf(CodeValidationFailed, "DGII's certification test set runs only in CerteCF, not in %s: use a CerteCF API key and /CerteCF/certificacion/pruebas.", env)
 	}
 	return nil
 }

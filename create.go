@@ -201,7 +201,7 @@ func takeNumber(ctx context.Context, tx DocumentTx, d DocumentDraft, n ENCF, now
 	if id, _, err := tx.VoidOf(ctx, d.TenantID, d.Environment, n.Type, n.Number); err != nil {
 		return nil, err
 	} else if id != "" {
-		return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s is voided (void %s): a voided number is never used", n, id)}})
+		return nil, ValidationErrorf(ENCFPath, "e-NCF %s is voided (void %s): a voided number is never used", n, id)
 	}
 	if seq.Next == n.Number {
 		seq.Next++
@@ -260,9 +260,11 @@ func (nd DocumentDraft) Check() (*ENCF, error) {
 	}
 	e, err := ParseENCF(nd.ENCF)
 	if err != nil {
-		return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: ErrorMessageOf(err)}})
+		var p Problems
+		p.AddText(ENCFPath, ErrorText(err))
+		return nil, p.error()
 	} else if e.Type != nd.Type {
-		return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s is of type %s, not %s.", nd.ENCF, e.Type, nd.Type)}})
+		return nil, ValidationErrorf(ENCFPath, "e-NCF %s is of type %s, not %s.", nd.ENCF, e.Type, nd.Type)
 	}
 	return &e, nil
 }

@@ -50,13 +50,6 @@ type InboundDocument struct {
 // inbound document's events: it has no fiscal status of Sello's own.
 const InboundStatusReceived Status = "received"
 
-// Same reports whether xml is the e-CF d holds, byte for byte: a supplier's
-// retry, answered with the stored acuse, rather than another document
-// under the same e-NCF (a duplicate, ARECF code 3).
-func (d *InboundDocument) Same(xml []byte) bool {
-	return sha256.Sum256(xml) == sha256.Sum256(d.XML)
-}
-
 // CheckNew refuses an inbound document a store cannot keep. Returns
 // INVALID_REQUEST.
 func (d *InboundDocument) CheckNew() error {
@@ -113,82 +106,106 @@ func InboundDocumentNotFound(id string) error {
 	return Errorf(CodeNotFound, "Inbound document %q not found.", id)
 }
 
+// InboundENCF is what a tenant holds under one issuer's e-NCF in an
+// environment, as the receipt of a document needs it: found through
+// indexes, with no other document's XML read, so that a receipt costs the
+// same however many documents the e-NCF holds.
+type InboundENCF struct {
+	// Same is the document with the receipt's bytes (their SHA-256), whole,
+	// nil when none.
+	Same *InboundDocument
+	// Accepted is the document DGII accepted, nil when none.
+	Accepted *AcceptedInbound
+	// Unconfirmed counts the documents DGII has not confirmed (pending or
+	// not_found) received at or after the time asked; Earliest is the
+	// receivedAt of the earliest of them, zero when none. What
+	// ReceiverLimits.ENCFQuota counts.
+	Unconfirmed int
+	Earliest    time.Time
+}
+
+// AcceptedInbound is the document DGII accepted under an issuer's e-NCF,
+// as reception and the confirmation name it.
+type AcceptedInbound struct {
+	ID           string
+	SecurityCode string
+	ReceivedAt   time.Time
+}
+
 // InboundTx is what StoreInboundDocument asks of the transaction that
 // stores a received document: the statements, no rules.
 type InboundTx interface {
+	// LockInboundENCF holds the tenant's issuerRNC and encf in env until
+	// the transaction ends, where the engine does not run one writer at a
+	// time: receipts and confirmations of one e-NCF take turns.
+	LockInboundENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) error
+	// InboundENCF returns what the tenant holds under issuerRNC and encf
+	// in env for a receipt of the bytes whose SHA-256 is sum, counting the
+	// unconfirmed documents received at or after since.
+	InboundENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string, sum [32]byte, since time.Time) (*InboundENCF, error)
 	// InsertInboundDocument writes d unless the tenant already has the
-	// same bytes under d.IssuerRNC and d.ENCF in d.Environment (a
-	// concurrent receipt of the same e-CF): inserted is false then, and
-	// nothing is written. Returns NOT_FOUND when the tenant does not
-	// exist.
+	// same bytes under d.IssuerRNC and d.ENCF in d.Environment: inserted
+	// is false then, and nothing is written. Returns NOT_FOUND when the
+	// tenant does not exist.
 	InsertInboundDocument(ctx context.Context, d *InboundDocument) (inserted bool, err error)
-	// InboundDocumentsByENCF returns every document the tenant received
-	// of issuerRNC and encf in env, oldest first.
-	InboundDocumentsByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) ([]*InboundDocument, error)
 	// InsertEvent writes ev to the outbox with its webhook deliveries.
 	InsertEvent(ctx context.Context, ev *Event) error
 	// InsertJobs inserts jobs, to run once the transaction commits.
 	InsertJobs(ctx context.Context, jobs []Job) error
 }
 
-// sameOrConfirmed is, among docs, the one holding the same bytes as xml,
-// else the one DGII accepted, else nil.
-func sameOrConfirmed(docs []*InboundDocument, xml []byte) *InboundDocument {
-	var accepted *InboundDocument
-	for _, o := range docs {
-		if o.Same(xml) {
-			return o
-		} else if o.DGII != nil && o.DGII.Status == DGIIAccepted {
-			accepted = o
-		}
-	}
-	return accepted
-}
-
 // StoreInboundDocument stores d, received, in the one transaction inTx runs
 // (the store's; now is the time read in it): the document with its ID,
 // Approval (pending), DGII (pending), ReceivedAt and UpdatedAt set, its
-// tax.public.receiver.ecf.received event and its InboundConfirmJob. When
-// the tenant already has, under d.IssuerRNC and d.ENCF in d.Environment,
-// the same bytes, or a document DGII accepted, it stores nothing and
-// returns that one with existing = true (the caller tells the two apart
-// with Same). Other documents under the e-NCF do not stop d: DGII's
-// confirmation decides between them. Stores implement
+// tax.public.receiver.ecf.received event and its InboundConfirmJob, and
+// returns it. When the tenant already holds, under d.IssuerRNC and d.ENCF
+// in d.Environment, the same bytes or a document DGII accepted, it stores
+// nothing and returns what it holds instead (InboundENCF: Same, else
+// Accepted). Other documents under the e-NCF do not stop d, DGII's
+// confirmation decides between them, unless quota (more than 0) of them
+// are unconfirmed and received within ENCFQuotaWindow: then it stores
+// nothing (ENCFQuotaExceeded). Stores implement
 // InboundStore.CreateInboundDocument with it. Returns INVALID_REQUEST
-// (CheckNew) and NOT_FOUND when the tenant does not exist.
-func StoreInboundDocument(ctx context.Context, d *InboundDocument, inTx func(fn func(tx InboundTx, now time.Time) error) error) (stored *InboundDocument, existing bool, err error) {
+// (CheckNew), RATE_LIMITED and NOT_FOUND when the tenant does not exist.
+func StoreInboundDocument(ctx context.Context, d *InboundDocument, quota int, inTx func(fn func(tx InboundTx, now time.Time) error) error) (stored *InboundDocument, held *InboundENCF, err error) {
 	if err := d.CheckNew(); err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
+	sum := sha256.Sum256(d.XML)
 	err = inTx(func(tx InboundTx, now time.Time) error {
+		stored, held = nil, nil
 		n := *d
 		n.ID, n.Approval, n.ReceivedAt, n.UpdatedAt = NewID(), ApprovalPending, now, now
 		n.DGII = &InboundDGII{Status: DGIIPending}
-		docs, err := tx.InboundDocumentsByENCF(ctx, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF)
+		if err := tx.LockInboundENCF(ctx, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF); err != nil {
+			return err
+		}
+		h, err := tx.InboundENCF(ctx, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF, sum, now.Add(-ENCFQuotaWindow))
 		if err != nil {
 			return err
 		}
-		if stored = sameOrConfirmed(docs, n.XML); stored != nil {
-			existing = true
+		if h.Same != nil || h.Accepted != nil {
+			held = h
 			return nil
+		}
+		if err := h.CheckQuota(quota, n.IssuerRNC, n.ENCF, now); err != nil {
+			return err
 		}
 		inserted, err := tx.InsertInboundDocument(ctx, &n)
 		if err != nil {
 			return err
 		}
 		if !inserted {
-			// The same bytes, received at the same time.
-			docs, err := tx.InboundDocumentsByENCF(ctx, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF)
-			if err != nil {
+			// The same bytes, stored meanwhile by an engine that does not
+			// take the lock.
+			if held, err = tx.InboundENCF(ctx, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF, sum, now); err != nil {
 				return err
-			}
-			if stored = sameOrConfirmed(docs, n.XML); stored == nil {
+			} else if held.Same == nil {
 				return fmt.Errorf("store inbound document %s of RNC %s: not inserted, and no document holds its bytes", n.ENCF, n.IssuerRNC)
 			}
-			existing = true
 			return nil
 		}
-		stored, existing = &n, false
+		stored = &n
 		// What a received document sets off, in the transaction that
 		// stores it: its event and the job that asks DGII to confirm it.
 		if err := tx.InsertEvent(ctx, NewInboundReceivedEvent(&n, now)); err != nil {
@@ -197,21 +214,30 @@ func StoreInboundDocument(ctx context.Context, d *InboundDocument, inTx func(fn 
 		return tx.InsertJobs(ctx, []Job{InboundConfirmJob{TenantID: n.TenantID, Environment: n.Environment, InboundDocumentID: n.ID}})
 	})
 	if err != nil {
-		return nil, false, err
+		return nil, nil, err
 	}
-	return stored, existing, nil
+	return stored, held, nil
 }
 
 // InboundStore keeps the documents suppliers send to a tenant's receiver.
 type InboundStore interface {
-	// CreateInboundDocument stores d (StoreInboundDocument): the
-	// document, its acuse, its tax.public.receiver.ecf.received event and
-	// its InboundConfirmJob in one transaction, or, when the tenant
-	// already has d's bytes or a document DGII accepted under d.IssuerRNC
-	// and d.ENCF in d.Environment, that one with existing = true. Returns
-	// INVALID_REQUEST (CheckNew) and NOT_FOUND if the tenant does not
-	// exist.
-	CreateInboundDocument(ctx context.Context, d *InboundDocument) (stored *InboundDocument, existing bool, err error)
+	// CreateInboundDocument stores d (StoreInboundDocument, with quota:
+	// ReceiverLimits.ENCFQuota, 0 for none): the document, its acuse, its
+	// tax.public.receiver.ecf.received event and its InboundConfirmJob in
+	// one transaction, and returns it; or, when the tenant already holds
+	// d's bytes or a document DGII accepted under d.IssuerRNC and d.ENCF
+	// in d.Environment, stores nothing and returns what it holds (held.Same,
+	// else held.Accepted). Receipts of one e-NCF take turns, so that quota
+	// is not passed. It reads no other document's XML. Returns
+	// INVALID_REQUEST (CheckNew), RATE_LIMITED (ENCFQuotaExceeded) and
+	// NOT_FOUND if the tenant does not exist.
+	CreateInboundDocument(ctx context.Context, d *InboundDocument, quota int) (stored *InboundDocument, held *InboundENCF, err error)
+	// FindInboundENCF returns what the tenant holds under issuerRNC and
+	// encf in env for a receipt of the bytes whose SHA-256 is sum
+	// (InboundENCF), counting the unconfirmed documents received at or
+	// after since: two lookups and a count, each through an index, that
+	// read no other document's XML.
+	FindInboundENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string, sum [32]byte, since time.Time) (*InboundENCF, error)
 	// FindInboundDocument returns NOT_FOUND if the tenant has no such
 	// document in env.
 	FindInboundDocument(ctx context.Context, tenantID string, env Environment, id string) (*InboundDocument, error)
@@ -219,10 +245,6 @@ type InboundStore interface {
 	// and encf in env: the one DGII accepted, else the first received.
 	// Returns NOT_FOUND.
 	FindInboundDocumentByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) (*InboundDocument, error)
-	// FindInboundDocumentsByENCF returns every document the tenant
-	// received of issuerRNC and encf in env, oldest first; none is not an
-	// error.
-	FindInboundDocumentsByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) ([]*InboundDocument, error)
 	// RecordInboundDGII records what the confirmation job learnt about the
 	// tenant's inbound document id (RecordInboundDGII: the documents it
 	// changes and their events in one transaction) and returns the
@@ -233,22 +255,18 @@ type InboundStore interface {
 	// the cursor of the next page ("" on the last). Returns INVALID_REQUEST
 	// for a malformed cursor.
 	ListInboundDocuments(ctx context.Context, tenantID string, env Environment, f InboundFilter) (docs []*InboundDocument, next string, err error)
-	// IssuerQuotaReached reports whether the tenant holds quota (more than
-	// 0) or more documents of issuerRNC in env, received at or after
-	// since, that DGII has not accepted (what ReceiverLimits.IssuerQuota
-	// bounds), and, when it does, the receivedAt of the earliest of the
-	// latest quota of them: once that one leaves the window the issuer is
-	// under the quota again. It need not tell which documents DGII
-	// accepted while fewer than quota arrived at all, so the usual answer
-	// costs a bounded range of an index.
-	IssuerQuotaReached(ctx context.Context, tenantID string, env Environment, issuerRNC string, since time.Time, quota int) (reached bool, earliest time.Time, err error)
+	// CountInboundFromIssuer counts the tenant's documents of issuerRNC in
+	// env received at or after since, and returns the receivedAt of the
+	// earliest of them (zero when none): what IssuerQuota counts.
+	CountInboundFromIssuer(ctx context.Context, tenantID string, env Environment, issuerRNC string, since time.Time) (n int, earliest time.Time, err error)
 }
 
 // InboundFilter selects inbound documents in ListInboundDocuments.
 type InboundFilter struct {
 	IssuerRNC string // "" for any
 	// ENCF keeps the documents of that e-NCF ("" for any): with IssuerRNC,
-	// at most one.
+	// the documents under one issuer's e-NCF (one unless DGII has not
+	// confirmed one of several).
 	ENCF string
 	Type DocumentType // "" for any
 	// Approval is ApprovalPending, ApprovalApproved or ApprovalRejected,

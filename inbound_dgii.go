@@ -132,22 +132,23 @@ func (d *InboundDocument) CheckConfirmed() error {
 	if g == nil || g.Status == DGIIAccepted {
 		return nil
 	}
-	var why string
+	var why Text
 	switch g.Status {
 	case DGIIPending:
-		why = "DGII has not confirmed it yet (dgii.status pending): Sello is asking; try again once dgii.status is accepted."
+		why = Textf("DGII has not confirmed it yet (dgii.status pending): Sello is asking; try again once dgii.status is accepted.")
 	case DGIINotFound:
-		why = fmt.Sprintf("DGII does not know it (dgii.status not_found): it has no accepted e-CF %s of RNC %s for RNC %s with security code %s. Sello keeps asking for %s after the receipt; try again once dgii.status is accepted.",
+		why = Textf("DGII does not know it (dgii.status not_found): it has no accepted e-CF %s of RNC %s for RNC %s with security code %s. Sello keeps asking for %s after the receipt; try again once dgii.status is accepted.",
 			d.ENCF, d.IssuerRNC, d.BuyerRNC, d.SecurityCode, InboundConfirmFor)
 	case DGIIRejected:
-		why = "DGII rejected it (dgii.status rejected): it is null for tax purposes."
+		why = Textf("DGII rejected it (dgii.status rejected): it is null for tax purposes.")
 	case DGIIRefuted:
-		why = fmt.Sprintf("DGII accepted another document under %s of RNC %s (dgii.status refuted): this one is not the issuer's.", d.ENCF, d.IssuerRNC)
+		why = Textf("DGII accepted another document under %s of RNC %s (dgii.status refuted): this one is not the issuer's.", d.ENCF, d.IssuerRNC)
 	default:
-		why = fmt.Sprintf("DGII has not accepted it (dgii.status %s).", g.Status)
+		why = Textf("DGII has not accepted it (dgii.status %s).", g.Status)
 	}
-	return &Error{Code: CodeValidationFailed, Message: fmt.Sprintf("Inbound document %s cannot be approved or rejected: %s", d.ID, why),
-		Details: []ErrorDetail{{Path: "inboundDocumentId", Message: why}}}
+	var p Problems
+	p.AddText("inboundDocumentId", why)
+	return p.Errorf(CodeValidationFailed, "Inbound document %s cannot be approved or rejected: %s", d.ID, why)
 }
 
 // InboundConfirmJob asks DGII to confirm an inbound document (the worker
@@ -179,67 +180,45 @@ const (
 	estadoCondicional  = 4
 )
 
-// ApplyInboundDGII records ans about the document id among docs, every
-// document the tenant received under its issuer and e-NCF, at now, and
-// returns the documents it changed with their events:
+// ApplyInboundDGII records ans about d at now, accepted being the document
+// DGII accepted under d's issuer and e-NCF (nil when none), and reports
+// whether d changed, d's events, and whether the other documents under the
+// e-NCF whose confirmation is not final are to be refuted
+// (RecordInboundDGII refutes them, with an event each):
 //
-//   - Aceptado (or Aceptado Condicional): the document is accepted
-//     (inbound.dgii_confirmed) and every other one not rejected is refuted
-//     (inbound.dgii_refuted); should another be accepted already, this one
-//     is refuted instead (DGII spends an e-NCF once);
+//   - Aceptado (or Aceptado Condicional): d is accepted
+//     (inbound.dgii_confirmed) and every other one not final is refuted
+//     (inbound.dgii_refuted); should another be accepted already, d is
+//     refuted instead (DGII spends an e-NCF once);
 //   - Rechazado: rejected (inbound.dgii_refuted);
 //   - No encontrado (or any other codigo): refuted when another document
 //     under the e-NCF is accepted, else not_found (no event);
 //   - GiveUp: the status stays, with an inbound.dgii_refuted warning.
 //
-// A document whose status is final (Final) does not change. Returns
-// NOT_FOUND when id is not among docs.
-func ApplyInboundDGII(docs []*InboundDocument, id string, ans InboundDGIIAnswer, now time.Time) ([]*InboundDocument, []*Event, error) {
-	var d, accepted *InboundDocument
-	for _, o := range docs {
-		if o.ID == id {
-			d = o
-		} else if o.DGII != nil && o.DGII.Status == DGIIAccepted {
-			accepted = o
-		}
-	}
-	if d == nil {
-		return nil, nil, InboundDocumentNotFound(id)
-	}
+// A document whose status is final (Final) does not change.
+func ApplyInboundDGII(d *InboundDocument, accepted *AcceptedInbound, ans InboundDGIIAnswer, now time.Time) (changed bool, events []*Event, refute bool) {
 	if d.DGII == nil {
 		d.DGII = &InboundDGII{Status: DGIIPending}
 	}
 	if d.DGII.Final() {
-		return nil, nil, nil
+		return false, nil, false
 	}
 	if ans.GiveUp {
 		d.DGII.Mensaje = fmt.Sprintf("DGII did not confirm the document within %s of its receipt: Sello stopped asking.", InboundConfirmFor)
 		d.UpdatedAt = now
-		return []*InboundDocument{d}, []*Event{d.dgiiEvent(EventInboundDGIIRefuted, "warning",
+		return true, []*Event{d.dgiiEvent(EventInboundDGIIRefuted, "warning",
 			fmt.Sprintf("DGII has not confirmed %s of RNC %s (security code %s) within %s of its receipt (dgii.status %s): Sello stopped asking. Do not approve it or pay it before the issuer shows DGII accepted it.",
-				d.ENCF, d.IssuerRNC, d.SecurityCode, InboundConfirmFor, d.DGII.Status), now)}, nil
+				d.ENCF, d.IssuerRNC, d.SecurityCode, InboundConfirmFor, d.DGII.Status), now)}, false
 	}
 	codigo := ans.Codigo
 	d.DGII.CheckedAt, d.DGII.Codigo, d.DGII.Mensaje = &now, &codigo, ans.Estado
 	d.UpdatedAt = now
-	changed := []*InboundDocument{d}
-	var events []*Event
 	switch {
 	case (codigo == estadoAceptado || codigo == estadoCondicional) && accepted == nil:
 		d.DGII.Status = DGIIAccepted
 		events = append(events, d.dgiiEvent(EventInboundDGIIConfirmed, "info",
 			fmt.Sprintf("DGII confirmed %s of RNC %s: it accepted the document with security code %s.", d.ENCF, d.IssuerRNC, d.SecurityCode), now))
-		for _, o := range docs {
-			if o == d || o.DGII.Final() {
-				continue
-			}
-			if o.DGII == nil {
-				o.DGII = &InboundDGII{}
-			}
-			o.DGII.Status, o.DGII.Mensaje, o.UpdatedAt = DGIIRefuted, refutedBy(d), now
-			changed = append(changed, o)
-			events = append(events, o.dgiiEvent(EventInboundDGIIRefuted, "warning", refutedMessage(o, d), now))
-		}
+		refute = true
 	case codigo == estadoRechazado:
 		d.DGII.Status = DGIIRejected
 		events = append(events, d.dgiiEvent(EventInboundDGIIRefuted, "error",
@@ -253,17 +232,29 @@ func ApplyInboundDGII(docs []*InboundDocument, id string, ans InboundDGIIAnswer,
 			d.DGII.Status = DGIIPending // En Proceso, or a codigo DGII does not document here
 		}
 	}
-	return changed, events, nil
+	return true, events, refute
+}
+
+// Accepted names d, accepted, as the other documents under its e-NCF are
+// refuted by.
+func (d *InboundDocument) Accepted() *AcceptedInbound {
+	return &AcceptedInbound{ID: d.ID, SecurityCode: d.SecurityCode, ReceivedAt: d.ReceivedAt}
+}
+
+// RefutedEvent is the inbound.dgii_refuted event of d, refuted at now
+// because DGII accepted genuine.
+func (d *InboundDocument) RefutedEvent(genuine *AcceptedInbound, now time.Time) *Event {
+	return d.dgiiEvent(EventInboundDGIIRefuted, "warning", refutedMessage(d, genuine), now)
 }
 
 // refutedBy is the mensaje of a document refuted because DGII accepted
 // genuine.
-func refutedBy(genuine *InboundDocument) string {
+func refutedBy(genuine *AcceptedInbound) string {
 	return fmt.Sprintf("DGII accepted another document under this e-NCF: %s, security code %s.", genuine.ID, genuine.SecurityCode)
 }
 
 // refutedMessage is the event message of d, refuted by genuine.
-func refutedMessage(d, genuine *InboundDocument) string {
+func refutedMessage(d *InboundDocument, genuine *AcceptedInbound) string {
 	return fmt.Sprintf("%s of RNC %s (security code %s) is not the issuer's: DGII accepted another document under that e-NCF, inbound document %s (security code %s).",
 		d.ENCF, d.IssuerRNC, d.SecurityCode, genuine.ID, genuine.SecurityCode)
 }
@@ -280,47 +271,76 @@ func (d *InboundDocument) dgiiEvent(t EventType, severity, msg string, now time.
 // InboundDGIITx is what RecordInboundDGII asks of the transaction that
 // records DGII's answer: the statements, no rules.
 type InboundDGIITx interface {
-	// InboundDocumentsByENCF returns every document the tenant received of
-	// issuerRNC and encf in env, oldest first, locked until the
-	// transaction ends where the engine locks rows.
-	InboundDocumentsByENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) ([]*InboundDocument, error)
+	// LockInboundENCF is InboundTx's: receipts and confirmations of one
+	// e-NCF take turns.
+	LockInboundENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) error
+	// InboundDGII returns the DGII confirmation and UpdatedAt of the
+	// tenant's document id in env as they are now. Returns NOT_FOUND.
+	InboundDGII(ctx context.Context, tenantID string, env Environment, id string) (*InboundDGII, time.Time, error)
+	// AcceptedInbound returns the document DGII accepted under issuerRNC
+	// and encf, nil when none, through an index.
+	AcceptedInbound(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string) (*AcceptedInbound, error)
 	// UpdateInboundDGII writes d's DGII and UpdatedAt.
 	UpdateInboundDGII(ctx context.Context, d *InboundDocument) error
+	// RefuteInbound marks refuted, with mensaje and UpdatedAt now, every
+	// document under genuine's issuer and e-NCF but genuine whose
+	// confirmation is not final (pending, not_found, or none: received
+	// before Sello asked DGII), in one statement that reads no XML, and
+	// returns them after, without their XML and acuse, oldest received
+	// first.
+	RefuteInbound(ctx context.Context, genuine *InboundDocument, mensaje string, now time.Time) ([]*InboundDocument, error)
 	// InsertEvent writes ev to the outbox with its webhook deliveries.
 	InsertEvent(ctx context.Context, ev *Event) error
 }
 
 // RecordInboundDGII records ans about the tenant's inbound document id in
-// env (ApplyInboundDGII over every document under its issuer and e-NCF) in
-// the one transaction inTx runs (the store's; now is the time read in it),
-// with the events it calls for, and returns the document after. Stores
-// implement InboundStore.RecordInboundDGII with it; find reads the
-// document before the transaction. Returns NOT_FOUND.
+// env (ApplyInboundDGII, beside the document DGII accepted under its issuer
+// and e-NCF) in the one transaction inTx runs (the store's; now is the time
+// read in it), with the events it calls for, and returns the document
+// after. When the document becomes accepted, the other documents under
+// its e-NCF whose confirmation is not final are refuted in one statement
+// (RefuteInbound), each with its inbound.dgii_refuted event: as many as
+// ReceiverLimits.ENCFQuota lets the e-NCF hold, plus those received
+// before its window. No other document's XML is read. Stores implement
+// InboundStore.RecordInboundDGII with it; find reads the document before
+// the transaction. Returns NOT_FOUND.
 func RecordInboundDGII(ctx context.Context, tenantID string, env Environment, id string, ans InboundDGIIAnswer,
 	find func(ctx context.Context, tenantID string, env Environment, id string) (*InboundDocument, error),
 	inTx func(fn func(tx InboundDGIITx, now time.Time) error) error) (*InboundDocument, error) {
-	d, err := find(ctx, tenantID, env, id)
+	found, err := find(ctx, tenantID, env, id)
 	if err != nil {
 		return nil, err
 	}
 	var after *InboundDocument
 	err = inTx(func(tx InboundDGIITx, now time.Time) error {
-		docs, err := tx.InboundDocumentsByENCF(ctx, tenantID, env, d.IssuerRNC, d.ENCF)
+		d := *found
+		if err := tx.LockInboundENCF(ctx, tenantID, env, d.IssuerRNC, d.ENCF); err != nil {
+			return err
+		}
+		// The confirmation as it is now, under the lock.
+		g, updated, err := tx.InboundDGII(ctx, tenantID, env, id)
 		if err != nil {
 			return err
 		}
-		changed, events, err := ApplyInboundDGII(docs, id, ans, now)
+		d.DGII, d.UpdatedAt, after = g, updated, &d
+		accepted, err := tx.AcceptedInbound(ctx, tenantID, env, d.IssuerRNC, d.ENCF)
 		if err != nil {
 			return err
 		}
-		for _, o := range docs {
-			if o.ID == id {
-				after = o
-			}
+		changed, events, refute := ApplyInboundDGII(&d, accepted, ans, now)
+		if !changed {
+			return nil
 		}
-		for _, o := range changed {
-			if err := tx.UpdateInboundDGII(ctx, o); err != nil {
+		if err := tx.UpdateInboundDGII(ctx, &d); err != nil {
+			return err
+		}
+		if refute {
+			refuted, err := tx.RefuteInbound(ctx, &d, refutedBy(d.Accepted()), now)
+			if err != nil {
 				return err
+			}
+			for _, o := range refuted {
+				events = append(events, o.RefutedEvent(d.Accepted(), now))
 			}
 		}
 		for _, ev := range events {

@@ -1,6 +1,7 @@
 package sello_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -10,93 +11,75 @@ import (
 
 func TestApplyInboundDGII(t *testing.T) {
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
-	docs := func(states ...string) []*sello.InboundDocument {
-		var out []*sello.InboundDocument
-		for i, s := range states {
-			d := &sello.InboundDocument{ID: string(rune('a' + i)), TenantID: "t", Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
-				ENCF: "E310000000001", IssuerRNC: "131000001", SecurityCode: strings.Repeat(string(rune('A'+i)), 6)}
-			if s != "" {
-				d.DGII = &sello.InboundDGII{Status: s}
-			}
-			out = append(out, d)
+	doc := func(state string) *sello.InboundDocument {
+		d := &sello.InboundDocument{ID: "a", TenantID: "t", Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
+			ENCF: "E310000000001", IssuerRNC: "131000001", SecurityCode: "AAAAAA"}
+		if state != "" {
+			d.DGII = &sello.InboundDGII{Status: state}
 		}
-		return out
+		return d
 	}
+	other := &sello.AcceptedInbound{ID: "b", SecurityCode: "BBBBBB", ReceivedAt: now.Add(-time.Hour)}
 	type want struct {
-		states  []string // every document's status after, in order
-		changed int
+		state   string // the document's status after
+		changed bool
 		events  []sello.EventType
+		refute  bool // the other documents under the e-NCF are refuted
 	}
 	for _, c := range []struct {
-		name string
-		docs []*sello.InboundDocument
-		ans  sello.InboundDGIIAnswer
-		want want
+		name     string
+		doc      *sello.InboundDocument
+		accepted *sello.AcceptedInbound
+		ans      sello.InboundDGIIAnswer
+		want     want
 	}{
-		{"AcceptedRefutesOthers", docs(sello.DGIIPending, sello.DGIINotFound, sello.DGIIRejected), sello.InboundDGIIAnswer{Codigo: 1, Estado: "Aceptado"},
-			want{[]string{sello.DGIIAccepted, sello.DGIIRefuted, sello.DGIIRejected}, 2, []sello.EventType{sello.EventInboundDGIIConfirmed, sello.EventInboundDGIIRefuted}}},
-		{"Conditional", docs(sello.DGIIPending), sello.InboundDGIIAnswer{Codigo: 4},
-			want{[]string{sello.DGIIAccepted}, 1, []sello.EventType{sello.EventInboundDGIIConfirmed}}},
-		{"Rejected", docs(sello.DGIINotFound), sello.InboundDGIIAnswer{Codigo: 2},
-			want{[]string{sello.DGIIRejected}, 1, []sello.EventType{sello.EventInboundDGIIRefuted}}},
-		{"NotFound", docs(sello.DGIIPending, sello.DGIIPending), sello.InboundDGIIAnswer{Codigo: 0},
-			want{[]string{sello.DGIINotFound, sello.DGIIPending}, 1, nil}},
-		{"EnProceso", docs(sello.DGIINotFound), sello.InboundDGIIAnswer{Codigo: 3},
-			want{[]string{sello.DGIIPending}, 1, nil}},
+		{"AcceptedRefutesOthers", doc(sello.DGIIPending), nil, sello.InboundDGIIAnswer{Codigo: 1, Estado: "Aceptado"},
+			want{sello.DGIIAccepted, true, []sello.EventType{sello.EventInboundDGIIConfirmed}, true}},
+		{"Conditional", doc(sello.DGIINotFound), nil, sello.InboundDGIIAnswer{Codigo: 4},
+			want{sello.DGIIAccepted, true, []sello.EventType{sello.EventInboundDGIIConfirmed}, true}},
+		{"Rejected", doc(sello.DGIINotFound), nil, sello.InboundDGIIAnswer{Codigo: 2},
+			want{sello.DGIIRejected, true, []sello.EventType{sello.EventInboundDGIIRefuted}, false}},
+		{"NotFound", doc(sello.DGIIPending), nil, sello.InboundDGIIAnswer{Codigo: 0},
+			want{sello.DGIINotFound, true, nil, false}},
+		{"EnProceso", doc(sello.DGIINotFound), nil, sello.InboundDGIIAnswer{Codigo: 3},
+			want{sello.DGIIPending, true, nil, false}},
 		// Stored beside a document DGII accepted meanwhile (a receipt that
 		// raced the confirmation): No encontrado refutes it.
-		{"NotFoundBesideAccepted", docs(sello.DGIIPending, sello.DGIIAccepted), sello.InboundDGIIAnswer{Codigo: 0},
-			want{[]string{sello.DGIIRefuted, sello.DGIIAccepted}, 1, []sello.EventType{sello.EventInboundDGIIRefuted}}},
+		{"NotFoundBesideAccepted", doc(sello.DGIIPending), other, sello.InboundDGIIAnswer{Codigo: 0},
+			want{sello.DGIIRefuted, true, []sello.EventType{sello.EventInboundDGIIRefuted}, false}},
 		// DGII spends an e-NCF once: the first accepted stays.
-		{"AcceptedBesideAccepted", docs(sello.DGIIPending, sello.DGIIAccepted), sello.InboundDGIIAnswer{Codigo: 1},
-			want{[]string{sello.DGIIRefuted, sello.DGIIAccepted}, 1, []sello.EventType{sello.EventInboundDGIIRefuted}}},
-		{"FinalStays", docs(sello.DGIIRefuted, sello.DGIIPending), sello.InboundDGIIAnswer{Codigo: 1},
-			want{[]string{sello.DGIIRefuted, sello.DGIIPending}, 0, nil}},
-		{"GiveUp", docs(sello.DGIINotFound), sello.InboundDGIIAnswer{GiveUp: true},
-			want{[]string{sello.DGIINotFound}, 1, []sello.EventType{sello.EventInboundDGIIRefuted}}},
+		{"AcceptedBesideAccepted", doc(sello.DGIIPending), other, sello.InboundDGIIAnswer{Codigo: 1},
+			want{sello.DGIIRefuted, true, []sello.EventType{sello.EventInboundDGIIRefuted}, false}},
+		{"FinalStays", doc(sello.DGIIRefuted), nil, sello.InboundDGIIAnswer{Codigo: 1},
+			want{sello.DGIIRefuted, false, nil, false}},
+		{"GiveUp", doc(sello.DGIINotFound), nil, sello.InboundDGIIAnswer{GiveUp: true},
+			want{sello.DGIINotFound, true, []sello.EventType{sello.EventInboundDGIIRefuted}, false}},
 		// A document received before Sello asked DGII is held to DGII's
 		// answer all the same.
-		{"Legacy", docs(sello.DGIIPending, ""), sello.InboundDGIIAnswer{Codigo: 1},
-			want{[]string{sello.DGIIAccepted, sello.DGIIRefuted}, 2, []sello.EventType{sello.EventInboundDGIIConfirmed, sello.EventInboundDGIIRefuted}}},
+		{"Legacy", doc(""), nil, sello.InboundDGIIAnswer{Codigo: 1},
+			want{sello.DGIIAccepted, true, []sello.EventType{sello.EventInboundDGIIConfirmed}, true}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			changed, events, err := sello.ApplyInboundDGII(c.docs, "a", c.ans, now)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, d := range c.docs {
-				s := ""
-				if d.DGII != nil {
-					s = d.DGII.Status
-				}
-				got = append(got, s)
-			}
+			changed, events, refute := sello.ApplyInboundDGII(c.doc, c.accepted, c.ans, now)
 			var types []sello.EventType
 			for _, ev := range events {
 				types = append(types, ev.Type)
-			}
-			if strings.Join(got, ",") != strings.Join(c.want.states, ",") || len(changed) != c.want.changed || len(types) != len(c.want.events) {
-				t.Fatalf("got states %v, %d changed, events %v; want %v, %d, %v", got, len(changed), types, c.want.states, c.want.changed, c.want.events)
-			}
-			for i := range types {
-				if types[i] != c.want.events[i] {
-					t.Fatalf("events: got %v, want %v", types, c.want.events)
+				if ev.Data.Payload["inboundDocumentId"] != "a" {
+					t.Errorf("event %s about %v, want a", ev.Type, ev.Data.Payload["inboundDocumentId"])
 				}
 			}
-			for _, d := range changed {
-				if !d.UpdatedAt.Equal(now) {
-					t.Errorf("%s changed but UpdatedAt %v", d.ID, d.UpdatedAt)
-				}
+			if c.doc.DGII.Status != c.want.state || changed != c.want.changed || refute != c.want.refute || !slices.Equal(types, c.want.events) {
+				t.Fatalf("got state %s, changed %v, events %v, refute %v; want %s, %v, %v, %v",
+					c.doc.DGII.Status, changed, types, refute, c.want.state, c.want.changed, c.want.events, c.want.refute)
+			}
+			if changed != c.doc.UpdatedAt.Equal(now) {
+				t.Errorf("changed %v but UpdatedAt %v", changed, c.doc.UpdatedAt)
+			}
+			if c.doc.DGII.Status == sello.DGIIRefuted && changed && !strings.Contains(c.doc.DGII.Mensaje, other.ID) {
+				t.Errorf("refuted: mensaje %q does not name the accepted %s", c.doc.DGII.Mensaje, other.ID)
 			}
 		})
 	}
-	t.Run("ErrNotFound", func(t *testing.T) {
-		_, _, err := sello.ApplyInboundDGII(docs(sello.DGIIPending), "z", sello.InboundDGIIAnswer{Codigo: 1}, now)
-		if sello.ErrorCodeOf(err) != sello.CodeNotFound {
-			t.Fatalf("got %v, want NOT_FOUND", err)
-		}
-	})
 }
 
 func TestInboundConfirmDelay(t *testing.T) {

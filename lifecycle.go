@@ -120,7 +120,7 @@ func (ch DocumentChange) Refusal(doc *Document) error {
 	for i, s := range ch.From {
 		names[i] = string(s)
 	}
-	return Errorf(CodeConflict, "Document %s is %s, not %s.", doc.ENCF, doc.Status, strings.Join(names, " or "))
+	return Errorf(CodeConflict, "Document %s is %s, not %s.", doc.ENCF, doc.Status, orJoin(names))
 }
 
 // AllowsDelivery reports whether the change applies to a document whose
@@ -132,7 +132,15 @@ func (ch DocumentChange) AllowsDelivery(status string) bool {
 // deliveryRefusal is the CONFLICT of a change to doc whose delivery it does
 // not allow.
 func (ch DocumentChange) deliveryRefusal(doc *Document) error {
-	return Errorf(CodeConflict, "Delivery of document %s is %s, not %s.", doc.ENCF, doc.Delivery.Status, strings.Join(ch.DeliveryFrom, " or "))
+	return Errorf(CodeConflict, "Delivery of document %s is %s, not %s.", doc.ENCF, doc.Delivery.Status, orJoin(ch.DeliveryFrom))
+}
+
+// orJoin is words joined by "or", in the reader's language: "a or b or c".
+func orJoin(words []string) Text {
+	if n := len(words); n > 1 {
+		return Textf("%s or %s", orJoin(words[:n-1]), words[n-1])
+	}
+	return Textf("%s", strings.Join(words, ""))
 }
 
 // FailureReason is the failure reason the change records: its Reason when

@@ -48,6 +48,10 @@ type User struct {
 	// TOTPConfirmedAt is when the user proved the second factor with a code;
 	// the factor counts only once it is set.
 	TOTPConfirmedAt *time.Time
+	// TOTPLastStep is the last time step whose code the user used (0 for
+	// none): a code of that step or an earlier one is refused, so a code
+	// works once (RFC 6238 §5.2). Only UseTOTPStep changes it.
+	TOTPLastStep int64
 	// RecoveryCodeHashes are the SHA-256 hashes of the unused recovery codes.
 	RecoveryCodeHashes [][]byte
 	CreatedAt          time.Time
@@ -138,19 +142,35 @@ type AuditEntry struct {
 // PeopleStore keeps the portal's users, memberships, sessions, one-time
 // links, login attempts and audit log.
 type PeopleStore interface {
-	// CreateUser stores u and sets its ID and CreatedAt. Returns CONFLICT if
-	// the email is taken.
+	// CreateUser stores u and sets its ID and CreatedAt; the email is kept
+	// as NormalizeEmail gives it. Returns INVALID_REQUEST for an email that
+	// is not one, CONFLICT if the email is taken.
 	CreateUser(ctx context.Context, u *User) error
-	// FindUserByID and FindUserByEmail return NOT_FOUND.
+	// FindUserByID and FindUserByEmail return NOT_FOUND. The email is
+	// looked up as NormalizeEmail gives it.
 	FindUserByID(ctx context.Context, id string) (*User, error)
 	FindUserByEmail(ctx context.Context, email string) (*User, error)
 	// UpdateUser stores u's password hash, language, TOTP secret and
-	// confirmation, and recovery codes.
+	// confirmation, and recovery codes (not TOTPLastStep). It overwrites
+	// them all: read the user again just before. Returns NOT_FOUND.
 	UpdateUser(ctx context.Context, u *User) error
+	// UseTOTPStep records that the user used the code of step: it sets
+	// TOTPLastStep to step if step is later, atomically, and returns
+	// CONFLICT otherwise (the code, or an earlier one, was used: a replay).
+	// Returns NOT_FOUND for an unknown user.
+	UseTOTPStep(ctx context.Context, userID string, step int64) error
+	// UseRecoveryCode removes the recovery code with that hash from the
+	// user's unused ones, atomically, at most once however many callers
+	// race. Returns NOT_FOUND if the user has no such unused code.
+	UseRecoveryCode(ctx context.Context, userID string, hash []byte) error
 
 	// PutMembership gives the user the role in the tenant (adding or
-	// changing it). Returns CONFLICT if it would leave the tenant without an
-	// owner.
+	// changing it) and sets m's CreatedAt (the first membership's, on a
+	// change) and Email. A tenant with members always has an owner: returns
+	// CONFLICT if the change would leave it without one (the last owner's
+	// demotion, or a first member who is not an owner), checked in the
+	// same transaction as the change. Returns INVALID_REQUEST for an
+	// unknown role, NOT_FOUND for an unknown tenant or user.
 	PutMembership(ctx context.Context, m *Membership) error
 	// DeleteMembership removes a user from a tenant. Returns NOT_FOUND, or
 	// CONFLICT if the user is the tenant's last owner.
@@ -160,32 +180,64 @@ type PeopleStore interface {
 	// FindUserMemberships lists the tenants a user belongs to.
 	FindUserMemberships(ctx context.Context, userID string) ([]*Membership, error)
 
-	// CreateSession stores s and sets its ID.
+	// SetSecondFactorRequired sets whether the tenant requires every
+	// member to log in with a second factor (an owner's choice); a new
+	// tenant does not. SecondFactorRequired reads it. Both return
+	// NOT_FOUND for an unknown tenant.
+	SetSecondFactorRequired(ctx context.Context, tenantID string, required bool) error
+	SecondFactorRequired(ctx context.Context, tenantID string) (bool, error)
+
+	// CreateSession stores s and sets its ID; a zero CreatedAt is the
+	// store's clock, a zero LastSeenAt CreatedAt, a zero ExpiresAt
+	// SessionLifetime after CreatedAt. Returns INVALID_REQUEST
+	// without a token hash, NOT_FOUND for an unknown user or tenant,
+	// CONFLICT if the token hash exists.
 	CreateSession(ctx context.Context, s *Session) error
 	// FindSessionByTokenHash returns the session, revoked or expired ones
 	// included (the caller decides). Returns NOT_FOUND.
 	FindSessionByTokenHash(ctx context.Context, hash []byte) (*Session, error)
-	// TouchSession sets LastSeenAt (idle expiry counts from it).
+	// TouchSession sets LastSeenAt (idle expiry counts from it). Returns
+	// NOT_FOUND.
 	TouchSession(ctx context.Context, id string, now time.Time) error
-	// UpdateSession stores s's tenant and SecondFactorAt.
+	// UpdateSession stores s's tenant and SecondFactorAt. Returns
+	// NOT_FOUND.
 	UpdateSession(ctx context.Context, s *Session) error
-	// RevokeSession revokes one session; RevokeUserSessions every session
-	// of a user but the one with id except ("" for all).
+	// RevokeSession revokes one session (NOT_FOUND; revoking twice keeps
+	// the first time); RevokeUserSessions every session of a user but the
+	// one with id except ("" for all).
 	RevokeSession(ctx context.Context, id string, now time.Time) error
 	RevokeUserSessions(ctx context.Context, userID, except string, now time.Time) error
+	// PruneSessions deletes the sessions no one can use any more: revoked,
+	// expired (ExpiresAt at or before now) or idle (LastSeenAt before
+	// idleBefore), and returns how many.
+	PruneSessions(ctx context.Context, now, idleBefore time.Time) (int64, error)
 
-	// CreateLink stores l and sets its ID and CreatedAt.
+	// CreateLink stores l and sets its ID and CreatedAt. An invitation
+	// needs a tenant and a role, a reset neither. Returns INVALID_REQUEST,
+	// NOT_FOUND for an unknown tenant, CONFLICT if the token hash exists.
 	CreateLink(ctx context.Context, l *OneTimeLink) error
 	// UseLink marks the unused, unexpired link with that hash used at now
 	// and returns it, at most once however many callers race. Returns
 	// NOT_FOUND for an unknown, used or expired link.
 	UseLink(ctx context.Context, hash []byte, now time.Time) (*OneTimeLink, error)
+	// FindLink returns the unused, unexpired link with that hash without
+	// using it (the page a link opens reads it; only its form uses it, so
+	// that a mail scanner that follows the link does not spend it). Returns
+	// NOT_FOUND for an unknown, used or expired link.
+	FindLink(ctx context.Context, hash []byte, now time.Time) (*OneTimeLink, error)
+	// PruneLinks deletes the links used or expired before now and returns
+	// how many.
+	PruneLinks(ctx context.Context, now time.Time) (int64, error)
 
 	// AppendAudit appends e to its tenant's chain: it sets Seq, ID,
 	// PrevHash and Hash (AuditHash) in the same transaction as it reads the
 	// chain's last entry, so that concurrent appends never fork the chain.
+	// At is the store's clock when zero, and is kept to the microsecond.
+	// Returns INVALID_REQUEST without an action, NOT_FOUND for an unknown
+	// tenant.
 	AppendAudit(ctx context.Context, e *AuditEntry) error
 	// FindAudit lists a tenant's entries, newest first, filtered.
+	// Limit defaults to DefaultAuditLimit and is at most MaxAuditLimit.
 	FindAudit(ctx context.Context, tenantID string, f AuditFilter) ([]*AuditEntry, error)
 	// AuditChain returns every entry of a tenant's chain in Seq order, for
 	// VerifyAuditChain.
@@ -200,3 +252,9 @@ type AuditFilter struct {
 	Before  int64 // Seq cursor: entries with Seq < Before; 0 for the newest
 	Limit   int
 }
+
+// FindAudit's page sizes.
+const (
+	DefaultAuditLimit = 50
+	MaxAuditLimit     = 500
+)

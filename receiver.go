@@ -162,17 +162,15 @@ func HashReceiverToken(plain string) []byte {
 	return sum[:]
 }
 
-// receiverRefusal is the one answer to a seed or token that does not hold,
-// whatever the reason, so a caller learns nothing from it.
-func receiverRefusal(what string) error {
-	return Errorf(CodeUnauthenticated, "The %s is not one this receiver issued, or it was used or expired.", what)
+// ReceiverSeedRefused is RedeemReceiverSeed's refusal.
+func ReceiverSeedRefused() error {
+	return Errorf(CodeUnauthenticated, "The seed is not one this receiver issued, or it was used or expired.")
 }
 
-// ReceiverSeedRefused is RedeemReceiverSeed's refusal.
-func ReceiverSeedRefused() error { return receiverRefusal("seed") }
-
 // ReceiverTokenRefused is CheckReceiverToken's refusal.
-func ReceiverTokenRefused() error { return receiverRefusal("token") }
+func ReceiverTokenRefused() error {
+	return Errorf(CodeUnauthenticated, "The token is not one this receiver issued, or it was used or expired.")
+}
 
 // ReceiverStore keeps the seeds and tokens of the tenants' receiver
 // services (DESIGN §6) and whether they require a token.

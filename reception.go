@@ -3,6 +3,7 @@ package sello
 import (
 	"context"
 	"crypto/rsa"
+	"crypto/sha256"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -119,6 +120,8 @@ type Reception struct {
 	SeedKey []byte
 	// IssuerQuota is ReceiverLimits.IssuerQuota: 0 for none.
 	IssuerQuota int
+	// ENCFQuota is ReceiverLimits.ENCFQuota: 0 for none.
+	ENCFQuota int
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -234,7 +237,9 @@ type ECFReceipt struct {
 // ReceiveECF answers an e-CF posted to a tenant's reception service with
 // its signed acuse (FACTS §2.3), having stored the document and the acuse
 // when received. The checks, in order (the first that fails decides the
-// code):
+// code). What the tenant holds under the issuer's e-NCF is looked up by
+// the bytes' SHA-256 and DGII's acceptance (FindInboundENCF), so a receipt
+// costs the same however many documents the e-NCF holds:
 //
 //   - the key fields read (code 1; an e-CF without even its issuer and
 //     e-NCF is an error, not an acuse);
@@ -242,7 +247,8 @@ type ECFReceipt struct {
 //     supplier's retry, or the same e-CF from anyone: it proves nothing
 //     new);
 //   - the issuer is within its quota (IssuerQuota; RATE_LIMITED, not an
-//     acuse: the document was not judged);
+//     acuse: the document was not judged), and, unless DGII accepted a
+//     document under the e-NCF, so is the e-NCF (ENCFQuota, RATE_LIMITED);
 //   - the file is named {RNCEmisor}{eNCF}.xml, when named (code 1);
 //   - the signature holds (code 2), its signer passes CheckSigner at
 //     FechaHoraFirma (code 2) and, in eCF, holds the call's token
@@ -270,16 +276,21 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 		return nil, err
 	}
 	a := Acuse{RNCEmisor: h.IssuerRNC, ENCF: h.ENCF}
-	others, err := rc.Store.FindInboundDocumentsByENCF(ctx, t.ID, env, h.IssuerRNC, h.ENCF)
+	sum := sha256.Sum256(data)
+	held, err := rc.Store.FindInboundENCF(ctx, t.ID, env, h.IssuerRNC, h.ENCF, sum, rc.now().Add(-ENCFQuotaWindow))
 	if err != nil {
 		return nil, err
 	}
-	confirmed := sameOrConfirmed(others, data)
-	if confirmed != nil && confirmed.Same(data) {
-		return &ECFReceipt{Acuse: confirmed.Acuse, Document: confirmed}, nil // a retry: the same answer
+	if held.Same != nil {
+		return &ECFReceipt{Acuse: held.Same.Acuse, Document: held.Same}, nil // a retry: the same answer
 	}
 	if err := rc.checkIssuerQuota(ctx, t, env, h.IssuerRNC); err != nil {
 		return nil, err
+	}
+	if held.Accepted == nil {
+		if err := held.CheckQuota(rc.ENCFQuota, h.IssuerRNC, h.ENCF, rc.now()); err != nil {
+			return nil, err
+		}
 	}
 	if want := h.IssuerRNC + h.ENCF + ".xml"; in.FileName != "" && !strings.EqualFold(in.FileName, want) {
 		return rc.refuseECF(ctx, t, env, a, ReceiptSpecification, fmt.Errorf("file named %q, not %s", in.FileName, want))
@@ -312,9 +323,9 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 		return rc.refuseECF(ctx, t, env, a, ReceiptSpecification, fmt.Errorf("type %s is not exchanged between taxpayers", h.Type.Code()))
 	case h.BuyerRNC != t.RNC:
 		return rc.refuseECF(ctx, t, env, a, ReceiptWrongBuyer, fmt.Errorf("RNCComprador %q is not the tenant's %s", h.BuyerRNC, t.RNC))
-	case confirmed != nil:
+	case held.Accepted != nil:
 		return rc.refuseECF(ctx, t, env, a, ReceiptDuplicate, fmt.Errorf("DGII confirmed another document %s of RNC %s, received at %s (security code %s, not %s)",
-			h.ENCF, h.IssuerRNC, FormatTime(confirmed.ReceivedAt), confirmed.SecurityCode, h.SecurityCode))
+			h.ENCF, h.IssuerRNC, FormatTime(held.Accepted.ReceivedAt), held.Accepted.SecurityCode, h.SecurityCode))
 	}
 	acuse, err := rc.signAcuse(ctx, t, env, a, 0)
 	if err != nil {
@@ -326,10 +337,13 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 		IssueDate: h.IssueDate, Total: h.Total, XML: data, Acuse: acuse, Signer: signer,
 		SecurityCode: h.SecurityCode,
 	}
-	stored, existing, err := rc.Store.CreateInboundDocument(ctx, d)
-	if err != nil {
+	stored, held, err := rc.Store.CreateInboundDocument(ctx, d, rc.ENCFQuota)
+	switch {
+	case err != nil:
 		return nil, err
-	} else if existing && !stored.Same(data) {
+	case held != nil && held.Same != nil: // the same bytes, received meanwhile
+		return &ECFReceipt{Acuse: held.Same.Acuse, Document: held.Same}, nil
+	case held != nil:
 		return rc.refuseECF(ctx, t, env, a, ReceiptDuplicate, fmt.Errorf("DGII confirmed another document %s of RNC %s meanwhile", h.ENCF, h.IssuerRNC))
 	}
 	return &ECFReceipt{Acuse: stored.Acuse, Document: stored}, nil
@@ -355,7 +369,9 @@ func (rc *Reception) signAcuse(ctx context.Context, t *Tenant, env Environment, 
 	a.RNCComprador, a.At, a.Code = t.RNC, now, code
 	cert, err := rc.Store.FindSigningCertificate(ctx, t.ID, env, now)
 	if ErrorCodeOf(err) == CodeNotFound {
-		return nil, &Error{Code: CodeUnavailable, Message: "This receiver cannot sign its acuse now: it has no valid certificate in " + string(env) + ".", Err: err}
+		e := Errorf(CodeUnavailable, "This receiver cannot sign its acuse now: it has no valid certificate in %s.", env)
+		e.Err = err
+		return nil, e
 	} else if err != nil {
 		return nil, err
 	}

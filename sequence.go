@@ -76,16 +76,18 @@ func NextSequence(seqs []*Sequence, env Environment, t DocumentType, now time.Ti
 		}
 		used++
 	}
-	var why string
+	var why Text
 	switch {
 	case used == 0 && expired == 0:
-		why = fmt.Sprintf("No e-NCF range of type %s is registered in %s.", t.Code(), env)
+		why = Textf("No e-NCF range of type %s is registered in %s.", t.Code(), env)
+	case expired == 0 && used == 1:
+		why = Textf("Every e-NCF range of type %s in %s is used up (%d range).", t.Code(), env, used)
 	case expired == 0:
-		why = fmt.Sprintf("Every e-NCF range of type %s in %s is used up (%d %s).", t.Code(), env, used, plural(used, "range", "ranges"))
+		why = Textf("Every e-NCF range of type %s in %s is used up (%d ranges).", t.Code(), env, used)
 	case used == 0:
-		why = fmt.Sprintf("Every e-NCF range of type %s in %s is expired (the last one, %d–%d, on %s).", t.Code(), env, last.From, last.To, last.ExpiresOn)
+		why = Textf("Every e-NCF range of type %s in %s is expired (the last one, %d–%d, on %s).", t.Code(), env, last.From, last.To, last.ExpiresOn)
 	default:
-		why = fmt.Sprintf("Every e-NCF range of type %s in %s is used up (%d) or expired (%d; the last one, %d–%d, on %s).", t.Code(), env, used, expired, last.From, last.To, last.ExpiresOn)
+		why = Textf("Every e-NCF range of type %s in %s is used up (%d) or expired (%d; the last one, %d–%d, on %s).", t.Code(), env, used, expired, last.From, last.To, last.ExpiresOn)
 	}
 	return nil, Errorf(CodeSequenceExhausted, "%s Request a new range of type %s from %s and register it with %s; the document used no number.", why, t.Code(), dgiiRangeRequest, registerWith(env))
 }
@@ -96,15 +98,8 @@ const dgiiRangeRequest = `DGII (Oficina Virtual, "Solicitud de secuencias de e-N
 // registerWith names the two ways to register a range in env, for the
 // messages that tell a tenant to register one (SEQUENCE_EXHAUSTED, an
 // explicit e-NCF or a void outside every range).
-func registerWith(env Environment) string {
-	return fmt.Sprintf("POST /%s/secuencias or `sello sequences add`", env)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+func registerWith(env Environment) Text {
+	return Textf("POST /%s/secuencias or `sello sequences add`", env)
 }
 
 // SequenceOf returns the registered range an explicit e-NCF belongs to.
@@ -116,11 +111,11 @@ func SequenceOf(seqs []*Sequence, env Environment, encf ENCF, now time.Time) (*S
 			continue
 		}
 		if s.Expired(now) {
-			return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s belongs to a range that expired on %s", encf, s.ExpiresOn.DGII())}})
+			return nil, ValidationErrorf(ENCFPath, "e-NCF %s belongs to a range that expired on %s", encf, s.ExpiresOn.DGII())
 		}
 		return s, nil
 	}
-	return nil, ValidationError([]ErrorDetail{{Path: ENCFPath, Message: fmt.Sprintf("e-NCF %s lies in no registered range of type %s in %s: register the range DGII authorized for it with %s, or request a new range of type %s from %s.", encf, encf.Type.Code(), env, registerWith(env), encf.Type.Code(), dgiiRangeRequest)}})
+	return nil, ValidationErrorf(ENCFPath, "e-NCF %s lies in no registered range of type %s in %s: register the range DGII authorized for it with %s, or request a new range of type %s from %s.", encf, encf.Type.Code(), env, registerWith(env), encf.Type.Code(), dgiiRangeRequest)
 }
 
 // SequenceRequest is a range to register, as the API's POST
@@ -181,9 +176,9 @@ func RegisterSequence(ctx context.Context, st SequenceStore, tenantID string, en
 		return nil, Errorf(CodeInvalidRequest, "Type %s needs the expiry DGII gave the range (FechaVencimientoSecuencia, expiresOn): every type but 32 and 34 has one.", t)
 	}
 	if s.Expired(now) {
-		return nil, &Error{Code: CodeValidationFailed,
-			Message: fmt.Sprintf("Range %d–%d of type %s expired on %s: no document can be numbered from it; ask DGII for a new authorization.", s.From, s.To, t, s.ExpiresOn),
-			Details: []ErrorDetail{{Path: "expiresOn", Message: fmt.Sprintf("expired on %s (in the Dominican Republic)", s.ExpiresOn)}}}
+		var p Problems
+		p.Addf("expiresOn", "expired on %s (in the Dominican Republic)", s.ExpiresOn)
+		return nil, p.Errorf(CodeValidationFailed, "Range %d–%d of type %s expired on %s: no document can be numbered from it; ask DGII for a new authorization.", s.From, s.To, t, s.ExpiresOn)
 	}
 	overlap := func() error {
 		seqs, err := st.FindSequences(ctx, tenantID, env)
@@ -192,9 +187,9 @@ func RegisterSequence(ctx context.Context, st SequenceStore, tenantID string, en
 		}
 		for _, o := range seqs {
 			if o.Type == t && o.From <= s.To && o.To >= s.From {
-				return &Error{Code: CodeValidationFailed,
-					Message: fmt.Sprintf("Range %d–%d overlaps the registered range %s (%d–%d) of type %s in %s.", s.From, s.To, o.ID, o.From, o.To, t, env),
-					Details: []ErrorDetail{{Path: "from", Message: fmt.Sprintf("overlaps range %s (%d–%d)", o.ID, o.From, o.To)}}}
+				var p Problems
+				p.Addf("from", "overlaps range %s (%d–%d)", o.ID, o.From, o.To)
+				return p.Errorf(CodeValidationFailed, "Range %d–%d overlaps the registered range %s (%d–%d) of type %s in %s.", s.From, s.To, o.ID, o.From, o.To, t, env)
 			}
 		}
 		return nil

@@ -25,6 +25,7 @@ type Store interface {
 	VoidStore
 	CertificationStore
 	ReachabilityStore
+	PeopleStore
 	// Close releases the store's connections.
 	Close() error
 }
@@ -53,8 +54,20 @@ type APIKeyStore interface {
 	// FindAPIKeyByHash returns the key with that hash and its tenant, active
 	// or not. Returns NOT_FOUND.
 	FindAPIKeyByHash(ctx context.Context, hash []byte) (*APIKey, *Tenant, error)
+	// FindAPIKey returns one of the tenant's keys, revoked or not. Returns
+	// NOT_FOUND if the tenant has no such key.
+	FindAPIKey(ctx context.Context, tenantID, keyID string) (*APIKey, error)
 	// FindAPIKeys lists a tenant's keys, newest first, revoked ones included.
 	FindAPIKeys(ctx context.Context, tenantID string) ([]*APIKey, error)
+	// RecordAPIKeyUse notes that one of the tenant's keys authenticated a
+	// request at `at` from addr: it sets the key's LastUsedAt and
+	// LastUsedAddress, and its FirstUsedAt if it has none (a first use is
+	// never overwritten). When the key's last recorded use is later than
+	// at minus every, it changes nothing, so that the nodes sharing a
+	// store write one key's use at most once per every between them (and
+	// a late clock never moves it back). Reports whether it wrote; a key
+	// that is not the tenant's is left alone (false, nil).
+	RecordAPIKeyUse(ctx context.Context, tenantID, keyID string, at time.Time, addr string, every time.Duration) (bool, error)
 	// RevokeAPIKey revokes one of the tenant's keys at now. Returns NOT_FOUND
 	// if the tenant has no such key; revoking twice keeps the first time.
 	RevokeAPIKey(ctx context.Context, tenantID, keyID string, now time.Time) error

@@ -136,22 +136,22 @@ func (r VoidRequest) Check() ([]VoidRange, error) {
 		t, err := ParseDocumentType(rr.Type)
 		switch {
 		case err != nil:
-			p.Add(path+".type", ErrorMessageOf(err))
+			p.AddText(path+".type", ErrorText(err))
 		case rr.From < 1 || rr.From > MaxSequenceNumber:
-			p.Add(path+".from", fmt.Sprintf("Must be a sequential from 1 to %d.", int64(MaxSequenceNumber)))
+			p.Addf(path+".from", "Must be a sequential from 1 to %d.", int64(MaxSequenceNumber))
 		case rr.To < rr.From || rr.To > MaxSequenceNumber:
-			p.Add(path+".to", fmt.Sprintf("Must be from from (%d) to %d.", rr.From, int64(MaxSequenceNumber)))
+			p.Addf(path+".to", "Must be from from (%d) to %d.", rr.From, int64(MaxSequenceNumber))
 		default:
 			ranges = append(ranges, indexed{VoidRange{Type: t, From: rr.From, To: rr.To}, i})
 			perType[t]++
 		}
 	}
 	if len(perType) > MaxVoidTypes {
-		p.Add("ranges", fmt.Sprintf("At most %d types in one void (DGII's limit); these ranges have %d.", MaxVoidTypes, len(perType)))
+		p.Addf("ranges", "At most %d types in one void (DGII's limit); these ranges have %d.", MaxVoidTypes, len(perType))
 	}
 	for _, t := range DocumentTypes {
 		if perType[t] > MaxVoidRangesPerType {
-			p.Add("ranges", fmt.Sprintf("At most %d ranges of one type in one void (DGII's limit); type %s has %d.", MaxVoidRangesPerType, t.Code(), perType[t]))
+			p.Addf("ranges", "At most %d ranges of one type in one void (DGII's limit); type %s has %d.", MaxVoidRangesPerType, t.Code(), perType[t])
 		}
 	}
 	slices.SortStableFunc(ranges, func(a, b indexed) int { return compareVoidRanges(a.VoidRange, b.VoidRange) })
@@ -159,12 +159,11 @@ func (r VoidRequest) Check() ([]VoidRange, error) {
 	for k, rg := range ranges {
 		out[k] = rg.VoidRange
 		if k > 0 && ranges[k-1].Type == rg.Type && rg.From <= ranges[k-1].To {
-			p.Add(fmt.Sprintf("ranges[%d]", rg.i), fmt.Sprintf("Overlaps ranges[%d] (%s): each number is voided once.", ranges[k-1].i, ranges[k-1].VoidRange))
+			p.Addf(fmt.Sprintf("ranges[%d]", rg.i), "Overlaps ranges[%d] (%s): each number is voided once.", ranges[k-1].i, ranges[k-1].VoidRange)
 		}
 	}
 	if p.Len() > 0 {
-		return nil, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf("The void is not valid: %d problem(s).", p.Len()),
-			Details: p.Details(), Truncated: p.truncated}
+		return nil, p.Errorf(CodeInvalidRequest, "The void is not valid: %d problem(s).", p.Len())
 	}
 	return out, nil
 }
@@ -310,7 +309,7 @@ func checkVoidRanges(ctx context.Context, tx VoidTx, d VoidDraft, ranges []VoidR
 	for _, r := range ranges {
 		path := fmt.Sprintf("ranges[%d]", d.Request.index(r))
 		if gap, ok := uncovered(r, seqs[r.Type]); ok {
-			outside.Add(path, fmt.Sprintf("%s lies in no registered range of type %s in %s.", gap, r.Type.Code(), d.Environment))
+			outside.Addf(path, "%s lies in no registered range of type %s in %s.", gap, r.Type.Code(), d.Environment)
 			continue
 		}
 		docs, err := tx.DocumentsInRange(ctx, d.TenantID, d.Environment, r.Type, r.From, r.To, maxNamed)
@@ -320,9 +319,9 @@ func checkVoidRanges(ctx context.Context, tx VoidTx, d VoidDraft, ranges []VoidR
 		for _, doc := range docs {
 			if doc.WentToDGII() {
 				sent = true
-				used.Add(path, fmt.Sprintf("%s is used by document %s (%s), which went to DGII: cancel it with a credit note (type 34, E34).", doc.ENCF, doc.ID, doc.Status))
+				used.Addf(path, "%s is used by document %s (%s), which went to DGII: cancel it with a credit note (type 34, E34).", doc.ENCF, doc.ID, doc.Status)
 			} else {
-				used.Add(path, fmt.Sprintf("%s is used by document %s (%s): Sello sends it to DGII; once accepted, cancel it with a credit note (type 34, E34).", doc.ENCF, doc.ID, doc.Status))
+				used.Addf(path, "%s is used by document %s (%s): Sello sends it to DGII; once accepted, cancel it with a credit note (type 34, E34).", doc.ENCF, doc.ID, doc.Status)
 			}
 		}
 		held, err := tx.VoidedRanges(ctx, d.TenantID, d.Environment, r.Type, r.From, r.To)
@@ -333,24 +332,18 @@ func checkVoidRanges(ctx context.Context, tx VoidTx, d VoidDraft, ranges []VoidR
 			if h.State == VoidRejected || h.State == VoidFailed {
 				continue // DGII voided nothing, or never answered: the tenant may send it again
 			}
-			voided.Add(path, fmt.Sprintf("%s is already voided by void %s (%s).", VoidRange{Type: r.Type, From: max(r.From, h.From), To: min(r.To, h.To)}, h.VoidID, h.State))
+			voided.Addf(path, "%s is already voided by void %s (%s).", VoidRange{Type: r.Type, From: max(r.From, h.From), To: min(r.To, h.To)}, h.VoidID, h.State)
 		}
 	}
 	switch {
 	case outside.Len() > 0:
-		return &Error{Code: CodeValidationFailed, Details: outside.Details(), Truncated: outside.truncated,
-			Message: fmt.Sprintf("Only numbers of the tenant's registered ranges can be voided: register the range DGII authorized first, with %s.", registerWith(d.Environment))}
+		return outside.Errorf(CodeValidationFailed, "Only numbers of the tenant's registered ranges can be voided: register the range DGII authorized first, with %s.", registerWith(d.Environment))
+	case used.Len() > 0 && sent:
+		return used.Errorf(CodeValidationFailed, "Numbers Sello assigned to documents cannot be voided (DGII voids only unused numbers). A document that went to DGII or to the buyer is cancelled with a credit note (type 34, E34) that references it.")
 	case used.Len() > 0:
-		msg := "Numbers Sello assigned to documents cannot be voided (DGII voids only unused numbers)."
-		if sent {
-			msg += " A document that went to DGII or to the buyer is cancelled with a credit note (type 34, E34) that references it."
-		} else {
-			msg += " Once DGII accepts the document, cancel it with a credit note (type 34, E34) that references it."
-		}
-		return &Error{Code: CodeValidationFailed, Message: msg, Details: used.Details(), Truncated: used.truncated}
+		return used.Errorf(CodeValidationFailed, "Numbers Sello assigned to documents cannot be voided (DGII voids only unused numbers). Once DGII accepts the document, cancel it with a credit note (type 34, E34) that references it.")
 	case voided.Len() > 0:
-		return &Error{Code: CodeValidationFailed, Details: voided.Details(), Truncated: voided.truncated,
-			Message: "Numbers already voided (by a void DGII did not reject) cannot be voided again."}
+		return voided.Errorf(CodeValidationFailed, "Numbers already voided (by a void DGII did not reject) cannot be voided again.")
 	}
 	return nil
 }

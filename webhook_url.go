@@ -20,7 +20,7 @@ const MaxWebhookURLLen = 2048
 // INVALID_REQUEST with a message for the tenant.
 func CheckWebhookURL(raw string, env Environment) error {
 	bad := func(format string, args ...any) error {
-		return Errorf(CodeInvalidRequest, "Webhook URL: "+format, args...)
+		return Errorf(CodeInvalidRequest, "Webhook URL: %s", Textf(format, args...))
 	}
 	if raw == "" {
 		return bad("required.")

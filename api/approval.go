@@ -49,7 +49,7 @@ func (s *Server) handleListApprovals(w http.ResponseWriter, r *http.Request) err
 	if v := q.Get("status"); v != "" {
 		st, err := sello.ParseApprovalSendStatus(v)
 		if err != nil {
-			l.bad("status", sello.ErrorMessageOf(err))
+			l.p.AddText("status", sello.ErrorText(err))
 		}
 		f.Status = st
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/i18n"
 	"github.com/sello-do/sello/internal/jsonstrict"
 	"github.com/sello-do/sello/internal/spell"
 )
@@ -40,14 +41,13 @@ func readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 // bodyReadError is the INVALID_REQUEST of a body that could not be read,
 // in words that name no socket address (err, kept for the log, has them).
 func bodyReadError(err error) error {
-	msg := "Could not read the request body: the connection failed before it was complete."
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		msg = "The request body did not arrive within the server's time limit for a request (docs/api.md); send it in one go."
+		return sello.Errorf(sello.CodeInvalidRequest, "The request body did not arrive within the server's time limit for a request (docs/api.md); send it in one go.").WithErr(err)
 	} else if errors.Is(err, io.ErrUnexpectedEOF) {
-		msg = "The request body ended before its declared Content-Length."
+		return sello.Errorf(sello.CodeInvalidRequest, "The request body ended before its declared Content-Length.").WithErr(err)
 	}
-	return &sello.Error{Code: sello.CodeInvalidRequest, Message: msg, Err: err}
+	return sello.Errorf(sello.CodeInvalidRequest, "Could not read the request body: the connection failed before it was complete.").WithErr(err)
 }
 
 func tooLarge() error {
@@ -71,16 +71,14 @@ func decodeStrict(body []byte, v any) error {
 		var typeErr *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &typeErr):
-			return requestInvalid([]sello.ErrorDetail{{
-				Path:    typeErr.Field,
-				Message: fmt.Sprintf("must be %s, not a JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value),
-			}})
+			return requestInvalid([]problem{{typeErr.Field,
+				sello.Textf("must be %s, not a JSON %s", jsonKind(typeErr.Type.Kind().String()), typeErr.Value)}})
 		case bytes.HasPrefix([]byte(err.Error()), []byte("json: unknown field ")):
-			if details := unknownFields(body, reflect.TypeOf(v)); len(details) > 0 {
-				return requestInvalid(details)
+			if problems := unknownFields(body, reflect.TypeOf(v)); len(problems) > 0 {
+				return requestInvalid(problems)
 			}
 			field := err.Error()[len("json: unknown field "):]
-			return requestInvalid([]sello.ErrorDetail{{Path: trimQuotes(field), Message: "unknown field"}})
+			return requestInvalid([]problem{{trimQuotes(field), sello.Textf("unknown field")}})
 		}
 		return sello.Errorf(sello.CodeInvalidJSON, "The body is not a JSON object of the expected shape: %v.", err)
 	}
@@ -90,19 +88,37 @@ func decodeStrict(body []byte, v any) error {
 // requestInvalid is VALIDATION_FAILED for a request body that is not a
 // document (sello.ValidationError speaks of documents): its message says
 // what is wrong, naming the first problem.
-func requestInvalid(details []sello.ErrorDetail) *sello.Error {
-	d := details[0]
-	msg := fmt.Sprintf("The request is not valid: %s: %s", d.Path, strings.TrimSuffix(d.Message, "."))
-	if n := len(details) - 1; n == 1 {
-		msg += " (and 1 more problem)"
-	} else if n > 1 {
-		msg += fmt.Sprintf(" (and %d more problems)", n)
+func requestInvalid(problems []problem) *sello.Error {
+	var p sello.Problems
+	for _, pr := range problems {
+		p.AddText(pr.path, pr.text)
 	}
-	if !strings.HasSuffix(msg, "?") {
-		msg += "."
+	first := problems[0]
+	what := noPeriod{first.text}
+	switch n := len(problems) - 1; {
+	case n == 1:
+		return p.Errorf(sello.CodeValidationFailed, "The request is not valid: %s: %s (and 1 more problem).", first.path, what)
+	case n > 1:
+		return p.Errorf(sello.CodeValidationFailed, "The request is not valid: %s: %s (and %d more problems).", first.path, what, n)
+	case strings.HasSuffix(what.String(), "?"):
+		return p.Errorf(sello.CodeValidationFailed, "The request is not valid: %s: %s", first.path, what)
+	default:
+		return p.Errorf(sello.CodeValidationFailed, "The request is not valid: %s: %s.", first.path, what)
 	}
-	return &sello.Error{Code: sello.CodeValidationFailed, Message: msg, Details: details}
 }
+
+// problem is one problem of a request body: where, and what, in the
+// reader's language.
+type problem struct {
+	path string
+	text sello.Text
+}
+
+// noPeriod is a text without its final period, to go inside a sentence.
+type noPeriod struct{ text sello.Text }
+
+func (t noPeriod) In(lang i18n.Lang) string { return strings.TrimSuffix(t.text.In(lang), ".") }
+func (t noPeriod) String() string           { return t.In(i18n.EN) }
 
 // unknownFields lists the members of body that no field of type t takes,
 // each at its path ("ranges[0].tipo") with the closest known name
@@ -110,12 +126,12 @@ func requestInvalid(details []sello.ErrorDetail) *sello.Error {
 // fields as encoding/json matches them, exactly or else ignoring case. It
 // runs on the error path only: encoding/json's error names the first
 // unknown field but neither where it is nor what was meant.
-func unknownFields(body []byte, t reflect.Type) []sello.ErrorDetail {
+func unknownFields(body []byte, t reflect.Type) []problem {
 	var v any
 	if json.Unmarshal(body, &v) != nil {
 		return nil
 	}
-	var details []sello.ErrorDetail
+	var problems []problem
 	var walk func(path string, v any, t reflect.Type)
 	walk = func(path string, v any, t reflect.Type) {
 		for t.Kind() == reflect.Pointer {
@@ -136,12 +152,12 @@ func unknownFields(body []byte, t reflect.Type) []sello.ErrorDetail {
 				}
 				if i >= 0 {
 					walk(p, m[k], t.Field(index[i]).Type)
-				} else if len(details) < sello.MaxDetails {
-					msg := "unknown field"
+				} else if len(problems) < sello.MaxDetails {
+					msg := sello.Textf("unknown field")
 					if s := spell.Closest(k, names); s != "" {
-						msg = fmt.Sprintf("unknown field; did you mean %q?", s)
+						msg = sello.Textf("unknown field; did you mean %q?", s)
 					}
-					details = append(details, sello.ErrorDetail{Path: p, Message: msg})
+					problems = append(problems, problem{p, msg})
 				}
 			}
 		case reflect.Slice, reflect.Array:
@@ -152,7 +168,7 @@ func unknownFields(body []byte, t reflect.Type) []sello.ErrorDetail {
 		}
 	}
 	walk("", v, t)
-	return details
+	return problems
 }
 
 // jsonFields lists the JSON names of struct t's fields that encoding/json
@@ -184,18 +200,18 @@ func invalidJSON(body []byte) error {
 	return sello.Errorf(sello.CodeInvalidJSON, "Malformed JSON: %v.", err)
 }
 
-func jsonKind(goKind string) string {
+func jsonKind(goKind string) sello.Text {
 	switch goKind {
 	case "slice", "array":
-		return "an array"
+		return sello.Textf("an array")
 	case "string":
-		return "a string"
+		return sello.Textf("a string")
 	case "struct", "map":
-		return "an object"
+		return sello.Textf("an object")
 	case "bool":
-		return "a boolean"
+		return sello.Textf("a boolean")
 	}
-	return "a number"
+	return sello.Textf("a number")
 }
 
 func trimQuotes(s string) string {

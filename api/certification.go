@@ -95,7 +95,7 @@ func readTestSet(w http.ResponseWriter, r *http.Request) ([]*sello.Certification
 			}
 		}
 	}
-	accepted := fmt.Sprintf("send DGII's workbook as multipart/form-data (part \"file\") or as %s, or the rows as application/json", xlsxType)
+	accepted := sello.Textf("send DGII's workbook as multipart/form-data (part \"file\") or as %s, or the rows as application/json", xlsxType)
 	if r.Header.Get("Content-Type") == "" {
 		return nil, sello.Errorf(sello.CodeUnsupportedMediaType, "The request has no Content-Type: %s.", accepted)
 	}

@@ -149,8 +149,9 @@ func parseValidate(q url.Values) (bool, error) {
 	case "", "false":
 		return false, nil
 	default:
-		return false, &sello.Error{Code: sello.CodeInvalidRequest, Message: fmt.Sprintf("Query parameter validate must be true or false, not %q.", v),
-			Details: []sello.ErrorDetail{{Path: "validate", Message: "must be true or false"}}}
+		var p sello.Problems
+		p.Add("validate", "must be true or false")
+		return false, p.Errorf(sello.CodeInvalidRequest, "Query parameter validate must be true or false, not %q.", v)
 	}
 }
 
@@ -195,20 +196,20 @@ func (s *Server) handleStatusBatch(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	if req.ENCFs == nil {
-		return requestInvalid([]sello.ErrorDetail{{Path: "encfs", Message: "required: an array of e-NCFs"}})
+		return requestInvalid([]problem{{"encfs", sello.Textf("required: an array of e-NCFs")}})
 	}
 	encfs := *req.ENCFs
 	if len(encfs) == 0 || len(encfs) > MaxBatchENCFs {
-		return requestInvalid([]sello.ErrorDetail{{Path: "encfs", Message: fmt.Sprintf("must list 1 to %d e-NCFs, not %d", MaxBatchENCFs, len(encfs))}})
+		return requestInvalid([]problem{{"encfs", sello.Textf("must list 1 to %d e-NCFs, not %d", MaxBatchENCFs, len(encfs))}})
 	}
-	var details []sello.ErrorDetail
+	var problems []problem
 	for i, e := range encfs {
 		if _, err := sello.ParseENCF(e); err != nil {
-			details = append(details, sello.ErrorDetail{Path: fmt.Sprintf("encfs[%d]", i), Message: sello.ErrorMessageOf(err)})
+			problems = append(problems, problem{fmt.Sprintf("encfs[%d]", i), sello.ErrorText(err)})
 		}
 	}
-	if len(details) > 0 {
-		return requestInvalid(details)
+	if len(problems) > 0 {
+		return requestInvalid(problems)
 	}
 	docs, err := s.Store.FindDocumentsByENCF(r.Context(), p.Tenant.ID, p.Env, uniq(encfs))
 	if err != nil {
@@ -282,7 +283,7 @@ func parseDocumentFilter(q url.Values) (sello.DocumentFilter, error) {
 	if v := q.Get("status"); v != "" {
 		st, err := sello.ParseStatus(v)
 		if err != nil {
-			l.bad("status", sello.ErrorMessageOf(err))
+			l.p.AddText("status", sello.ErrorText(err))
 		}
 		f.Status = st
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/i18n"
 )
 
 // statusByCode is the one table from error code to HTTP status (DESIGN §2).
@@ -53,14 +54,20 @@ type errorObject struct {
 	RetryAfterSeconds int                 `json:"retryAfterSeconds,omitempty"`
 }
 
-// writeError writes err as the error body. Errors that are not *sello.Error
-// are logged with the correlation id and shown only as INTERNAL.
+// writeError writes err as the error body, its message and details in the
+// request's language (Accept-Language: Spanish when it prefers es, English
+// otherwise; the code is never translated). Errors that are not
+// *sello.Error are logged with the correlation id and shown only as
+// INTERNAL.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	lang := i18n.FromAcceptLanguage(r.Header.Get("Accept-Language"))
 	code := sello.ErrorCodeOf(err)
-	obj := errorObject{Code: code, Message: sello.ErrorMessageOf(err)}
+	obj := errorObject{Code: code, Message: sello.LocalizedMessage(err, lang)}
+	w.Header().Add("Vary", "Accept-Language")
+	w.Header().Set("Content-Language", string(lang))
 	var e *sello.Error
 	if errors.As(err, &e) {
-		obj.Details = e.Details
+		obj.Details = e.LocalizedDetails(lang)
 		obj.Truncated = e.Truncated
 		obj.RetryAfterSeconds = e.RetryAfterSeconds
 		if e.RetryAfterSeconds > 0 {

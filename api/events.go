@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/base64"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -106,26 +105,30 @@ func (s *Server) handleListEvents(w http.ResponseWriter, r *http.Request) error 
 // bad one. Returns INVALID_REQUEST.
 func parseEventFilter(q url.Values) (sello.EventFilter, error) {
 	f := sello.EventFilter{Limit: sello.DefaultPageSize}
-	var details []sello.ErrorDetail
-	bad := func(param, msg string) { details = append(details, sello.ErrorDetail{Path: param, Message: msg}) }
+	type problem struct {
+		param string
+		text  sello.Text
+	}
+	var problems []problem
+	refuse := func(param string, t sello.Text) { problems = append(problems, problem{param, t}) }
 	for param, vals := range q {
 		if !slices.Contains([]string{"cursor", "after", "type", "limit"}, param) {
-			bad(param, "unknown query parameter; use cursor, type or limit")
+			refuse(param, sello.Textf("unknown query parameter; use cursor, type or limit"))
 		} else if len(vals) > 1 {
-			bad(param, "must be given once")
+			refuse(param, sello.Textf("must be given once"))
 		}
 	}
 	// after is the spec's name (§4) for the same cursor.
 	_, hasCursor := q["cursor"]
 	_, hasAfter := q["after"]
 	if hasCursor && hasAfter {
-		bad("after", "after is another name for cursor: give one of them")
+		refuse("after", sello.Textf("after is another name for cursor: give one of them"))
 	}
 	for _, param := range []string{"cursor", "after"} {
 		if v, ok := q[param]; ok {
 			pos, err := parseEventCursor(v[0])
 			if err != nil {
-				bad(param, "not a cursor of the events API: pass the nextCursor of the previous answer unchanged")
+				refuse(param, sello.Textf("not a cursor of the events API: pass the nextCursor of the previous answer unchanged"))
 			}
 			f.After = pos
 		}
@@ -133,20 +136,24 @@ func parseEventFilter(q url.Values) (sello.EventFilter, error) {
 	if v, ok := q["type"]; ok {
 		t := sello.EventType(v[0])
 		if !slices.Contains(eventTypes, t) {
-			bad("type", fmt.Sprintf("unknown event type %q", v[0]))
+			refuse("type", sello.Textf("unknown event type %q", v[0]))
 		}
 		f.Type = t
 	}
 	if v, ok := q["limit"]; ok {
 		n, err := strconv.Atoi(v[0])
 		if err != nil || n < 1 || n > sello.MaxPageSize {
-			bad("limit", fmt.Sprintf("must be a whole number from 1 to %d", sello.MaxPageSize))
+			refuse("limit", sello.Textf("must be a whole number from 1 to %d", sello.MaxPageSize))
 		}
 		f.Limit = n
 	}
-	if len(details) > 0 {
-		slices.SortFunc(details, func(a, b sello.ErrorDetail) int { return strings.Compare(a.Path, b.Path) })
-		return f, &sello.Error{Code: sello.CodeInvalidRequest, Message: "The query parameters are not valid.", Details: details}
+	if len(problems) > 0 {
+		slices.SortStableFunc(problems, func(a, b problem) int { return strings.Compare(a.param, b.param) })
+		var p sello.Problems
+		for _, pr := range problems {
+			p.AddText(pr.param, pr.text)
+		}
+		return f, p.Errorf(sello.CodeInvalidRequest, "The query parameters are not valid.")
 	}
 	return f, nil
 }

@@ -46,27 +46,27 @@ func parseInboundFilter(q url.Values) (sello.InboundFilter, error) {
 	l := newListQuery(q, "issuer", "encf", "type", "approval", "dgii", "from", "to", "cursor", "limit")
 	if v := q.Get("encf"); v != "" {
 		if _, err := sello.ParseENCF(v); err != nil {
-			l.bad("encf", sello.ErrorMessageOf(err))
+			l.p.AddText("encf", sello.ErrorText(err))
 		}
 		f.ENCF = v
 	}
 	if v := q.Get("issuer"); v != "" {
 		if err := sello.ValidateRNC(v); err != nil {
-			l.bad("issuer", sello.ErrorMessageOf(err))
+			l.p.AddText("issuer", sello.ErrorText(err))
 		}
 		f.IssuerRNC = v
 	}
 	if v := q.Get("approval"); v != "" {
 		a, err := sello.ParseApprovalState(v)
 		if err != nil {
-			l.bad("approval", sello.ErrorMessageOf(err))
+			l.p.AddText("approval", sello.ErrorText(err))
 		}
 		f.Approval = a
 	}
 	if v := q.Get("dgii"); v != "" {
 		g, err := sello.ParseDGIIState(v)
 		if err != nil {
-			l.bad("dgii", sello.ErrorMessageOf(err))
+			l.p.AddText("dgii", sello.ErrorText(err))
 		}
 		f.DGII = g
 	}

@@ -140,11 +140,11 @@ func (p *headerProbe) Write(b []byte) (int, error) { return len(b), nil }
 func (p *headerProbe) WriteHeader(status int)      { p.status = status }
 
 // orList joins words as "a", "a or b", "a, b or c".
-func orList(words []string) string {
+func orList(words []string) sello.Text {
 	if len(words) < 2 {
-		return strings.Join(words, "")
+		return sello.Textf("%s", strings.Join(words, ""))
 	}
-	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+	return sello.Textf("%s or %s", strings.Join(words[:len(words)-1], ", "), words[len(words)-1])
 }
 
 // scopeFunc says which scope a request needs.
@@ -168,6 +168,7 @@ func (s *Server) authenticated(scope scopeFunc, h handlerFunc) http.Handler {
 		if err != nil {
 			return err
 		}
+		s.recordKeyUse(r, p.Key)
 		if err := s.limit(w, r, p); err != nil {
 			return err
 		}
@@ -215,6 +216,31 @@ func (s *Server) authenticate(r *http.Request) (*principal, error) {
 	return &principal{Key: key, Tenant: tenant}, nil
 }
 
+// recordKeyUse notes that key authenticated r, from the client's address
+// (clientIP: behind the trusted proxies, the address they were called
+// from), for the key's last use that the portal and `sello keys list`
+// show. Any request the key authenticates counts, refused or not: a
+// client that still sends a key uses it. Written at most once a minute
+// per key (sello.APIKeyUses). A failed write is logged and the request
+// goes on: the use is bookkeeping, not the request's work, and the next
+// request writes it.
+func (s *Server) recordKeyUse(r *http.Request, key *sello.APIKey) {
+	if s.keyUses == nil {
+		return
+	}
+	addr := r.RemoteAddr
+	if ip, ok := clientIP(r, s.TrustedProxies); ok {
+		addr = ip.String()
+	}
+	// Not cut short when the client hangs up.
+	if err := s.keyUses.Record(context.WithoutCancel(r.Context()), s.Store, key, s.now(), addr); err != nil {
+		s.Logger.LogAttrs(r.Context(), slog.LevelWarn, "record api key use",
+			slog.String("correlation_id", correlationID(r.Context())),
+			slog.String("key_id", key.ID),
+			slog.String("error", err.Error()))
+	}
+}
+
 // pathEnvironment returns the path's environment: NOT_FOUND when there is
 // no such environment, ENVIRONMENT_MISMATCH when it is not key's.
 func pathEnvironment(r *http.Request, key *sello.APIKey) (sello.Environment, error) {
@@ -249,11 +275,9 @@ func (s *Server) limit(w http.ResponseWriter, r *http.Request, p *principal) err
 	h.Set("RateLimit", fmt.Sprintf("%q;r=%d;t=%d", plan.Name, d.Remaining, ceilSeconds(d.Reset)))
 	if !d.Allowed {
 		retry := max(1, ceilSeconds(d.RetryAfter))
-		return &sello.Error{
-			Code:              sello.CodeRateLimited,
-			Message:           fmt.Sprintf("Rate limit of plan %q exceeded (%g requests/s, burst %d). Retry after %d s.", plan.Name, plan.Rate, plan.Burst, retry),
-			RetryAfterSeconds: retry,
-		}
+		e := sello.Errorf(sello.CodeRateLimited, "Rate limit of plan %q exceeded (%g requests/s, burst %d). Retry after %d s.", plan.Name, plan.Rate, plan.Burst, retry)
+		e.RetryAfterSeconds = retry
+		return e
 	}
 	return nil
 }

@@ -60,7 +60,7 @@ func (s *Server) receiverTenant(r *http.Request) (sello.Environment, *sello.Tena
 // server's store, trust roots, master key and clock.
 func (s *Server) reception() *sello.Reception {
 	return &sello.Reception{Store: s.Store, XML: receptionXML{}, Trust: s.ReceiverTrust, MasterKey: s.MasterKey, Keys: &s.acuseKeys, Tokens: &s.receiverTokens, Now: s.now,
-		SeedKey: s.seedKey, IssuerQuota: s.receiverLimits().IssuerQuota}
+		SeedKey: s.seedKey, IssuerQuota: s.receiverLimits().IssuerQuota, ENCFQuota: s.receiverLimits().ENCFQuota}
 }
 
 // receiverToken checks the bearer token of a call to the tenant's

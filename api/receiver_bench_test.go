@@ -88,6 +88,50 @@ func BenchmarkRecepcionVsRSA(b *testing.B) {
 	}
 }
 
+// BenchmarkRecepcionUnderENCF measures the receipt of a new document
+// under an issuer's e-NCF that already holds held others, none confirmed
+// by DGII, each of fillerBytes: what a forger posting many documents under
+// one e-NCF makes each receipt cost. Each iteration posts another
+// different, validly signed 1-item e-CF under the same e-NCF (no quota per
+// e-NCF, so each is kept: the e-NCF holds held+i documents at iteration
+// i). The receipt should cost the same for 1 and 100 held: the lookup
+// reads the same bytes and the accepted one by index, never the others.
+func BenchmarkRecepcionUnderENCF(b *testing.B) {
+	const fillerBytes = 256 << 10
+	for _, held := range []int{1, 100} {
+		b.Run(fmt.Sprintf("%dHeld", held), func(b *testing.B) {
+			f := mustReceiverFixture(b, true)
+			filler := bytes.Repeat([]byte("x"), fillerBytes)
+			for i := range held {
+				d := &sello.InboundDocument{
+					TenantID: f.tenant.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal, ENCF: "E310000000001",
+					IssuerRNC: supplierRNC, IssuerName: "Proveedor", BuyerRNC: testRNC, IssueDate: sello.Date{Year: 2026, Month: 3, Day: 9},
+					Total: "1180.00", XML: append([]byte(fmt.Sprintf("<ECF>%d</ECF>", i)), filler...), Acuse: []byte("<ARECF/>"), SecurityCode: "AAAAAA",
+				}
+				if _, _, err := f.store.CreateInboundDocument(b.Context(), d, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+			bodies, types := make([][]byte, b.N), make([]string, b.N)
+			for i := range bodies {
+				doc, err := f.supplier.Sign(bytes.Replace(unsignedECF(b, testRNC, 1), []byte("Cliente Ejemplo SRL"), []byte(fmt.Sprintf("Cliente %d SRL", i)), 1))
+				if err != nil {
+					b.Fatal(err)
+				}
+				bodies[i], types[i] = upload(b, supplierRNC+"E310000000001.xml", doc)
+			}
+			runtime.GC()
+			b.ResetTimer()
+			for i, body := range bodies {
+				rec := f.raw(recepcion, "", types[i], body)
+				if rec.Code != http.StatusOK || !bytes.Contains(rec.Body.Bytes(), []byte("<Estado>0</Estado>")) {
+					b.Fatalf("reception: %d %s", rec.Code, rec.Body)
+				}
+			}
+		})
+	}
+}
+
 // unsignedECFItems is a valid type-31 e-CF numbered n from the supplier to
 // buyer, with items items (1: the sample invoice's own), before its
 // signature.

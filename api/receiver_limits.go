@@ -56,18 +56,18 @@ func (s *Server) receiver(h handlerFunc) http.Handler {
 // leaves its eCF one alone). Returns RATE_LIMITED.
 func (s *Server) limitReceiver(r *http.Request, lim sello.ReceiverLimits) error {
 	addr := clientAddress(r, s.TrustedProxies)
-	if err := s.allowReceiver(r.Context(), "receptor:addr:"+addr, lim.PerAddress, "from your address"); err != nil {
+	if err := s.allowReceiver(r.Context(), "receptor:addr:"+addr, lim.PerAddress, sello.Textf("from your address")); err != nil {
 		return err
 	}
 	if env, rnc, err := receiverPath(r); err == nil {
-		return s.allowReceiver(r.Context(), "receptor:rnc:"+string(env)+":"+rnc, lim.PerTenant, "to this receiver")
+		return s.allowReceiver(r.Context(), "receptor:rnc:"+string(env)+":"+rnc, lim.PerTenant, sello.Textf("to this receiver"))
 	}
 	return nil
 }
 
 // allowReceiver takes one request of key's bucket under plan. Returns
 // RATE_LIMITED, saying whose limit it is (what).
-func (s *Server) allowReceiver(ctx context.Context, key string, plan sello.RatePlan, what string) error {
+func (s *Server) allowReceiver(ctx context.Context, key string, plan sello.RatePlan, what sello.Text) error {
 	d, err := s.RateLimiter.Allow(ctx, key, plan)
 	if err != nil {
 		return fmt.Errorf("receiver rate limit: %w", err)
@@ -75,23 +75,36 @@ func (s *Server) allowReceiver(ctx context.Context, key string, plan sello.RateP
 		return nil
 	}
 	retry := max(1, ceilSeconds(d.RetryAfter))
-	return &sello.Error{
-		Code:              sello.CodeRateLimited,
-		Message:           fmt.Sprintf("Too many requests %s (%g/s, %d at once). Retry after %d s.", what, plan.Rate, plan.Burst, retry),
-		RetryAfterSeconds: retry,
-	}
+	e := sello.Errorf(sello.CodeRateLimited, "Too many requests %s (%g/s, %d at once). Retry after %d s.", what, plan.Rate, plan.Burst, retry)
+	e.RetryAfterSeconds = retry
+	return e
 }
 
 // clientAddress is the address a receiver call is counted under: the
-// connection's peer; or, when the peer is one of trusted (the reverse
-// proxies in front of the server), the right-most address of
-// X-Forwarded-For that is not (the one the nearest trusted proxy saw),
-// since the left part of the header is whatever the client wrote. An IPv6
-// address is counted as its /64, what one subscriber is given.
+// client's address (clientIP), an IPv6 address as its /64, what one
+// subscriber is given.
 func clientAddress(r *http.Request, trusted []netip.Prefix) string {
+	addr, ok := clientIP(r, trusted)
+	if !ok {
+		return r.RemoteAddr
+	}
+	if addr.Is6() {
+		p, _ := addr.Prefix(64)
+		return p.String()
+	}
+	return addr.String()
+}
+
+// clientIP is the client's address as the API sees it: the connection's
+// peer; or, when the peer is one of trusted (the reverse proxies in front
+// of the server), the right-most address of X-Forwarded-For that is not
+// (the one the nearest trusted proxy saw), since the left part of the
+// header is whatever the client wrote. False when the peer is not an
+// ip:port (a test's handler called directly).
+func clientIP(r *http.Request, trusted []netip.Prefix) (netip.Addr, bool) {
 	ap, err := netip.ParseAddrPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		return netip.Addr{}, false
 	}
 	addr := ap.Addr().Unmap()
 	if isTrusted(addr, trusted) {
@@ -107,11 +120,7 @@ func clientAddress(r *http.Request, trusted []netip.Prefix) string {
 			}
 		}
 	}
-	if addr.Is6() {
-		p, _ := addr.Prefix(64)
-		return p.String()
-	}
-	return addr.String()
+	return addr, true
 }
 
 // parseHop reads one address of X-Forwarded-For, with or without a port.

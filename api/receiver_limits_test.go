@@ -20,6 +20,7 @@ import (
 	"github.com/sello-do/sello/postgres"
 	"github.com/sello-do/sello/postgres/pgtest"
 	"github.com/sello-do/sello/sqlite"
+	"github.com/sello-do/sello/storetest"
 )
 
 // unknownRNC is a well-formed RNC that is no tenant's.
@@ -399,6 +400,59 @@ func TestIssuerQuota(t *testing.T) {
 	}
 	f.clock.Add(sello.IssuerQuotaWindow + time.Minute)
 	f.wantAcuse(t, f.post(t, recepcion, "", third), ecf.ReceiptReceived, 0)
+}
+
+// TestENCFQuota: past its quota of different documents under one e-NCF
+// that DGII has not confirmed, an issuer's e-CF under that e-NCF is
+// answered 429 with Retry-After, naming the issuer and the e-NCF, before
+// its signature is checked, and not stored; a retry of a document kept is
+// still answered with its acuse; another e-NCF is taken; once DGII accepts
+// one of them, another document under the e-NCF is judged (code 3).
+func TestENCFQuota(t *testing.T) {
+	f := mustReceiverFixture(t, true).with(func(s *api.Server) {
+		l := unlimitedReceivers
+		l.ENCFQuota = 2
+		s.ReceiverLimits = &l
+	})
+	// Different documents under E310000000001: the buyer's name differs.
+	variant := func(name string) []byte {
+		doc, err := f.supplier.Sign(bytes.Replace(unsignedECF(t, testRNC, 1), []byte("Cliente Ejemplo SRL"), []byte(name), 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	firstDoc := variant("Cliente Ejemplo SA")
+	first := f.post(t, recepcion, "", firstDoc)
+	f.wantAcuse(t, first, ecf.ReceiptReceived, 0)
+	f.wantAcuse(t, f.post(t, recepcion, "", variant("Cliente Ejemplo SAS")), ecf.ReceiptReceived, 0)
+	third := variant("Cliente Ejemplo EIRL")
+	for name, doc := range map[string][]byte{
+		"over the quota": third,
+		// Refused before its signature is looked at.
+		"tampered, over the quota": bytes.Replace(third, []byte("Cliente Ejemplo EIRL"), []byte("Cliente Ejemplo XXXX"), 1),
+	} {
+		rec := f.post(t, recepcion, "", doc)
+		body := rec.Body.String()
+		if rec.Code != http.StatusTooManyRequests || !strings.Contains(body, `"code":"RATE_LIMITED"`) ||
+			!strings.Contains(body, "e-NCF E310000000001 of RNC "+supplierRNC) || !strings.Contains(body, "2 documents") {
+			t.Fatalf("%s: got %d %s, want 429 RATE_LIMITED naming the e-NCF and the issuer", name, rec.Code, body)
+		}
+		if retry, err := strconv.Atoi(rec.Header().Get("Retry-After")); err != nil || retry < int(sello.ENCFQuotaWindow.Seconds())-120 || retry > int(sello.ENCFQuotaWindow.Seconds())+1 {
+			t.Errorf("%s: Retry-After %q, want about %s (until the first leaves the window)", name, rec.Header().Get("Retry-After"), sello.ENCFQuotaWindow)
+		}
+	}
+	if docs := f.inboundUnder(t, sello.EnvTest, "E310000000001"); len(docs) != 2 {
+		t.Fatalf("stored %d documents under E310000000001, want 2", len(docs))
+	}
+	if again := f.post(t, recepcion, "", firstDoc); !bytes.Equal(again.Body.Bytes(), first.Body.Bytes()) {
+		t.Errorf("a retry at the quota: got %d %s, want the stored acuse", again.Code, again.Body)
+	}
+	f.wantAcuse(t, f.post(t, recepcion, "", f.signedECF(t, testRNC, 2)), ecf.ReceiptReceived, 0)
+
+	kept := f.inboundUnder(t, sello.EnvTest, "E310000000001")
+	storetest.MustRecordDGII(t, f.store, f.tenant.ID, sello.EnvTest, kept[1].ID, 1, "Aceptado")
+	f.wantAcuse(t, f.post(t, recepcion, "", third), ecf.ReceiptNotReceived, ecf.ReasonDuplicate)
 }
 
 // TestReceiverDeadline: a call past its deadline signs and stores nothing,

@@ -50,8 +50,7 @@ func (receptionXML) ReadApproval(data []byte) (*sello.ReceivedApproval, error) {
 	if err != nil {
 		var e *sello.Error
 		if errors.As(err, &e) && e.Code == sello.CodeValidationFailed {
-			return nil, &sello.Error{Code: sello.CodeInvalidRequest, Message: "The ACECF is not valid: see details.",
-				Details: e.Details, Truncated: e.Truncated, Err: err}
+			return nil, sello.Errorf(sello.CodeInvalidRequest, "The ACECF is not valid: see details.").WithDetailsOf(e).WithErr(err)
 		}
 		return nil, err
 	}

@@ -50,6 +50,11 @@ type Server struct {
 	acuseKeys sello.KeyCache
 	// receiverTokens keeps the receivers' tokens found in the store.
 	receiverTokens sello.TokenCache
+	// keyUses writes the API keys' last use, at most once a minute per
+	// key; nil records nothing (only the benchmark's baseline).
+	keyUses *sello.APIKeyUses
+	// noKeyUses keeps Handler from setting keyUses (export_test.go).
+	noKeyUses bool
 }
 
 func (s *Server) now() time.Time {
@@ -74,6 +79,9 @@ func (s *Server) Handler() http.Handler {
 			s.seedKey = make([]byte, 32)
 			rand.Read(s.seedKey)
 		}
+	}
+	if s.keyUses == nil && !s.noKeyUses {
+		s.keyUses = &sello.APIKeyUses{}
 	}
 	mux := http.NewServeMux()
 	s.routes(mux)

@@ -212,8 +212,10 @@ type request struct {
 	path   string // after /{env}
 	query  url.Values
 	body   []byte // nil for none
-	header http.Header
-	accept string
+	// contentType is the body's media type; application/json when empty.
+	contentType string
+	header      http.Header
+	accept      string
 }
 
 // response is the answer of the attempt that succeeded.
@@ -280,7 +282,11 @@ func (c *Client) attempt(ctx context.Context, req request) (*response, error) {
 		hr.Header.Set("Accept", req.accept)
 	}
 	if req.body != nil {
-		hr.Header.Set("Content-Type", "application/json")
+		ct := req.contentType
+		if ct == "" {
+			ct = "application/json"
+		}
+		hr.Header.Set("Content-Type", ct)
 	}
 	hresp, err := c.http.Do(hr)
 	if err != nil {

@@ -13,9 +13,11 @@
 // address), and an API key; the environment (TesteCF, CerteCF or eCF)
 // follows from the key's prefix, and the client is bound to it. Every method retries 429s (after Retry-After), 5xx
 // answers and network errors with exponential backoff and full jitter, at
-// most four attempts by default, and stops when its context ends. A create
-// carries an Idempotency-Key (a random UUID unless given), the same on every
-// retry, so a retried create never makes a second document.
+// most four attempts by default, and stops when its context ends. The
+// creates of documents, voids and certification runs carry an
+// Idempotency-Key (a random UUID unless given), the same on every retry, so
+// a retried create never makes a second one; a range or a commercial
+// approval cannot be made twice (the API refuses the repeat).
 //
 //	c, err := client.New("https://sello.example.com", os.Getenv("SELLO_API_KEY"))
 //	res, err := c.CreateDocument(ctx, client.CreateDocumentRequest{Document: invoice})
@@ -39,7 +41,15 @@
 // receiver's database; Reconcile asks the status batch for a document's
 // authoritative state before a final state is overwritten.
 //
-// Its Document mirrors the server's document resource (spec §2.4) in this
-// module's own types, so that importing the SDK pulls in none of the
-// server's code or dependencies.
+// The client covers every operation of the API: documents, events,
+// received documents (ListInboundDocuments…), commercial approvals
+// (CreateApproval…), sequences, voids, certification runs and DGII's state
+// (GetDGIIStatus). Every list answers a Page and has an iterator over every
+// page (Documents, InboundDocuments, Approvals, Sequences, Voids,
+// CertificationRuns).
+//
+// Its types (Document, InboundDocument, Approval, Sequence, Void,
+// CertificationRun, DGIIStatus…) mirror the OpenAPI document's schemas,
+// field for field, in this module's own types, so that importing the SDK
+// pulls in none of the server's code or dependencies.
 package client

@@ -8,7 +8,6 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 )
 
@@ -357,25 +356,12 @@ type ListDocumentsParams struct {
 // NextCursor back as Cursor, with the same filters, for the next page; or use
 // Documents to range over every page. API errors: INVALID_REQUEST.
 func (c *Client) ListDocuments(ctx context.Context, p ListDocumentsParams) (*Page[Document], error) {
-	q := url.Values{}
-	set := func(k, v string) {
-		if v != "" {
-			q.Set(k, v)
-		}
-	}
-	set("status", string(p.Status))
-	set("type", p.Type)
-	if !p.From.IsZero() {
-		q.Set("from", p.From.UTC().Format(time.RFC3339Nano))
-	}
-	if !p.To.IsZero() {
-		q.Set("to", p.To.UTC().Format(time.RFC3339Nano))
-	}
-	set("cursor", p.Cursor)
-	if p.Limit != 0 {
-		q.Set("limit", strconv.Itoa(p.Limit))
-	}
-	return list[Document](ctx, c, "/documentos-ecf", q)
+	q := pageQuery{}
+	q.set("status", string(p.Status))
+	q.set("type", p.Type)
+	q.setTime("from", p.From)
+	q.setTime("to", p.To)
+	return list[Document](ctx, c, "/documentos-ecf", q.page(p.Cursor, p.Limit))
 }
 
 // Documents ranges over every document p selects, newest first, fetching
@@ -386,22 +372,8 @@ func (c *Client) ListDocuments(ctx context.Context, p ListDocumentsParams) (*Pag
 //		…
 //	}
 func (c *Client) Documents(ctx context.Context, p ListDocumentsParams) iter.Seq2[*Document, error] {
-	return func(yield func(*Document, error) bool) {
-		for {
-			page, err := c.ListDocuments(ctx, p)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			for i := range page.Data {
-				if !yield(&page.Data[i], nil) {
-					return
-				}
-			}
-			if !page.HasMore {
-				return
-			}
-			p.Cursor = page.NextCursor
-		}
-	}
+	return every(p.Cursor, func(cursor string) (*Page[Document], error) {
+		p.Cursor = cursor
+		return c.ListDocuments(ctx, p)
+	})
 }

@@ -2,8 +2,6 @@ package client
 
 import (
 	"context"
-	"net/url"
-	"strconv"
 	"time"
 )
 
@@ -110,15 +108,7 @@ type ListEventsParams struct {
 // later otherwise. It needs scope ecf:read. API errors: INVALID_REQUEST (a
 // malformed Cursor, an unknown Type, a bad Limit).
 func (c *Client) ListEvents(ctx context.Context, p ListEventsParams) (*Page[Event], error) {
-	q := url.Values{}
-	if p.Cursor != "" {
-		q.Set("cursor", p.Cursor)
-	}
-	if p.Type != "" {
-		q.Set("type", string(p.Type))
-	}
-	if p.Limit != 0 {
-		q.Set("limit", strconv.Itoa(p.Limit))
-	}
-	return list[Event](ctx, c, "/eventos", q)
+	q := pageQuery{}
+	q.set("type", string(p.Type))
+	return list[Event](ctx, c, "/eventos", q.page(p.Cursor, p.Limit))
 }

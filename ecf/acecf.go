@@ -90,18 +90,12 @@ func (a *ACECF) validate() error {
 }
 
 // validation collects the details of an invalid ACECF, ARECF or ANECF.
-type validation struct{ details []sello.ErrorDetail }
+type validation struct{ p sello.Problems }
 
-func (v *validation) add(path, msg string) {
-	v.details = append(v.details, sello.ErrorDetail{Path: path, Message: msg})
-}
-
-func (v *validation) err() error {
-	if len(v.details) > 0 {
-		return sello.ValidationError(v.details)
-	}
-	return nil
-}
+func (v *validation) add(path, msg string)                  { v.p.Add(path, msg) }
+func (v *validation) addf(path, format string, args ...any) { v.p.Addf(path, format, args...) }
+func (v *validation) addText(path string, t sello.Text)     { v.p.AddText(path, t) }
+func (v *validation) err() error                            { return v.p.Err() }
 
 func (v *validation) rnc(path, s string) {
 	if !rncPattern.MatchString(s) {
@@ -129,8 +123,8 @@ func (v *validation) time(path string, t time.Time) {
 }
 
 func (v *validation) text(path, s string, max int) {
-	if msg := checkText(s, max); msg != "" {
-		v.add(path, msg)
+	if msg := checkText(s, max); !msg.IsZero() {
+		v.addText(path, msg)
 	}
 }
 
@@ -142,7 +136,7 @@ func (v *validation) text(path, s string, max int) {
 func NewACECF(d *sello.InboundDocument, a *sello.InboundApproval) (*ACECF, error) {
 	total, err := ParseDecimal(d.Total)
 	if err != nil {
-		return nil, sello.ValidationError([]sello.ErrorDetail{{Path: "ACECF.MontoTotal", Message: "The e-CF's MontoTotal " + d.Total + " is not a number."}})
+		return nil, sello.ValidationErrorf("ACECF.MontoTotal", "The e-CF's MontoTotal %s is not a number.", d.Total)
 	}
 	x := &ACECF{
 		RNCEmisor: d.IssuerRNC, ENCF: d.ENCF, FechaEmision: d.IssueDate,

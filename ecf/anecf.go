@@ -93,9 +93,9 @@ func (a *ANECF) lines() ([]anulacion, error) {
 		case !slices.Contains(sello.DocumentTypes, r.Type):
 			v.add(p+".Type", "Must be one of 31, 32, 33, 34, 41, 43, 44, 45, 46, 47.")
 		case r.From < 1 || r.From > sello.MaxSequenceNumber:
-			v.add(p+".From", fmt.Sprintf("Must be a sequential from 1 to %d.", int64(sello.MaxSequenceNumber)))
+			v.addf(p+".From", "Must be a sequential from 1 to %d.", int64(sello.MaxSequenceNumber))
 		case r.To < r.From || r.To > sello.MaxSequenceNumber:
-			v.add(p+".To", fmt.Sprintf("Must be from From (%d) to %d.", r.From, int64(sello.MaxSequenceNumber)))
+			v.addf(p+".To", "Must be from From (%d) to %d.", r.From, int64(sello.MaxSequenceNumber))
 		default:
 			byType[r.Type] = append(byType[r.Type], i)
 		}
@@ -111,13 +111,13 @@ func (a *ANECF) lines() ([]anulacion, error) {
 		for k, i := range idx {
 			r := a.Ranges[i]
 			if k > 0 && r.From <= a.Ranges[idx[k-1]].To {
-				v.add(fmt.Sprintf("ANECF.Ranges[%d]", i), fmt.Sprintf("Overlaps ANECF.Ranges[%d]: each sequential is voided once.", idx[k-1]))
+				v.addf(fmt.Sprintf("ANECF.Ranges[%d]", i), "Overlaps ANECF.Ranges[%d]: each sequential is voided once.", idx[k-1])
 			}
 			l.ranges = append(l.ranges, r)
 			l.count += r.To - r.From + 1
 		}
 		if len(l.ranges) > maxANECFRanges {
-			v.add("ANECF.Ranges", fmt.Sprintf("At most %d ranges of one type (DGII's limit per Anulacion); type %s has %d.", maxANECFRanges, t, len(l.ranges)))
+			v.addf("ANECF.Ranges", "At most %d ranges of one type (DGII's limit per Anulacion); type %s has %d.", maxANECFRanges, t, len(l.ranges))
 		}
 		lines = append(lines, l)
 	}
@@ -126,7 +126,7 @@ func (a *ANECF) lines() ([]anulacion, error) {
 		total += l.count
 	}
 	if total > sello.MaxSequenceNumber {
-		v.add("ANECF.Ranges", fmt.Sprintf("At most %d sequentials in one ANECF (CantidadeNCFAnulados has 10 digits); these ranges hold %d.", int64(sello.MaxSequenceNumber), total))
+		v.addf("ANECF.Ranges", "At most %d sequentials in one ANECF (CantidadeNCFAnulados has 10 digits); these ranges hold %d.", int64(sello.MaxSequenceNumber), total)
 	}
 	if err := v.err(); err != nil {
 		return nil, err

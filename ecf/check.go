@@ -1,7 +1,6 @@
 package ecf
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/sello-do/sello"
@@ -22,7 +21,9 @@ type Issuance struct {
 // its sequence.
 func Check(d *Document, c Issuance) error {
 	if d == nil {
-		return sello.ValidationError([]sello.ErrorDetail{{Path: "ECF", Message: "Required."}})
+		var p sello.Problems
+		p.Add("ECF", "Required.")
+		return p.Err()
 	}
 	var p sello.Problems
 	check(d, c, &p, nil)
@@ -67,7 +68,17 @@ func (c *checker) add(path, msg string) {
 	}
 }
 
-func (c *checker) addf(path, format string, args ...any) { c.add(path, fmt.Sprintf(format, args...)) }
+func (c *checker) addf(path, format string, args ...any) {
+	if !covered(path, c.skip) {
+		c.problems.Addf(path, format, args...)
+	}
+}
+
+func (c *checker) addText(path string, t sello.Text) {
+	if !covered(path, c.skip) {
+		c.problems.AddText(path, t)
+	}
+}
 
 // Nil-safe accessors: an absent section reads as an empty one.
 

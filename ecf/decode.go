@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"reflect"
 	"sort"
@@ -59,7 +58,7 @@ func decode(body []byte) (*Document, *sello.Problems, error) {
 	}
 	for _, k := range sortedKeys(obj) {
 		if k != "ECF" {
-			dec.add(keyPath(k), dec.unknownField(k, []string{"ECF"})+" The body must be {\"ECF\":{…}} with nothing beside ECF.")
+			dec.addf(keyPath(k), "%s The body must be {\"ECF\":{…}} with nothing beside ECF.", dec.unknownField(k, []string{"ECF"}))
 		}
 	}
 	if ecf != nil {
@@ -108,22 +107,22 @@ func syntaxError(err error, off int64, n int) error {
 	return sello.Errorf(sello.CodeInvalidJSON, "Invalid JSON at offset %d: %s.", off, err.Error())
 }
 
-func jsonKind(v any) string {
+func jsonKind(v any) sello.Text {
 	switch v.(type) {
 	case nil:
-		return "null"
+		return sello.Textf("null")
 	case map[string]any:
-		return "an object"
+		return sello.Textf("an object")
 	case []any:
-		return "an array"
+		return sello.Textf("an array")
 	case string:
-		return "a string"
+		return sello.Textf("a string")
 	case json.Number:
-		return "a number"
+		return sello.Textf("a number")
 	case bool:
-		return "a boolean"
+		return sello.Textf("a boolean")
 	}
-	return "an unknown value"
+	return sello.Textf("an unknown value")
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -142,21 +141,25 @@ type decoder struct {
 
 func (d *decoder) add(path, msg string) { d.problems.Add(path, msg) }
 
+func (d *decoder) addf(path, format string, args ...any) { d.problems.Addf(path, format, args...) }
+
+func (d *decoder) addText(path string, t sello.Text) { d.problems.AddText(path, t) }
+
 // unknownField is the message of an unknown field name: it suggests the
 // known name closest to it (spell.Closest), saying so when only the case
 // differs. Only the problems kept get a suggestion, so a body of many
 // unknown names costs no more than MaxDetails lookups.
-func (d *decoder) unknownField(name string, known []string) string {
+func (d *decoder) unknownField(name string, known []string) sello.Text {
 	if d.problems.Len() >= sello.MaxDetails {
-		return "Unknown field."
+		return sello.Textf("Unknown field.")
 	}
 	switch s := spell.Closest(name, known); {
 	case s == "":
-		return "Unknown field."
+		return sello.Textf("Unknown field.")
 	case strings.EqualFold(s, name):
-		return fmt.Sprintf("Unknown field: did you mean %q? Names are case-sensitive, as in DGII's XML.", s)
+		return sello.Textf("Unknown field: did you mean %q? Names are case-sensitive, as in DGII's XML.", s)
 	default:
-		return fmt.Sprintf("Unknown field: did you mean %q?", s)
+		return sello.Textf("Unknown field: did you mean %q?", s)
 	}
 }
 
@@ -188,12 +191,12 @@ func (d *decoder) value(path string, v any, dst reflect.Value) {
 				return
 			}
 		default:
-			d.add(path, fmt.Sprintf("Must be a number or a string holding a number, not %s.", jsonKind(v)))
+			d.addf(path, "Must be a number or a string holding a number, not %s.", jsonKind(v))
 			return
 		}
 		dec, err := ParseDecimal(s)
 		if err != nil {
-			d.add(path, "Invalid number: "+err.Error()+".")
+			d.addf(path, "Invalid number: %s.", err.Error())
 			return
 		}
 		dst.Set(reflect.ValueOf(dec))
@@ -208,12 +211,12 @@ func (d *decoder) value(path string, v any, dst reflect.Value) {
 			}
 			dst.SetString(x)
 		default:
-			d.add(path, fmt.Sprintf("Must be a string or a number, not %s.", jsonKind(v)))
+			d.addf(path, "Must be a string or a number, not %s.", jsonKind(v))
 		}
 	case t.Kind() == reflect.String:
 		s, ok := v.(string)
 		if !ok {
-			d.add(path, fmt.Sprintf("Must be a string, not %s.", jsonKind(v)))
+			d.addf(path, "Must be a string, not %s.", jsonKind(v))
 			return
 		}
 		if s == "" {
@@ -223,7 +226,7 @@ func (d *decoder) value(path string, v any, dst reflect.Value) {
 		dst.SetString(s)
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
 		if _, ok := v.(map[string]any); !ok {
-			d.add(path, fmt.Sprintf("Must be an object, not %s.", jsonKind(v)))
+			d.addf(path, "Must be an object, not %s.", jsonKind(v))
 			return
 		}
 		p := reflect.New(t.Elem())
@@ -232,14 +235,14 @@ func (d *decoder) value(path string, v any, dst reflect.Value) {
 	case t.Kind() == reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
-			d.add(path, fmt.Sprintf("Must be an object, not %s.", jsonKind(v)))
+			d.addf(path, "Must be an object, not %s.", jsonKind(v))
 			return
 		}
 		d.object(path, m, dst)
 	case t.Kind() == reflect.Slice:
 		arr, ok := v.([]any)
 		if !ok {
-			d.add(path, fmt.Sprintf("Must be an array, not %s.", jsonKind(v)))
+			d.addf(path, "Must be an array, not %s.", jsonKind(v))
 			return
 		}
 		s := reflect.MakeSlice(t, len(arr), len(arr))
@@ -263,7 +266,7 @@ func (d *decoder) object(path string, m map[string]any, dst reflect.Value) {
 	for _, k := range sortedKeys(m) {
 		i, ok := fields[k]
 		if !ok {
-			d.add(path+"."+k, d.unknownField(k, fieldNames(dst.Type())))
+			d.addText(path+"."+k, d.unknownField(k, fieldNames(dst.Type())))
 			continue
 		}
 		d.value(path+"."+k, m[k], dst.Field(i))
@@ -374,7 +377,7 @@ func checkListLengths(body []byte) error {
 					path.WriteString(keyPath(k))
 				}
 			}
-			return sello.ValidationError([]sello.ErrorDetail{{Path: path.String(), Message: fmt.Sprintf("At most %d elements are allowed in a list (DGII's largest, the items of types 33 and 34); got more. Nothing else was checked.", MaxListLen)}})
+			return sello.ValidationErrorf(path.String(), "At most %d elements are allowed in a list (DGII's largest, the items of types 33 and 34); got more. Nothing else was checked.", MaxListLen)
 		}
 	}
 	return nil

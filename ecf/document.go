@@ -53,8 +53,7 @@ func (d *Document) IssueDate() sello.Date {
 // that it equals seq.ExpiresOn; with a sequence without expiry the client
 // must give the field. Returns VALIDATION_FAILED with details, or nil.
 func (d *Document) Number(encf sello.ENCF, seq *sello.Sequence) error {
-	var details []sello.ErrorDetail
-	add := func(path, msg string) { details = append(details, sello.ErrorDetail{Path: path, Message: msg}) }
+	var p sello.Problems
 	if d.ECF.Encabezado == nil {
 		d.ECF.Encabezado = &Encabezado{}
 	}
@@ -67,7 +66,7 @@ func (d *Document) Number(encf sello.ENCF, seq *sello.Sequence) error {
 	case id.ENCF == "":
 		id.ENCF = want
 	case id.ENCF != want:
-		add(pIdDoc+"eNCF", "Must be "+want+", the number assigned to this document; got "+truncate(id.ENCF, 40)+".")
+		p.Addf(pIdDoc+"eNCF", "Must be %s, the number assigned to this document; got %s.", want, truncate(id.ENCF, 40))
 	}
 	t := d.Type()
 	if t == "" {
@@ -80,19 +79,16 @@ func (d *Document) Number(encf sello.ENCF, seq *sello.Sequence) error {
 		}
 		switch {
 		case id.FechaVencimientoSecuencia == "" && expiry == "":
-			add(pIdDoc+"FechaVencimientoSecuencia", "Required for type "+string(t)+": the sequence has no registered expiry, so give the date DGII authorized (dd-MM-yyyy).")
+			p.Addf(pIdDoc+"FechaVencimientoSecuencia", "Required for type %s: the sequence has no registered expiry, so give the date DGII authorized (dd-MM-yyyy).", t)
 		case id.FechaVencimientoSecuencia == "":
 			id.FechaVencimientoSecuencia = expiry
 		case expiry != "" && !sameDate(id.FechaVencimientoSecuencia, *seq.ExpiresOn):
-			add(pIdDoc+"FechaVencimientoSecuencia", "Must be "+expiry+", the expiry of the sequence of "+want+"; got "+truncate(id.FechaVencimientoSecuencia, 40)+".")
+			p.Addf(pIdDoc+"FechaVencimientoSecuencia", "Must be %s, the expiry of the sequence of %s; got %s.", expiry, want, truncate(id.FechaVencimientoSecuencia, 40))
 		}
 	} else if id.FechaVencimientoSecuencia != "" {
-		add(pIdDoc+"FechaVencimientoSecuencia", "Not allowed for type "+string(t)+": DGII's format says FechaVencimientoSecuencia must not appear in this type.")
+		p.Addf(pIdDoc+"FechaVencimientoSecuencia", "Not allowed for type %s: DGII's format says FechaVencimientoSecuencia must not appear in this type.", t)
 	}
-	if len(details) > 0 {
-		return sello.ValidationError(details)
-	}
-	return nil
+	return p.Err()
 }
 
 func sameDate(s string, d sello.Date) bool {

@@ -266,7 +266,7 @@ func ACECFFields(fields map[string]string, at time.Time) (*ACECF, error) {
 	case "2":
 		a.Estado = ApprovalRejected
 	default:
-		p.Add("ACECF.Estado", fmt.Sprintf("Must be 1 (approved) or 2 (rejected), not %q.", get["estado"]))
+		p.Addf("ACECF.Estado", "Must be 1 (approved) or 2 (rejected), not %q.", get["estado"])
 	}
 	if err := p.Err(); err != nil {
 		return nil, err

@@ -54,18 +54,18 @@ type format struct {
 	decimals  int32          // max decimals (kDecimal)
 	sign      sign           // kDecimal
 	re        *regexp.Regexp // kPattern
-	what      string         // kPattern: what the pattern means
+	what      sello.Text     // kPattern: what the pattern means
 	enum      []string       // kEnum
-	enumLabel string         // kEnum: short description of a long list
+	enumLabel sello.Text     // kEnum: short description of a long list
 }
 
 var (
 	group = format{kind: kGroup}
 
-	rnc         = pattern(`^([0-9]{9}|[0-9]{11})$`, "an RNC or cédula: 9 or 11 digits")
-	phone       = pattern(`^[0-9]{3}-[0-9]{3}-[0-9]{4}$`, "a phone number 999-999-9999")
-	email       = patternMax(`^\w+([-+.]\w+)*@\w+([-.]\w+)*\.\w+([-.]\w+)*$`, "an e-mail address", 80)
-	terminoPago = patternMax(`^[\s\p{L}\p{N}_]{1,15}$`, "up to 15 letters, digits or spaces", 15)
+	rnc         = pattern(`^([0-9]{9}|[0-9]{11})$`, sello.Textf("an RNC or cédula: 9 or 11 digits"))
+	phone       = pattern(`^[0-9]{3}-[0-9]{3}-[0-9]{4}$`, sello.Textf("a phone number 999-999-9999"))
+	email       = patternMax(`^\w+([-+.]\w+)*@\w+([-.]\w+)*\.\w+([-.]\w+)*$`, sello.Textf("an e-mail address"), 80)
+	terminoPago = patternMax(`^[\s\p{L}\p{N}_]{1,15}$`, sello.Textf("up to 15 letters, digits or spaces"), 15)
 	// encf is checked by sello.ParseENCF, stricter than the XSD's
 	// [a-zA-Z0-9]{13}, so that a bad e-NCF gets one precise message.
 	encf     = format{kind: kENCF}
@@ -80,14 +80,14 @@ var (
 	percent        = dec(3, 2, positive)
 	exchangeRate   = dec(3, 4, positive)
 
-	provinciaMunicipio = format{kind: kEnum, enum: provinciaMunicipioCodes(), enumLabel: "a province or municipality code of DGII's Tabla III (6 digits, like 010100)"}
-	unidadMedida       = format{kind: kEnum, enum: numberRange(1, 62, 1), enumLabel: "a unit of DGII's Tabla IV: 1 to 62"}
-	tipoImpuesto       = format{kind: kEnum, enum: numberRange(1, 39, 3), enumLabel: "a tax code of DGII's Tabla I: 001 to 039"}
+	provinciaMunicipio = format{kind: kEnum, enum: provinciaMunicipioCodes(), enumLabel: sello.Textf("a province or municipality code of DGII's Tabla III (6 digits, like 010100)")}
+	unidadMedida       = format{kind: kEnum, enum: numberRange(1, 62, 1), enumLabel: sello.Textf("a unit of DGII's Tabla IV: 1 to 62")}
+	tipoImpuesto       = format{kind: kEnum, enum: numberRange(1, 39, 3), enumLabel: sello.Textf("a tax code of DGII's Tabla I: 001 to 039")}
 )
 
-func pattern(expr, what string) format { return patternMax(expr, what, 0) }
+func pattern(expr string, what sello.Text) format { return patternMax(expr, what, 0) }
 
-func patternMax(expr, what string, max int) format {
+func patternMax(expr string, what sello.Text, max int) format {
 	return format{kind: kPattern, re: regexp.MustCompile(expr), what: what, max: max}
 }
 
@@ -112,17 +112,17 @@ func numberRange(from, to, width int) []string {
 	return out
 }
 
-// checkString returns a problem with the text s in format f, or "".
-func (f format) checkString(s string) string {
+// checkString returns a problem with the text s in format f, or the zero Text.
+func (f format) checkString(s string) sello.Text {
 	if s == "" {
-		return "Must not be empty: DGII rejects empty elements; omit the field instead."
+		return sello.Textf("Must not be empty: DGII rejects empty elements; omit the field instead.")
 	}
 	if !utf8.ValidString(s) {
-		return "Must be valid UTF-8 text."
+		return sello.Textf("Must be valid UTF-8 text.")
 	}
 	for _, r := range s {
 		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF {
-			return "Must not contain control characters."
+			return sello.Textf("Must not contain control characters.")
 		}
 	}
 	n := utf8.RuneCountInString(s)
@@ -130,54 +130,54 @@ func (f format) checkString(s string) string {
 	case kText:
 		if n < f.min || n > f.max {
 			if f.min > 1 {
-				return fmt.Sprintf("Must have %d to %d characters; it has %d.", f.min, f.max, n)
+				return sello.Textf("Must have %d to %d characters; it has %d.", f.min, f.max, n)
 			}
-			return fmt.Sprintf("Must have at most %d characters; it has %d.", f.max, n)
+			return sello.Textf("Must have at most %d characters; it has %d.", f.max, n)
 		}
 		if strings.TrimSpace(s) == "" {
-			return "Must not be blank."
+			return sello.Textf("Must not be blank.")
 		}
 	case kAlfa:
 		if n > f.max {
-			return fmt.Sprintf("Must have at most %d characters; it has %d.", f.max, n)
+			return sello.Textf("Must have at most %d characters; it has %d.", f.max, n)
 		}
 		for _, r := range s {
 			if !unicode.IsLetter(r) && r != ' ' && r != ',' {
-				return "Must contain only letters, spaces and commas."
+				return sello.Textf("Must contain only letters, spaces and commas.")
 			}
 		}
 	case kPattern:
 		if f.max > 0 && n > f.max {
-			return fmt.Sprintf("Must have at most %d characters; it has %d.", f.max, n)
+			return sello.Textf("Must have at most %d characters; it has %d.", f.max, n)
 		}
 		if !f.re.MatchString(s) {
-			return fmt.Sprintf("Must be %s; got %q.", f.what, truncate(s, 40))
+			return sello.Textf("Must be %s; got %q.", f.what, truncate(s, 40))
 		}
 	case kENCF:
 		if _, err := sello.ParseENCF(s); err != nil {
-			return sello.ErrorMessageOf(err)
+			return sello.ErrorText(err)
 		}
 	case kDate:
 		if _, ok := parseDGIIDate(s); !ok {
-			return fmt.Sprintf("Must be a valid date dd-MM-yyyy (like 31-12-2025); got %q.", truncate(s, 40))
+			return sello.Textf("Must be a valid date dd-MM-yyyy (like 31-12-2025); got %q.", truncate(s, 40))
 		}
 	case kDateTime:
 		if _, err := time.Parse("02-01-2006 15:04:05", s); err != nil || !yearOK(s[6:10]) {
-			return fmt.Sprintf("Must be a valid date and time dd-MM-yyyy HH:mm:ss; got %q.", truncate(s, 40))
+			return sello.Textf("Must be a valid date and time dd-MM-yyyy HH:mm:ss; got %q.", truncate(s, 40))
 		}
 	case kEnum:
 		for _, v := range f.enum {
 			if v == s {
-				return ""
+				return sello.Text{}
 			}
 		}
-		if f.enumLabel != "" {
-			return fmt.Sprintf("Must be %s; got %q.", f.enumLabel, truncate(s, 40))
+		if !f.enumLabel.IsZero() {
+			return sello.Textf("Must be %s; got %q.", f.enumLabel, truncate(s, 40))
 		}
-		return fmt.Sprintf("Must be one of %s; got %q.", strings.Join(f.enum, ", "), truncate(s, 40))
+		return sello.Textf("Must be one of %s; got %q.", strings.Join(f.enum, ", "), truncate(s, 40))
 	case kDigits:
 		if n == 0 || n > f.digits || strings.Trim(s, "0123456789") != "" {
-			return fmt.Sprintf("Must be a whole number of at most %d digits; got %q.", f.digits, truncate(s, 40))
+			return sello.Textf("Must be a whole number of at most %d digits; got %q.", f.digits, truncate(s, 40))
 		}
 		if f.max >= 0 {
 			v := 0
@@ -185,30 +185,30 @@ func (f format) checkString(s string) string {
 				v = v*10 + int(c-'0')
 			}
 			if v < f.min || v > f.max {
-				return fmt.Sprintf("Must be between %d and %d; got %s.", f.min, f.max, s)
+				return sello.Textf("Must be between %d and %d; got %s.", f.min, f.max, s)
 			}
 		}
 	}
-	return ""
+	return sello.Text{}
 }
 
-// checkDecimal returns a problem with the value d in format f, or "".
-func (f format) checkDecimal(d *Decimal) string {
+// checkDecimal returns a problem with the value d in format f, or the zero Text.
+func (f format) checkDecimal(d *Decimal) sello.Text {
 	v := d.Value()
 	switch {
 	case f.sign == positive && !v.IsPositive():
-		return fmt.Sprintf("Must be greater than zero; got %s.", d)
+		return sello.Textf("Must be greater than zero; got %s.", d)
 	case f.sign == nonNegative && v.IsNegative():
-		return fmt.Sprintf("Must not be negative; got %s.", d)
+		return sello.Textf("Must not be negative; got %s.", d)
 	}
 	// Without trailing zeros a value has at most its scale's decimals.
 	if d.Scale() > f.decimals && significantDecimals(v) > f.decimals {
-		return fmt.Sprintf("Must have at most %d decimals; got %s.", f.decimals, d)
+		return sello.Textf("Must have at most %d decimals; got %s.", f.decimals, d)
 	}
 	if tooManyDigits(v, f.digits) {
-		return fmt.Sprintf("Must have at most %d digits before the decimal point; got %s.", f.digits, d)
+		return sello.Textf("Must have at most %d digits before the decimal point; got %s.", f.digits, d)
 	}
-	return ""
+	return sello.Text{}
 }
 
 // tooManyDigits reports whether |v| ≥ 10^digits.

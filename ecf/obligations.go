@@ -1,7 +1,6 @@
 package ecf
 
 import (
-	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -105,12 +104,12 @@ func (c *checker) walkFields(v reflect.Value, path string, fields []walkField) {
 			switch wf.f.codes[c.col] {
 			case '0':
 				if present {
-					c.add(path+"."+wf.name, fmt.Sprintf("Not allowed for type %s: DGII's format says %s must not appear in this type.", c.typ, wf.name))
+					c.addf(path+"."+wf.name, "Not allowed for type %s: DGII's format says %s must not appear in this type.", c.typ, wf.name)
 					continue
 				}
 			case '1':
 				if !present && (c.received || !setBySello[wf.generic]) {
-					c.add(path+"."+wf.name, fmt.Sprintf("Required for type %s.", c.typ))
+					c.addf(path+"."+wf.name, "Required for type %s.", c.typ)
 					continue
 				}
 			}
@@ -130,8 +129,8 @@ func (c *checker) walkValue(v reflect.Value, parent, name, generic string, f *fi
 			if f.format.kind != kDecimal {
 				return
 			}
-			if msg := f.format.checkDecimal(v.Interface().(*Decimal)); msg != "" {
-				c.add(parent+"."+name, msg)
+			if msg := f.format.checkDecimal(v.Interface().(*Decimal)); !msg.IsZero() {
+				c.addText(parent+"."+name, msg)
 			}
 			return
 		}
@@ -145,21 +144,21 @@ func (c *checker) walkValue(v reflect.Value, parent, name, generic string, f *fi
 		}
 		if generic == itemsPath {
 			if limit := maxItems(c.typ); n > limit {
-				of := "a document"
+				of := sello.Textf("a document")
 				if c.col >= 0 {
-					of = "type " + string(c.typ)
+					of = sello.Textf("type %s", c.typ)
 				}
 				c.addf(path, "At most %d items are allowed in %s (DGII's XSD); got %d. The items were not checked.", limit, of, n)
 				c.tooManyItems = true
 				return
 			}
 		} else if max := maxOccurs(f); max > 0 && n > max {
-			c.add(path, fmt.Sprintf("At most %d repetitions are allowed; got %d.", max, n))
+			c.addf(path, "At most %d repetitions are allowed; got %d.", max, n)
 		}
 		if v.Type().Elem().Kind() == reflect.String {
 			for i := range n {
-				if msg := f.format.checkString(v.Index(i).String()); msg != "" {
-					c.add(path+"["+strconv.Itoa(i)+"]", msg)
+				if msg := f.format.checkString(v.Index(i).String()); !msg.IsZero() {
+					c.addText(path+"["+strconv.Itoa(i)+"]", msg)
 				}
 			}
 			return
@@ -172,8 +171,8 @@ func (c *checker) walkValue(v reflect.Value, parent, name, generic string, f *fi
 		if f.format.kind == kGroup || f.format.kind == kList {
 			return
 		}
-		if msg := f.format.checkString(v.String()); msg != "" {
-			c.add(parent+"."+name, msg)
+		if msg := f.format.checkString(v.String()); !msg.IsZero() {
+			c.addText(parent+"."+name, msg)
 		}
 	case reflect.Struct:
 		c.walkStruct(v, parent+"."+name, generic)

@@ -3,7 +3,6 @@ package ecf
 import (
 	"bytes"
 	"encoding/xml"
-	"fmt"
 	"reflect"
 	"strconv"
 
@@ -170,7 +169,7 @@ func (r *treeReader) token(t *xmlToken) error {
 		}
 		if len(r.stack) == 0 {
 			if a := badAttribute(t.attrs, true); a != "" {
-				r.p.Add("ECF", attributesMessage(a))
+				r.p.AddText("ECF", attributesText(a))
 			}
 			r.push(xmlFrame{name: "ECF", index: -1, path: "ECF", kind: xGroup, plan: ecfPlan, value: reflect.ValueOf(&r.doc.ECF).Elem(), last: -1})
 			return nil
@@ -255,7 +254,7 @@ func (r *treeReader) setText(i int) {
 		}
 		d, err := ParseDecimal(s)
 		if err != nil {
-			r.p.Add(r.pathOf(i), "Invalid number: "+err.Error()+".")
+			r.p.Addf(r.pathOf(i), "Invalid number: %s.", err.Error())
 			return
 		}
 		f.value.Set(reflect.ValueOf(d))
@@ -300,7 +299,7 @@ func (r *treeReader) child(t *xmlToken) xmlFrame {
 	}
 	i, ok := parent.plan.index(name, parent.last)
 	if !ok || t.name.Space != "" {
-		r.p.Add(r.pathOf(pi)+"."+name, fmt.Sprintf("Unknown element: DGII's XSD has no <%s> in <%s>.", name, parent.name))
+		r.p.Addf(r.pathOf(pi)+"."+name, "Unknown element: DGII's XSD has no <%s> in <%s>.", name, parent.name)
 		return skip
 	}
 	f := &parent.plan.fields[i]
@@ -309,7 +308,7 @@ func (r *treeReader) child(t *xmlToken) xmlFrame {
 	if list {
 		if c.index = c.value.Len(); c.index >= MaxListLen {
 			if !parent.full {
-				r.p.Add(r.pathOf(pi)+"."+f.name, fmt.Sprintf("At most %d elements are allowed in a list (DGII's largest, the items of types 33 and 34); got more.", MaxListLen))
+				r.p.Addf(r.pathOf(pi)+"."+f.name, "At most %d elements are allowed in a list (DGII's largest, the items of types 33 and 34); got more.", MaxListLen)
 				parent.full = true
 			}
 			return skip
@@ -330,7 +329,7 @@ func (r *treeReader) child(t *xmlToken) xmlFrame {
 		if parent.last < len(parent.plan.fields) {
 			after = "<" + parent.plan.fields[parent.last].name + ">"
 		}
-		r.p.Add(path(), fmt.Sprintf("Out of order: DGII's XSD puts <%s> before %s in <%s>.", f.name, after, parent.name))
+		r.p.Addf(path(), "Out of order: DGII's XSD puts <%s> before %s in <%s>.", f.name, after, parent.name)
 		if parent.seen&(1<<i) != 0 {
 			return skip // read already; a list's elements must be consecutive
 		}
@@ -342,7 +341,7 @@ func (r *treeReader) child(t *xmlToken) xmlFrame {
 	}
 	parent.seen |= 1 << i
 	if a := badAttribute(t.attrs, false); a != "" {
-		r.p.Add(path(), attributesMessage(a))
+		r.p.AddText(path(), attributesText(a))
 	}
 	switch f.kind {
 	case xGroup:
@@ -405,8 +404,12 @@ func badAttribute(attrs []xml.Attr, root bool) string {
 	return ""
 }
 
-func attributesMessage(name string) string {
-	return fmt.Sprintf("Attributes are not allowed: DGII's XSD declares none; got %s.", name)
+// attributesMessage is the problem of an element carrying attributes.
+func attributesMessage(name string) string { return attributesText(name).String() }
+
+// attributesText is attributesMessage in the reader's language.
+func attributesText(name string) sello.Text {
+	return sello.Textf("Attributes are not allowed: DGII's XSD declares none; got %s.", name)
 }
 
 // nsXSI is the XML Schema instance namespace.

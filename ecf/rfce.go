@@ -41,7 +41,7 @@ func (d *Document) RFCE(securityCode string) ([]byte, error) {
 	if !d.NeedsRFCE() {
 		return nil, fmt.Errorf("ecf: %s is not a type 32 under DOP 250,000.00: it goes to DGII whole, not as an RFCE", d.ENCF())
 	}
-	if utf8.RuneCountInString(securityCode) != 6 || checkText(securityCode, 6) != "" {
+	if utf8.RuneCountInString(securityCode) != 6 || !checkText(securityCode, 6).IsZero() {
 		return nil, errors.New("ecf: the security code must be six characters: the first six of the e-CF's SignatureValue")
 	}
 	e := d.ECF.Encabezado

@@ -95,7 +95,11 @@ func (c *checker) checkDates() {
 				want = "1"
 			}
 			if string(id.IndicadorNotaCredito) != want && (id.IndicadorNotaCredito == "0" || id.IndicadorNotaCredito == "1") {
-				c.addf(pIdDoc+"IndicadorNotaCredito", "Must be %s: the modified e-CF (%s) is %s 30 days before FechaEmision %s.", want, r.FechaNCFModificado, map[string]string{"0": "at most", "1": "more than"}[want], c.emisor().FechaEmision)
+				if want == "0" {
+					c.addf(pIdDoc+"IndicadorNotaCredito", "Must be %s: the modified e-CF (%s) is at most 30 days before FechaEmision %s.", want, r.FechaNCFModificado, c.emisor().FechaEmision)
+				} else {
+					c.addf(pIdDoc+"IndicadorNotaCredito", "Must be %s: the modified e-CF (%s) is more than 30 days before FechaEmision %s.", want, r.FechaNCFModificado, c.emisor().FechaEmision)
+				}
 			}
 		}
 	}
@@ -225,7 +229,11 @@ func (c *checker) checkSubTable(p string, it *Item, kind, totalName string, pres
 			}
 		}
 		if r.amount == nil {
-			c.addf(rp+".MontoSub"+kind, "Required: the %s in DOP.", map[string]string{"Descuento": "discount", "Recargo": "surcharge"}[kind])
+			if kind == "Descuento" {
+				c.add(rp+".MontoSub"+kind, "Required: the discount in DOP.")
+			} else {
+				c.add(rp+".MontoSub"+kind, "Required: the surcharge in DOP.")
+			}
 			continue
 		}
 		sum = sum.Add(r.amount.Value())
@@ -475,7 +483,7 @@ func (c *checker) checkReference() {
 	ncf := r.NCFModificado
 	if len(ncf) == 13 && ncf[0] == 'E' {
 		if _, err := sello.ParseENCF(ncf); err != nil {
-			c.add(pRef+"NCFModificado", sello.ErrorMessageOf(err))
+			c.addText(pRef+"NCFModificado", sello.ErrorText(err))
 		}
 	}
 	if r.CodigoModificacion == "4" && c.col >= 0 {
@@ -530,7 +538,7 @@ func (c *checker) checkNumeroReferencia() {
 	if ia == nil || ia.NumeroReferencia == "" || c.col < 0 || c.typ == sello.TypeGubernamental {
 		return
 	}
-	if msg := digits(20).checkString(string(ia.NumeroReferencia)); msg != "" {
+	if msg := digits(20).checkString(string(ia.NumeroReferencia)); !msg.IsZero() {
 		c.addf("ECF.Encabezado.InformacionesAdicionales.NumeroReferencia", "%s DGII's XSD for type %s takes an integer here (only type 45 takes text).", msg, c.typ)
 	}
 }

@@ -1,10 +1,11 @@
 package ecf
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/sello-do/sello"
 )
 
 // ITBIS rates by IndicadorFacturacion (1, 2, 3), as integer percents: the
@@ -71,15 +72,15 @@ func (c *checker) computeItems() *sums {
 		path := "ECF.DetallesItems.Item[" + strconv.Itoa(i) + "]"
 		ind := indicador(it.IndicadorFacturacion)
 		if it.PrecioUnitarioItem == nil || it.CantidadItem == nil || ind < 0 ||
-			price4.checkDecimal(it.PrecioUnitarioItem) != "" || amount.checkDecimal(it.CantidadItem) != "" {
+			!price4.checkDecimal(it.PrecioUnitarioItem).IsZero() || !amount.checkDecimal(it.CantidadItem).IsZero() {
 			s.ok = false
 			continue
 		}
 		want := round2(it.PrecioUnitarioItem.Value().Mul(it.CantidadItem.Value()).
 			Sub(it.DescuentoMonto.Value()).Add(it.RecargoMonto.Value()))
-		rule := "PrecioUnitarioItem × CantidadItem − DescuentoMonto + RecargoMonto"
+		rule := sello.Textf("PrecioUnitarioItem × CantidadItem − DescuentoMonto + RecargoMonto")
 		if c.textCorrection() {
-			want, rule = decimal.Zero, "0 for a credit note that corrects text (CodigoModificacion 2)"
+			want, rule = decimal.Zero, sello.Textf("0 for a credit note that corrects text (CodigoModificacion 2)")
 		}
 		got := want
 		switch {
@@ -176,52 +177,52 @@ func (c *checker) checkTotals() {
 			gravadoTotal = gravadoTotal.Add(s.gravado[ind])
 			itbisTotal = itbisTotal.Add(s.itbis[ind])
 		}
-		why := "no item has IndicadorFacturacion " + n
+		why := sello.Textf("no item has IndicadorFacturacion %s", n)
 		c.total(tp+"MontoGravadoI"+n, t.gravadoField(ind), s.gravado[ind], has, s.tolerance,
-			fmt.Sprintf("Σ MontoItem of items with IndicadorFacturacion %s ± global discounts and surcharges%s", n, c.inclusiveNote(ind)), why)
+			sello.Textf("Σ MontoItem of items with IndicadorFacturacion %s ± global discounts and surcharges%s", n, c.inclusiveNote(ind)), why)
 		c.rate(tp+"ITBIS"+n, t.rateField(ind), strconv.FormatInt(itbisRates[ind], 10), has, why)
 		c.total(tp+"TotalITBIS"+n, t.itbisField(ind), s.itbis[ind], has, s.tolerance,
-			"MontoGravadoI"+n+" × "+rate.String()+"%", why)
+			sello.Textf("MontoGravadoI%s × %s%%", n, rate.String()), why)
 	}
 	c.total(tp+"MontoGravadoTotal", &t.MontoGravadoTotal, gravadoTotal, anyGravado, s.tolerance,
-		"MontoGravadoI1 + MontoGravadoI2 + MontoGravadoI3", "no item is taxed (IndicadorFacturacion 1, 2 or 3)")
+		sello.Textf("MontoGravadoI1 + MontoGravadoI2 + MontoGravadoI3"), sello.Textf("no item is taxed (IndicadorFacturacion 1, 2 or 3)"))
 	c.total(tp+"TotalITBIS", &t.TotalITBIS, itbisTotal, anyGravado, s.tolerance,
-		"TotalITBIS1 + TotalITBIS2 + TotalITBIS3", "no item is taxed (IndicadorFacturacion 1, 2 or 3)")
+		sello.Textf("TotalITBIS1 + TotalITBIS2 + TotalITBIS3"), sello.Textf("no item is taxed (IndicadorFacturacion 1, 2 or 3)"))
 	s.exento = round2(s.byInd[4].Add(s.adj[4]))
 	c.total(tp+"MontoExento", &t.MontoExento, s.exento, s.hasInd[4], s.tolerance,
-		"Σ MontoItem of exempt items (IndicadorFacturacion 4) ± global discounts and surcharges", "no item is exempt (IndicadorFacturacion 4)")
+		sello.Textf("Σ MontoItem of exempt items (IndicadorFacturacion 4) ± global discounts and surcharges"), sello.Textf("no item is exempt (IndicadorFacturacion 4)"))
 	s.noFact = round2(s.byInd[0])
 	c.total(tp+"MontoNoFacturable", &t.MontoNoFacturable, s.noFact, s.hasInd[0], s.tolerance,
-		"Σ MontoItem of non-billable items (IndicadorFacturacion 0)", "no item is non-billable (IndicadorFacturacion 0)")
+		sello.Textf("Σ MontoItem of non-billable items (IndicadorFacturacion 0)"), sello.Textf("no item is non-billable (IndicadorFacturacion 0)"))
 	s.impAdic = round2(s.impAdic)
 	c.total(tp+"MontoImpuestoAdicional", &t.MontoImpuestoAdicional, s.impAdic, s.hasImp && s.impAdic.IsPositive(), s.tolerance,
-		"the sum of the amounts in ImpuestosAdicionales", "there are no additional taxes (ImpuestosAdicionales)")
+		sello.Textf("the sum of the amounts in ImpuestosAdicionales"), sello.Textf("there are no additional taxes (ImpuestosAdicionales)"))
 	s.total = gravadoTotal.Add(itbisTotal).Add(s.impAdic)
 	if s.hasInd[4] {
 		s.total = s.total.Add(s.exento)
 	}
 	c.total(tp+"MontoTotal", &t.MontoTotal, s.total, true, s.tolerance,
-		"MontoGravadoTotal + MontoExento + TotalITBIS + MontoImpuestoAdicional", "")
+		sello.Textf("MontoGravadoTotal + MontoExento + TotalITBIS + MontoImpuestoAdicional"), sello.Text{})
 	if t.MontoPeriodo != nil {
-		c.total(tp+"MontoPeriodo", &t.MontoPeriodo, s.total.Add(s.noFact), true, s.tolerance, "MontoTotal + MontoNoFacturable", "")
+		c.total(tp+"MontoPeriodo", &t.MontoPeriodo, s.total.Add(s.noFact), true, s.tolerance, sello.Textf("MontoTotal + MontoNoFacturable"), sello.Text{})
 	}
 	if t.ValorPagar != nil {
 		want := s.total.Sub(t.MontoAvancePago.Value()).Add(t.SaldoAnterior.Value())
-		c.total(tp+"ValorPagar", &t.ValorPagar, want, true, s.tolerance, "MontoTotal − MontoAvancePago + SaldoAnterior", "")
+		c.total(tp+"ValorPagar", &t.ValorPagar, want, true, s.tolerance, sello.Textf("MontoTotal − MontoAvancePago + SaldoAnterior"), sello.Text{})
 	}
 	c.total(tp+"TotalITBISRetenido", &t.TotalITBISRetenido, round2(s.itbisRet), s.hasItbisR, s.tolerance,
-		"Σ Retencion.MontoITBISRetenido of the items", "no item carries Retencion.MontoITBISRetenido")
+		sello.Textf("Σ Retencion.MontoITBISRetenido of the items"), sello.Textf("no item carries Retencion.MontoITBISRetenido"))
 	c.total(tp+"TotalISRRetencion", &t.TotalISRRetencion, round2(s.isrRet), s.hasIsrR, s.tolerance,
-		"Σ Retencion.MontoISRRetenido of the items", "no item carries Retencion.MontoISRRetenido")
+		sello.Textf("Σ Retencion.MontoISRRetenido of the items"), sello.Textf("no item carries Retencion.MontoISRRetenido"))
 	c.computed = true
 }
 
 // inclusiveNote explains the division by (1 + rate) under IndicadorMontoGravado 1.
-func (c *checker) inclusiveNote(ind int) string {
+func (c *checker) inclusiveNote(ind int) sello.Text {
 	if !c.precioIncluyeITBIS() {
-		return ""
+		return sello.Text{}
 	}
-	return fmt.Sprintf(", divided by 1.%02d (IndicadorMontoGravado 1: prices include ITBIS)", itbisRates[ind])
+	return sello.Textf(", divided by 1.%02d (IndicadorMontoGravado 1: prices include ITBIS)", itbisRates[ind])
 }
 
 // indicadorOfTax is the IndicadorFacturacion of the first item carrying the
@@ -243,14 +244,14 @@ func (c *checker) indicadorOfTax(tax Code) int {
 // total fills *dst with want when it is absent and applies (and DGII allows
 // the element for the type), checks a given value against want within tol,
 // and reports a value given where none applies.
-func (c *checker) total(path string, dst **Decimal, want decimal.Decimal, applies bool, tol decimal.Decimal, rule, whyNot string) {
+func (c *checker) total(path string, dst **Decimal, want decimal.Decimal, applies bool, tol decimal.Decimal, rule, whyNot sello.Text) {
 	generic := path
 	if !c.allowed(generic) {
 		return // a given value was reported by the obligation check
 	}
 	switch {
 	case !applies && *dst != nil:
-		if whyNot != "" && !(*dst).Value().IsZero() {
+		if !whyNot.IsZero() && !(*dst).Value().IsZero() {
 			c.addf(path, "Must be omitted: %s.", whyNot)
 		}
 	case !applies:
@@ -265,26 +266,26 @@ func (c *checker) total(path string, dst **Decimal, want decimal.Decimal, applie
 // format of the element at generic path, as a given value is checked: a sum
 // DGII's schema refuses (negative, more than 16 integer digits) is a problem
 // at path, found before any number is consumed. It reports whether it fits.
-func (c *checker) fill(path, generic string, dst **Decimal, want decimal.Decimal, rule string) bool {
+func (c *checker) fill(path, generic string, dst **Decimal, want decimal.Decimal, rule sello.Text) bool {
 	*dst = amountOf(want)
 	f := fieldsByPath[generic]
 	if f == nil || f.format.kind != kDecimal {
 		return true
 	}
 	msg := f.format.checkDecimal(*dst)
-	if msg == "" {
+	if msg.IsZero() {
 		return true
 	}
-	msg += " Sello computes it as " + rule + "."
 	if want.IsNegative() {
-		msg += ` DGII's format: "No puede ser negativo".`
+		c.addf(path, `%s Sello computes it as %s. DGII's format: "No puede ser negativo".`, msg, rule)
+	} else {
+		c.addf(path, "%s Sello computes it as %s.", msg, rule)
 	}
-	c.add(path, msg)
 	return false
 }
 
 // rate fills or checks ITBIS1–3, the integer rate present with its base.
-func (c *checker) rate(path string, dst *Code, want string, applies bool, whyNot string) {
+func (c *checker) rate(path string, dst *Code, want string, applies bool, whyNot sello.Text) {
 	if !c.allowed(path) {
 		return
 	}

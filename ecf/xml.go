@@ -285,18 +285,18 @@ func (w *xmlWriter) fields(v reflect.Value, p *xmlPlan, skip string) {
 }
 
 // checkText returns a problem with text s that must be valid XML content of
-// at most max characters (0: no limit), or "".
-func checkText(s string, max int) string {
+// at most max characters (0: no limit), or the zero Text.
+func checkText(s string, max int) sello.Text {
 	if !utf8.ValidString(s) {
-		return "Must be valid UTF-8 text."
+		return sello.Textf("Must be valid UTF-8 text.")
 	}
 	for _, r := range s {
 		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF {
-			return "Must not contain control characters."
+			return sello.Textf("Must not contain control characters.")
 		}
 	}
 	if n := utf8.RuneCountInString(s); max > 0 && n > max {
-		return fmt.Sprintf("Must have at most %d characters; it has %d.", max, n)
+		return sello.Textf("Must have at most %d characters; it has %d.", max, n)
 	}
-	return ""
+	return sello.Text{}
 }

@@ -3,7 +3,6 @@ package ecf
 import (
 	"bytes"
 	"encoding/xml"
-	"fmt"
 	"regexp"
 	"slices"
 	"strconv"
@@ -135,9 +134,9 @@ func headerOf(f map[string]string) (*ECFHeader, error) {
 	}
 	if h.ENCF != "" {
 		if e, err := sello.ParseENCF(h.ENCF); err != nil {
-			v.add(path("Encabezado/IdDoc/eNCF"), sello.ErrorMessageOf(err))
+			v.addText(path("Encabezado/IdDoc/eNCF"), sello.ErrorText(err))
 		} else if h.TipoeCF != "" && e.Type != h.TipoeCF {
-			v.add(path("Encabezado/IdDoc/eNCF"), fmt.Sprintf("Must be of type %s, the TipoeCF.", h.TipoeCF))
+			v.addf(path("Encabezado/IdDoc/eNCF"), "Must be of type %s, the TipoeCF.", h.TipoeCF)
 		}
 	}
 	if h.RNCEmisor != "" {
@@ -445,7 +444,7 @@ func (r *fieldsReader) end() error {
 // invalidXML returns the INVALID_REQUEST maker of a root's reader.
 func invalidXML(root string) func(format string, args ...any) error {
 	return func(format string, args ...any) error {
-		return sello.Errorf(sello.CodeInvalidRequest, "The %s XML is not valid: %s.", root, fmt.Sprintf(format, args...))
+		return sello.Errorf(sello.CodeInvalidRequest, "The %s XML is not valid: %s.", root, sello.Textf(format, args...))
 	}
 }
 

@@ -103,30 +103,26 @@ func Render(d *ecf.Document, m Meta) ([]byte, error) {
 }
 
 func checkMeta(d *ecf.Document, m Meta) error {
-	var details []sello.ErrorDetail
-	add := func(path, msg string) { details = append(details, sello.ErrorDetail{Path: path, Message: msg}) }
+	var p sello.Problems
 	switch {
 	case m.ENCF == "":
-		add("ENCF", "Required: the document's e-NCF.")
+		p.Add("ENCF", "Required: the document's e-NCF.")
 	case d.ENCF() != "" && d.ENCF() != m.ENCF:
-		add("ENCF", "Must equal the document's eNCF "+d.ENCF()+".")
+		p.Addf("ENCF", "Must equal the document's eNCF %s.", d.ENCF())
 	}
 	if len([]rune(m.SecurityCode)) != 6 {
-		add("SecurityCode", "Must be the 6-character security code.")
+		p.Add("SecurityCode", "Must be the 6-character security code.")
 	}
 	if m.SignedAt.IsZero() {
-		add("SignedAt", "Required: the signature date and time.")
+		p.Add("SignedAt", "Required: the signature date and time.")
 	}
 	if m.QRURL == "" {
-		add("QRURL", "Required: DGII's consultatimbre URL for the QR.")
+		p.Add("QRURL", "Required: DGII's consultatimbre URL for the QR.")
 	}
 	if d.ECF.Encabezado == nil || d.ECF.Encabezado.IdDoc == nil || d.ECF.Encabezado.Emisor == nil {
-		add("ECF.Encabezado", "The document has no IdDoc or Emisor: render a document that passed ecf.Check.")
+		p.Add("ECF.Encabezado", "The document has no IdDoc or Emisor: render a document that passed ecf.Check.")
 	}
-	if len(details) > 0 {
-		return sello.ValidationError(details)
-	}
-	return nil
+	return p.Err()
 }
 
 type renderer struct {

@@ -28,7 +28,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *sello.APIKey) error {
 		id, k.TenantID, k.Environment, k.Name, scopes, k.Hash, k.Last4, k.ExpiresAt, k.RevokedAt, now)
 	switch errorKind(err) {
 	case kindForeignKey:
-		return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + k.TenantID + "\" not found.", Err: err}
+		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", k.TenantID).WithErr(err)
 	case kindUnique:
 		return &sello.Error{Code: sello.CodeConflict, Message: "An API key with this hash exists.", Err: err}
 	}
@@ -39,7 +39,8 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *sello.APIKey) error {
 	return nil
 }
 
-const apiKeyColumns = `k.id, k.tenant_id, k.environment, k.name, k.scopes, k.hash, k.last4, k.expires_at, k.revoked_at, k.created_at`
+const apiKeyColumns = `k.id, k.tenant_id, k.environment, k.name, k.scopes, k.hash, k.last4, k.expires_at, k.revoked_at, k.created_at,
+	k.first_used_at, k.last_used_at, k.last_used_address`
 
 // FindAPIKeyByHash implements sello.APIKeyStore. Returns NOT_FOUND.
 func (db *DB) FindAPIKeyByHash(ctx context.Context, hash []byte) (*sello.APIKey, *sello.Tenant, error) {
@@ -56,6 +57,20 @@ func (db *DB) FindAPIKeyByHash(ctx context.Context, hash []byte) (*sello.APIKey,
 	}
 	t.CreatedAt = utc(t.CreatedAt)
 	return k, &t, nil
+}
+
+// FindAPIKey implements sello.APIKeyStore. Returns NOT_FOUND.
+func (db *DB) FindAPIKey(ctx context.Context, tenantID, keyID string) (*sello.APIKey, error) {
+	row := db.pool.QueryRow(ctx, `
+		SELECT `+apiKeyColumns+` FROM api_keys k
+		WHERE k.tenant_id = $1 AND k.id = $2`, tenantID, keyID)
+	k, err := scanAPIKey(row)
+	if isNoRows(err) {
+		return nil, sello.Errorf(sello.CodeNotFound, "API key %q not found.", keyID)
+	} else if err != nil {
+		return nil, dbError(err, "find api key")
+	}
+	return k, nil
 }
 
 // FindAPIKeys implements sello.APIKeyStore.
@@ -85,10 +100,26 @@ func (db *DB) RevokeAPIKey(ctx context.Context, tenantID, keyID string, now time
 	return nil
 }
 
+// RecordAPIKeyUse implements sello.APIKeyStore. Of two nodes updating
+// the row at once, the second waits for the first and then finds the
+// condition false (READ COMMITTED evaluates it again on the updated row).
+func (db *DB) RecordAPIKeyUse(ctx context.Context, tenantID, keyID string, at time.Time, addr string, every time.Duration) (bool, error) {
+	at = at.UTC().Truncate(time.Microsecond)
+	tag, err := db.pool.Exec(ctx, `
+		UPDATE api_keys SET first_used_at = coalesce(first_used_at, $1), last_used_at = $1, last_used_address = $2
+		WHERE tenant_id = $3 AND id = $4 AND (last_used_at IS NULL OR last_used_at <= $5)`,
+		at, addr, tenantID, keyID, at.Add(-every))
+	if err != nil {
+		return false, dbError(err, "record api key use")
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
 func scanAPIKey(r pgx.Row, extra ...any) (*sello.APIKey, error) {
 	var k sello.APIKey
 	var scopes []string
-	dest := append([]any{&k.ID, &k.TenantID, &k.Environment, &k.Name, &scopes, &k.Hash, &k.Last4, &k.ExpiresAt, &k.RevokedAt, &k.CreatedAt}, extra...)
+	dest := append([]any{&k.ID, &k.TenantID, &k.Environment, &k.Name, &scopes, &k.Hash, &k.Last4, &k.ExpiresAt, &k.RevokedAt, &k.CreatedAt,
+		&k.FirstUsedAt, &k.LastUsedAt, &k.LastUsedAddress}, extra...)
 	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -96,5 +127,6 @@ func scanAPIKey(r pgx.Row, extra ...any) (*sello.APIKey, error) {
 		k.Scopes = append(k.Scopes, sello.Scope(s))
 	}
 	k.CreatedAt, k.ExpiresAt, k.RevokedAt = utc(k.CreatedAt), utcPtr(k.ExpiresAt), utcPtr(k.RevokedAt)
+	k.FirstUsedAt, k.LastUsedAt = utcPtr(k.FirstUsedAt), utcPtr(k.LastUsedAt)
 	return &k, nil
 }

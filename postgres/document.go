@@ -113,9 +113,9 @@ func (t documentTx) InsertDocument(ctx context.Context, doc *sello.Document) err
 		doc.CreatedAt, doc.UpdatedAt)
 	switch errorKind(err) {
 	case kindForeignKey:
-		return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + doc.TenantID + "\" not found.", Err: err}
+		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", doc.TenantID).WithErr(err)
 	case kindUnique:
-		return &sello.Error{Code: sello.CodeConflict, Message: "e-NCF " + doc.ENCF + " is already used.", Err: err}
+		return sello.Errorf(sello.CodeConflict, "e-NCF %s is already used.", doc.ENCF).WithErr(err)
 	}
 	if err != nil {
 		return dbError(err, "insert document")

@@ -8,10 +8,12 @@ import (
 	"github.com/sello-do/sello/postgres/pgtest"
 )
 
-// TestReceiverQueriesUseIndexes: the prune of expired seeds and tokens and
-// the count of an issuer's documents can be ranges of an index (the
-// planner, told not to scan tables, finds one), not scans of a table (or
-// of a tenant's rows) that a flood makes long.
+// TestReceiverQueriesUseIndexes: the prune of expired seeds and tokens,
+// the count of an issuer's documents, and the receipt's lookups under an
+// e-NCF can be ranges of an index (the planner, told not to scan tables,
+// finds one), not scans of a table (or of a tenant's rows) that a flood
+// makes long. The refutation of an e-NCF's documents may use any index
+// (empty index: "any").
 func TestReceiverQueriesUseIndexes(t *testing.T) {
 	db, err := Open(t.Context(), pgtest.MustSchema(t))
 	if err != nil {
@@ -26,7 +28,11 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 	}{
 		{"PruneSeeds", deleteExpiredSeedsSQL, []any{now}, "receiver_seeds_expires"},
 		{"PruneTokens", deleteExpiredTokensSQL, []any{now}, "receiver_tokens_expires"},
-		{"IssuerUnaccepted", issuerUnacceptedSQL, []any{"t", "TesteCF", "131000001", now, 10}, "inbound_documents_issuer_received"},
+		{"CountFromIssuer", countInboundFromIssuerSQL, []any{"t", "TesteCF", "131000001", now}, "inbound_documents_issuer_received"},
+		{"ReceiptSame", inboundSameSQL, []any{"E310000000001", "131000001", "t", "TesteCF", make([]byte, 32)}, "inbound_documents_bytes"},
+		{"ReceiptAccepted", inboundAcceptedSQL, []any{"E310000000001", "131000001", "t", "TesteCF"}, "inbound_documents_accepted"},
+		{"ReceiptUnconfirmed", inboundUnconfirmedSQL, []any{"E310000000001", "131000001", "t", "TesteCF", now}, "inbound_documents_unconfirmed"},
+		{"Refute", refuteInboundSQL, []any{"refuted", "m", now, "E310000000001", "131000001", "t", "TesteCF", "id"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			tx, err := db.pool.Begin(t.Context())
@@ -53,7 +59,12 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := strings.Join(plan, "; ")
-			if !strings.Contains(got, " on "+c.index) && !strings.Contains(got, "using "+c.index+" ") {
+			switch {
+			case c.index == "":
+				if !strings.Contains(got, "Index Scan using inbound_documents_") && !strings.Contains(got, "Bitmap Index Scan on inbound_documents_") {
+					t.Errorf("plan %q, want a scan of an index of inbound_documents", got)
+				}
+			case !strings.Contains(got, " on "+c.index+" ") && !strings.Contains(got, "using "+c.index+" "):
 				t.Errorf("plan %q, want a scan of the index %s", got, c.index)
 			}
 		})

@@ -16,9 +16,10 @@ import (
 )
 
 // CreateInboundDocument implements sello.InboundStore with
-// sello.StoreInboundDocument, in one transaction.
-func (db *DB) CreateInboundDocument(ctx context.Context, d *sello.InboundDocument) (*sello.InboundDocument, bool, error) {
-	return sello.StoreInboundDocument(ctx, d, func(fn func(sello.InboundTx, time.Time) error) error {
+// sello.StoreInboundDocument, in one transaction holding the e-NCF
+// (LockInboundENCF).
+func (db *DB) CreateInboundDocument(ctx context.Context, d *sello.InboundDocument, quota int) (*sello.InboundDocument, *sello.InboundENCF, error) {
+	return sello.StoreInboundDocument(ctx, d, quota, func(fn func(sello.InboundTx, time.Time) error) error {
 		return db.inTx(ctx, func(tx pgx.Tx) error { return fn(inboundTx{db: db, tx: tx}, db.now()) })
 	})
 }
@@ -49,20 +50,74 @@ func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDo
 		dateValue(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, n.ReceivedAt, n.UpdatedAt, signer,
 		sum[:], n.SecurityCode, status, checked, codigo, mensaje)
 	if errorKind(err) == kindForeignKey {
-		return false, &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + n.TenantID + "\" not found.", Err: err}
+		return false, sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", n.TenantID).WithErr(err)
 	} else if err != nil {
 		return false, dbError(err, "create inbound document")
 	}
 	return tag.RowsAffected() > 0, nil
 }
 
-// InboundDocumentsByENCF implements sello.InboundTx and
-// sello.InboundDGIITx: locked in id order, so that two transactions on
-// documents of one e-NCF take the locks in the same order.
-func (t inboundTx) InboundDocumentsByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) ([]*sello.InboundDocument, error) {
-	docs, err := findInboundsByENCF(ctx, t.tx, tenantID, env, issuerRNC, encf, ` ORDER BY id FOR UPDATE`)
+// LockInboundENCF implements sello.InboundTx and sello.InboundDGIITx: a
+// transaction advisory lock on a hash of the tenant, environment, issuer
+// and e-NCF. Every transaction that stores a document under an e-NCF or
+// records DGII's answer about one takes it first, before any row lock.
+func (t inboundTx) LockInboundENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) error {
+	_, err := t.tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`,
+		"inbound_documents/"+tenantID+"/"+string(env)+"/"+issuerRNC+"/"+encf)
+	return dbError(err, "lock e-NCF")
+}
+
+// InboundENCF implements sello.InboundTx.
+func (t inboundTx) InboundENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string, sum [32]byte, since time.Time) (*sello.InboundENCF, error) {
+	return findInboundENCF(ctx, t.tx, tenantID, env, issuerRNC, encf, sum, since)
+}
+
+// InboundDGII implements sello.InboundDGIITx. Returns NOT_FOUND.
+func (t inboundTx) InboundDGII(ctx context.Context, tenantID string, env sello.Environment, id string) (*sello.InboundDGII, time.Time, error) {
+	var status, mensaje *string
+	var checked *time.Time
+	var codigo *int32
+	var updated time.Time
+	err := t.tx.QueryRow(ctx, `
+		SELECT dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje, updated_at FROM inbound_documents
+		WHERE tenant_id = $1 AND environment = $2 AND id = $3`, tenantID, env, id).Scan(&status, &checked, &codigo, &mensaje, &updated)
+	if isNoRows(err) {
+		return nil, time.Time{}, sello.InboundDocumentNotFound(id)
+	} else if err != nil {
+		return nil, time.Time{}, dbError(err, "find inbound document")
+	}
+	return dgiiOf(status, checked, codigo, mensaje), utc(updated), nil
+}
+
+// AcceptedInbound implements sello.InboundDGIITx.
+func (t inboundTx) AcceptedInbound(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) (*sello.AcceptedInbound, error) {
+	return scanAcceptedInbound(t.tx.QueryRow(ctx, inboundAcceptedSQL, encf, issuerRNC, tenantID, env))
+}
+
+// RefuteInbound implements sello.InboundDGIITx: one UPDATE … RETURNING of
+// the rows under the e-NCF (an index range); their XML, stored apart
+// (TOAST), is neither read nor copied.
+func (t inboundTx) RefuteInbound(ctx context.Context, genuine *sello.InboundDocument, mensaje string, now time.Time) ([]*sello.InboundDocument, error) {
+	rows, err := t.tx.Query(ctx, refuteInboundSQL, sello.DGIIRefuted, mensaje, now,
+		genuine.ENCF, genuine.IssuerRNC, genuine.TenantID, genuine.Environment, genuine.ID)
 	if err != nil {
-		return nil, err
+		return nil, dbError(err, "refute inbound documents")
+	}
+	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*sello.InboundDocument, error) {
+		d := &sello.InboundDocument{TenantID: genuine.TenantID, Environment: genuine.Environment, ENCF: genuine.ENCF, IssuerRNC: genuine.IssuerRNC}
+		var status, mensaje *string
+		var checked *time.Time
+		var codigo *int32
+		if err := r.Scan(&d.ID, &d.Type, &d.IssuerName, &d.BuyerRNC, &d.SecurityCode, &d.ReceivedAt, &d.UpdatedAt,
+			&status, &checked, &codigo, &mensaje); err != nil {
+			return nil, err
+		}
+		d.ReceivedAt, d.UpdatedAt = utc(d.ReceivedAt), utc(d.UpdatedAt)
+		d.DGII = dgiiOf(status, checked, codigo, mensaje)
+		return d, nil
+	})
+	if err != nil {
+		return nil, dbError(err, "refute inbound documents")
 	}
 	slices.SortFunc(docs, func(a, b *sello.InboundDocument) int {
 		return cmp.Or(a.ReceivedAt.Compare(b.ReceivedAt), cmp.Compare(a.ID, b.ID))
@@ -91,8 +146,8 @@ func (t inboundTx) UpdateInboundDGII(ctx context.Context, d *sello.InboundDocume
 }
 
 // RecordInboundDGII implements sello.InboundStore with
-// sello.RecordInboundDGII, in one transaction holding the rows of the
-// document's e-NCF.
+// sello.RecordInboundDGII, in one transaction holding the document's e-NCF
+// (LockInboundENCF).
 func (db *DB) RecordInboundDGII(ctx context.Context, tenantID string, env sello.Environment, id string, ans sello.InboundDGIIAnswer) (*sello.InboundDocument, error) {
 	return sello.RecordInboundDGII(ctx, tenantID, env, id, ans, db.FindInboundDocument, func(fn func(sello.InboundDGIITx, time.Time) error) error {
 		return db.inTx(ctx, func(tx pgx.Tx) error { return fn(inboundTx{db: db, tx: tx}, db.now()) })
@@ -107,26 +162,92 @@ func dgiiColumns(g *sello.InboundDGII) (status *string, checkedAt *time.Time, co
 	return &g.Status, g.CheckedAt, g.Codigo, g.Mensaje
 }
 
-// findInboundsByENCF returns every document the tenant received of
-// issuerRNC and encf in env, in the order (and with the lock) tail says.
-func findInboundsByENCF(ctx context.Context, q querier, tenantID string, env sello.Environment, issuerRNC, encf, tail string) ([]*sello.InboundDocument, error) {
-	rows, err := q.Query(ctx, `
-		SELECT `+inboundColumns+` FROM inbound_documents
-		WHERE tenant_id = $1 AND environment = $2 AND issuer_rnc = $3 AND encf = $4`+tail,
-		tenantID, env, issuerRNC, encf)
-	if err != nil {
+// The receipt's lookups under one issuer's e-NCF (sello.InboundENCF) and
+// the refutation of its documents: each an index range (migrations 18 and
+// 19) that reads no other document's row but the one it returns.
+// TestReceiverQueriesUseIndexes holds each to its index.
+const (
+	// inboundSameSQL reads the document with the receipt's bytes through
+	// inbound_documents_bytes.
+	inboundSameSQL = `
+		SELECT ` + inboundColumns + ` FROM inbound_documents
+		WHERE encf = $1 AND issuer_rnc = $2 AND tenant_id = $3 AND environment = $4 AND xml_sha256 = $5`
+	// inboundAcceptedSQL reads the accepted one through
+	// inbound_documents_accepted.
+	inboundAcceptedSQL = `
+		SELECT id, security_code, received_at FROM inbound_documents
+		WHERE encf = $1 AND issuer_rnc = $2 AND tenant_id = $3 AND environment = $4 AND dgii_status = 'accepted'`
+	// inboundUnconfirmedSQL counts the unconfirmed ones received since in
+	// inbound_documents_unconfirmed.
+	inboundUnconfirmedSQL = `
+		SELECT count(*), min(received_at) FROM inbound_documents
+		WHERE encf = $1 AND issuer_rnc = $2 AND tenant_id = $3 AND environment = $4 AND received_at >= $5
+		  AND dgii_status IN ('pending', 'not_found')`
+	// refuteInboundSQL refutes the others whose confirmation is not final.
+	refuteInboundSQL = `
+		UPDATE inbound_documents SET dgii_status = $1, dgii_mensaje = $2, updated_at = $3
+		WHERE encf = $4 AND issuer_rnc = $5 AND tenant_id = $6 AND environment = $7 AND id <> $8
+		  AND (dgii_status IS NULL OR dgii_status IN ('pending', 'not_found'))
+		RETURNING id, type, issuer_name, buyer_rnc, security_code, received_at, updated_at,
+			dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje`
+)
+
+// batcher is a pool or a transaction.
+type batcher interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// findInboundENCF returns what the tenant holds under issuerRNC and encf
+// in env for a receipt of the bytes whose SHA-256 is sum
+// (sello.InboundENCF): its three queries in one round trip.
+func findInboundENCF(ctx context.Context, q batcher, tenantID string, env sello.Environment, issuerRNC, encf string, sum [32]byte, since time.Time) (*sello.InboundENCF, error) {
+	var h sello.InboundENCF
+	b := &pgx.Batch{}
+	b.Queue(inboundSameSQL, encf, issuerRNC, tenantID, env, sum[:]).QueryRow(func(r pgx.Row) error {
+		d, err := scanInbound(r)
+		if isNoRows(err) {
+			return nil
+		}
+		h.Same = d
+		return err
+	})
+	b.Queue(inboundAcceptedSQL, encf, issuerRNC, tenantID, env).QueryRow(func(r pgx.Row) error {
+		var err error
+		h.Accepted, err = scanAcceptedInbound(r)
+		return err
+	})
+	b.Queue(inboundUnconfirmedSQL, encf, issuerRNC, tenantID, env, since).QueryRow(func(r pgx.Row) error {
+		var earliest *time.Time
+		if err := r.Scan(&h.Unconfirmed, &earliest); err != nil {
+			return err
+		}
+		if earliest != nil {
+			h.Earliest = utc(*earliest)
+		}
+		return nil
+	})
+	if err := q.SendBatch(ctx, b).Close(); err != nil {
 		return nil, dbError(err, "find inbound documents")
 	}
-	defer rows.Close()
-	var docs []*sello.InboundDocument
-	for rows.Next() {
-		d, err := scanInbound(rows)
-		if err != nil {
-			return nil, dbError(err, "find inbound documents")
-		}
-		docs = append(docs, d)
+	return &h, nil
+}
+
+// scanAcceptedInbound scans inboundAcceptedSQL's row: nil when none.
+func scanAcceptedInbound(r pgx.Row) (*sello.AcceptedInbound, error) {
+	var a sello.AcceptedInbound
+	err := r.Scan(&a.ID, &a.SecurityCode, &a.ReceivedAt)
+	if isNoRows(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, dbError(err, "find accepted inbound document")
 	}
-	return docs, dbError(rows.Err(), "find inbound documents")
+	a.ReceivedAt = utc(a.ReceivedAt)
+	return &a, nil
+}
+
+// FindInboundENCF implements sello.InboundStore.
+func (db *DB) FindInboundENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string, sum [32]byte, since time.Time) (*sello.InboundENCF, error) {
+	return findInboundENCF(ctx, db.pool, tenantID, env, issuerRNC, encf, sum, since)
 }
 
 // FindInboundDocument implements sello.InboundStore. Returns NOT_FOUND.
@@ -147,11 +268,6 @@ func (db *DB) FindInboundDocumentByENCF(ctx context.Context, tenantID string, en
 		return nil, sello.InboundDocumentByENCFNotFound(issuerRNC, encf)
 	}
 	return d, err
-}
-
-// FindInboundDocumentsByENCF implements sello.InboundStore.
-func (db *DB) FindInboundDocumentsByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) ([]*sello.InboundDocument, error) {
-	return findInboundsByENCF(ctx, db.pool, tenantID, env, issuerRNC, encf, ` ORDER BY received_at, id`)
 }
 
 // rowQuerier is a pool or a transaction.
@@ -247,17 +363,7 @@ func scanInbound(r pgx.Row) (*sello.InboundDocument, error) {
 		&d.SecurityCode, &status, &checked, &codigo, &mensaje); err != nil {
 		return nil, err
 	}
-	if status != nil {
-		d.DGII = &sello.InboundDGII{Status: *status, Mensaje: *mensaje}
-		if codigo != nil {
-			c := int(*codigo)
-			d.DGII.Codigo = &c
-		}
-		if checked != nil {
-			t := utc(*checked)
-			d.DGII.CheckedAt = &t
-		}
-	}
+	d.DGII = dgiiOf(status, checked, codigo, mensaje)
 	if signer != nil {
 		d.Signer = new(sello.Signer)
 		if err := json.Unmarshal(signer, d.Signer); err != nil {
@@ -269,30 +375,43 @@ func scanInbound(r pgx.Row) (*sello.InboundDocument, error) {
 	return &d, nil
 }
 
-// issuerUnacceptedSQL counts the latest, up to its limit, of the tenant's
-// documents of an issuer received since a time that DGII has not
-// accepted, and the earliest of them.
-const issuerUnacceptedSQL = `
-	SELECT count(*), min(received_at) FROM (SELECT received_at FROM inbound_documents
-	WHERE tenant_id = $1 AND environment = $2 AND issuer_rnc = $3 AND received_at >= $4
-	  AND (dgii_status IS NULL OR dgii_status <> 'accepted')
-	ORDER BY received_at DESC LIMIT $5) latest`
-
-// IssuerQuotaReached implements sello.InboundStore: a range of the index on
-// tenant, environment, issuer and receivedAt (migration 15), read from its
-// end and for at most quota documents DGII has not accepted (a row's
-// dgii_status is in the row; its XML is kept apart, TOAST).
-func (db *DB) IssuerQuotaReached(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time, quota int) (bool, time.Time, error) {
-	if quota <= 0 {
-		return false, time.Time{}, nil
+// dgiiOf is the DGII confirmation of a document's columns, nil when status
+// is NULL (received before Sello asked DGII).
+func dgiiOf(status *string, checked *time.Time, codigo *int32, mensaje *string) *sello.InboundDGII {
+	if status == nil {
+		return nil
 	}
+	g := &sello.InboundDGII{Status: *status}
+	if mensaje != nil {
+		g.Mensaje = *mensaje
+	}
+	if codigo != nil {
+		c := int(*codigo)
+		g.Codigo = &c
+	}
+	if checked != nil {
+		t := utc(*checked)
+		g.CheckedAt = &t
+	}
+	return g
+}
+
+// countInboundFromIssuerSQL is CountInboundFromIssuer's query.
+const countInboundFromIssuerSQL = `
+	SELECT count(*), min(received_at) FROM inbound_documents
+	WHERE tenant_id = $1 AND environment = $2 AND issuer_rnc = $3 AND received_at >= $4
+	  AND (dgii_status IS NULL OR dgii_status <> 'accepted')`
+
+// CountInboundFromIssuer implements sello.InboundStore: a range of the
+// index on tenant, environment, issuer and receivedAt (migration 15).
+func (db *DB) CountInboundFromIssuer(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time) (int, time.Time, error) {
 	var n int
 	var earliest *time.Time
-	err := db.pool.QueryRow(ctx, issuerUnacceptedSQL, tenantID, env, issuerRNC, since, quota).Scan(&n, &earliest)
+	err := db.pool.QueryRow(ctx, countInboundFromIssuerSQL, tenantID, env, issuerRNC, since).Scan(&n, &earliest)
 	if err != nil {
-		return false, time.Time{}, dbError(err, "count inbound documents")
-	} else if n < quota || earliest == nil {
-		return false, time.Time{}, nil
+		return 0, time.Time{}, dbError(err, "count inbound documents")
+	} else if earliest == nil {
+		return 0, time.Time{}, nil
 	}
-	return true, utc(*earliest), nil
+	return n, utc(*earliest), nil
 }

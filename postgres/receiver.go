@@ -22,7 +22,7 @@ func (db *DB) RedeemReceiverSeed(ctx context.Context, tenantID string, env sello
 		case kindUnique:
 			return sello.ReceiverSeedRefused()
 		case kindForeignKey:
-			return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + tenantID + "\" not found.", Err: err}
+			return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", tenantID).WithErr(err)
 		}
 		if err != nil {
 			return dbError(err, "redeem receiver seed")

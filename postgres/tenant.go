@@ -19,7 +19,7 @@ func (db *DB) CreateTenant(ctx context.Context, t *sello.Tenant) error {
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		id, t.RNC, t.Name, t.Plan.Name, t.Plan.Rate, t.Plan.Burst, t.ReceiverAuthOff, now)
 	if errorKind(err) == kindUnique {
-		return &sello.Error{Code: sello.CodeConflict, Message: "A tenant with RNC " + t.RNC + " exists.", Err: err}
+		return sello.Errorf(sello.CodeConflict, "A tenant with RNC %s exists.", t.RNC).WithErr(err)
 	} else if err != nil {
 		return dbError(err, "create tenant")
 	}

@@ -41,9 +41,9 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, e *sello.WebhookEndpoin
 			e.ID, e.TenantID, e.Environment, e.URL, eventStrings(e.Events), status, e.DisabledReason, now)
 		switch errorKind(err) {
 		case kindForeignKey:
-			return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + e.TenantID + "\" not found.", Err: err}
+			return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", e.TenantID).WithErr(err)
 		case kindUnique:
-			return &sello.Error{Code: sello.CodeConflict, Message: "Webhook endpoint " + e.ID + " already exists.", Err: err}
+			return sello.Errorf(sello.CodeConflict, "Webhook endpoint %s already exists.", e.ID).WithErr(err)
 		}
 		if err != nil {
 			return dbError(err, "create webhook endpoint")
@@ -72,7 +72,7 @@ func insertSecret(ctx context.Context, tx pgx.Tx, tenantID, endpointID string, s
 		VALUES ($1, $2, $3, $4, $5, $6)`,
 		s.ID, tenantID, endpointID, s.Sealed, now, sello.StoredTime(s.ExpiresAt))
 	if errorKind(err) == kindUnique {
-		return &sello.Error{Code: sello.CodeConflict, Message: "Webhook secret " + s.ID + " already exists.", Err: err}
+		return sello.Errorf(sello.CodeConflict, "Webhook secret %s already exists.", s.ID).WithErr(err)
 	}
 	return dbError(err, "insert webhook secret")
 }

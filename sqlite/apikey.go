@@ -27,7 +27,7 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *sello.APIKey) error {
 		formatTimePtr(k.ExpiresAt), formatTimePtr(k.RevokedAt), formatTime(now))
 	switch errorKind(err) {
 	case kindForeignKey:
-		return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + k.TenantID + "\" not found.", Err: err}
+		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", k.TenantID).WithErr(err)
 	case kindUnique:
 		return &sello.Error{Code: sello.CodeConflict, Message: "An API key with this hash exists.", Err: err}
 	}
@@ -38,7 +38,8 @@ func (db *DB) CreateAPIKey(ctx context.Context, k *sello.APIKey) error {
 	return nil
 }
 
-const apiKeyColumns = `k.id, k.tenant_id, k.environment, k.name, k.scopes, k.hash, k.last4, k.expires_at, k.revoked_at, k.created_at`
+const apiKeyColumns = `k.id, k.tenant_id, k.environment, k.name, k.scopes, k.hash, k.last4, k.expires_at, k.revoked_at, k.created_at,
+	k.first_used_at, k.last_used_at, k.last_used_address`
 
 // FindAPIKeyByHash implements sello.APIKeyStore. Returns NOT_FOUND.
 func (db *DB) FindAPIKeyByHash(ctx context.Context, hash []byte) (*sello.APIKey, *sello.Tenant, error) {
@@ -58,6 +59,20 @@ func (db *DB) FindAPIKeyByHash(ctx context.Context, hash []byte) (*sello.APIKey,
 		return nil, nil, err
 	}
 	return k, &t, nil
+}
+
+// FindAPIKey implements sello.APIKeyStore. Returns NOT_FOUND.
+func (db *DB) FindAPIKey(ctx context.Context, tenantID, keyID string) (*sello.APIKey, error) {
+	row := db.q().queryRow(ctx, `
+		SELECT `+apiKeyColumns+` FROM api_keys k
+		WHERE k.tenant_id = ? AND k.id = ?`, tenantID, keyID)
+	k, err := scanAPIKey(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, sello.Errorf(sello.CodeNotFound, "API key %q not found.", keyID)
+	} else if err != nil {
+		return nil, dbError(err, "find api key")
+	}
+	return k, nil
 }
 
 // FindAPIKeys implements sello.APIKeyStore.
@@ -98,11 +113,30 @@ func (db *DB) RevokeAPIKey(ctx context.Context, tenantID, keyID string, now time
 	return nil
 }
 
+// RecordAPIKeyUse implements sello.APIKeyStore. Times are stored as
+// fixed-width UTC text, so comparing them as text compares the times.
+func (db *DB) RecordAPIKeyUse(ctx context.Context, tenantID, keyID string, at time.Time, addr string, every time.Duration) (bool, error) {
+	at = at.Truncate(time.Microsecond)
+	res, err := db.q().exec(ctx, `
+		UPDATE api_keys SET first_used_at = coalesce(first_used_at, ?), last_used_at = ?, last_used_address = ?
+		WHERE tenant_id = ? AND id = ? AND (last_used_at IS NULL OR last_used_at <= ?)`,
+		formatTime(at), formatTime(at), addr, tenantID, keyID, formatTime(at.Add(-every)))
+	if err != nil {
+		return false, dbError(err, "record api key use")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, dbError(err, "record api key use")
+	}
+	return n == 1, nil
+}
+
 func scanAPIKey(s scanner, extra ...any) (*sello.APIKey, error) {
 	var k sello.APIKey
 	var scopes, created string
-	var expires, revoked sql.NullString
-	dest := append([]any{&k.ID, &k.TenantID, &k.Environment, &k.Name, &scopes, &k.Hash, &k.Last4, &expires, &revoked, &created}, extra...)
+	var expires, revoked, firstUsed, lastUsed sql.NullString
+	dest := append([]any{&k.ID, &k.TenantID, &k.Environment, &k.Name, &scopes, &k.Hash, &k.Last4, &expires, &revoked, &created,
+		&firstUsed, &lastUsed, &k.LastUsedAddress}, extra...)
 	if err := s.Scan(dest...); err != nil {
 		return nil, err
 	}
@@ -117,6 +151,10 @@ func scanAPIKey(s scanner, extra ...any) (*sello.APIKey, error) {
 	} else if k.ExpiresAt, err = parseTimePtr(expires); err != nil {
 		return nil, err
 	} else if k.RevokedAt, err = parseTimePtr(revoked); err != nil {
+		return nil, err
+	} else if k.FirstUsedAt, err = parseTimePtr(firstUsed); err != nil {
+		return nil, err
+	} else if k.LastUsedAt, err = parseTimePtr(lastUsed); err != nil {
 		return nil, err
 	}
 	return &k, nil

@@ -26,9 +26,9 @@ func (db *DB) AddCertificate(ctx context.Context, c *sello.Certificate) error {
 			formatTime(c.NotBefore), formatTime(c.NotAfter), c.SelfSigned, c.DER, c.SealedKey, formatTime(now))
 		switch errorKind(err) {
 		case kindForeignKey:
-			return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + c.TenantID + "\" not found.", Err: err}
+			return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", c.TenantID).WithErr(err)
 		case kindUnique:
-			return &sello.Error{Code: sello.CodeConflict, Message: "Certificate " + c.Fingerprint + " is already stored for " + string(c.Environment) + ".", Err: err}
+			return sello.Errorf(sello.CodeConflict, "Certificate %s is already stored for %s.", c.Fingerprint, c.Environment).WithErr(err)
 		}
 		return dbError(err, "add certificate")
 	})

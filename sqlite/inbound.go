@@ -1,12 +1,14 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/sello-do/sello"
@@ -14,9 +16,10 @@ import (
 )
 
 // CreateInboundDocument implements sello.InboundStore with
-// sello.StoreInboundDocument, in one IMMEDIATE transaction.
-func (db *DB) CreateInboundDocument(ctx context.Context, d *sello.InboundDocument) (*sello.InboundDocument, bool, error) {
-	return sello.StoreInboundDocument(ctx, d, func(fn func(sello.InboundTx, time.Time) error) error {
+// sello.StoreInboundDocument, in one IMMEDIATE transaction (the single
+// writer: receipts of one e-NCF take turns).
+func (db *DB) CreateInboundDocument(ctx context.Context, d *sello.InboundDocument, quota int) (*sello.InboundDocument, *sello.InboundENCF, error) {
+	return sello.StoreInboundDocument(ctx, d, quota, func(fn func(sello.InboundTx, time.Time) error) error {
 		return db.inTx(ctx, func(tx querier) error { return fn(inboundTx{db: db, tx: tx}, db.now()) })
 	})
 }
@@ -46,7 +49,7 @@ func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDo
 		formatDate(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, formatTime(n.ReceivedAt), formatTime(n.UpdatedAt), signer,
 		sum[:], n.SecurityCode, status, checked, codigo, mensaje)
 	if errorKind(err) == kindForeignKey {
-		return false, &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + n.TenantID + "\" not found.", Err: err}
+		return false, sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", n.TenantID).WithErr(err)
 	} else if err != nil {
 		return false, dbError(err, "create inbound document")
 	}
@@ -57,10 +60,78 @@ func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDo
 	return added > 0, nil
 }
 
-// InboundDocumentsByENCF implements sello.InboundTx and
-// sello.InboundDGIITx (the single writer is the lock).
-func (t inboundTx) InboundDocumentsByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) ([]*sello.InboundDocument, error) {
-	return findInboundsByENCF(ctx, t.tx, tenantID, env, issuerRNC, encf)
+// LockInboundENCF implements sello.InboundTx and sello.InboundDGIITx:
+// the store's single writer already makes them take turns.
+func (t inboundTx) LockInboundENCF(context.Context, string, sello.Environment, string, string) error {
+	return nil
+}
+
+// InboundENCF implements sello.InboundTx.
+func (t inboundTx) InboundENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string, sum [32]byte, since time.Time) (*sello.InboundENCF, error) {
+	return findInboundENCF(ctx, t.tx, tenantID, env, issuerRNC, encf, sum, since)
+}
+
+// InboundDGII implements sello.InboundDGIITx. Returns NOT_FOUND.
+func (t inboundTx) InboundDGII(ctx context.Context, tenantID string, env sello.Environment, id string) (*sello.InboundDGII, time.Time, error) {
+	var status, checked sql.NullString
+	var codigo sql.NullInt64
+	var mensaje, updated string
+	err := t.tx.queryRow(ctx, `
+		SELECT dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje, updated_at FROM inbound_documents
+		WHERE tenant_id = ? AND environment = ? AND id = ?`, tenantID, env, id).Scan(&status, &checked, &codigo, &mensaje, &updated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, time.Time{}, sello.InboundDocumentNotFound(id)
+	} else if err != nil {
+		return nil, time.Time{}, dbError(err, "find inbound document")
+	}
+	g, err := scanDGII(status, checked, codigo, mensaje)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	at, err := parseTime(updated)
+	return g, at, err
+}
+
+// AcceptedInbound implements sello.InboundDGIITx.
+func (t inboundTx) AcceptedInbound(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) (*sello.AcceptedInbound, error) {
+	return findAcceptedInbound(ctx, t.tx, tenantID, env, issuerRNC, encf)
+}
+
+// RefuteInbound implements sello.InboundDGIITx: one UPDATE … RETURNING of
+// the rows under the e-NCF (an index range); the rows' XML goes back to
+// the table as it was, and to none of Go.
+func (t inboundTx) RefuteInbound(ctx context.Context, genuine *sello.InboundDocument, mensaje string, now time.Time) ([]*sello.InboundDocument, error) {
+	rows, err := t.tx.query(ctx, refuteInboundSQL, sello.DGIIRefuted, mensaje, formatTime(now),
+		genuine.ENCF, genuine.IssuerRNC, genuine.TenantID, genuine.Environment, genuine.ID)
+	if err != nil {
+		return nil, dbError(err, "refute inbound documents")
+	}
+	defer rows.Close()
+	var docs []*sello.InboundDocument
+	for rows.Next() {
+		d := &sello.InboundDocument{TenantID: genuine.TenantID, Environment: genuine.Environment, ENCF: genuine.ENCF, IssuerRNC: genuine.IssuerRNC}
+		var received, updated string
+		var status, checked sql.NullString
+		var codigo sql.NullInt64
+		var mensaje string
+		if err := rows.Scan(&d.ID, &d.Type, &d.IssuerName, &d.BuyerRNC, &d.SecurityCode, &received, &updated,
+			&status, &checked, &codigo, &mensaje); err != nil {
+			return nil, dbError(err, "refute inbound documents")
+		}
+		if d.DGII, err = scanDGII(status, checked, codigo, mensaje); err != nil {
+			return nil, err
+		} else if d.ReceivedAt, err = parseTime(received); err != nil {
+			return nil, err
+		} else if d.UpdatedAt, err = parseTime(updated); err != nil {
+			return nil, err
+		}
+		docs = append(docs, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbError(err, "refute inbound documents")
+	}
+	sortInbound(docs)
+	return docs, nil
 }
 
 // InsertEvent implements sello.InboundTx and sello.InboundDGIITx.
@@ -102,26 +173,93 @@ func dgiiColumns(g *sello.InboundDGII) (status, checkedAt, codigo any, mensaje s
 	return g.Status, formatTimePtr(g.CheckedAt), codigo, g.Mensaje
 }
 
-// findInboundsByENCF returns every document the tenant received of
-// issuerRNC and encf in env, oldest first.
-func findInboundsByENCF(ctx context.Context, q querier, tenantID string, env sello.Environment, issuerRNC, encf string) ([]*sello.InboundDocument, error) {
-	rows, err := q.query(ctx, `
-		SELECT `+inboundColumns+` FROM inbound_documents
-		WHERE tenant_id = ? AND environment = ? AND issuer_rnc = ? AND encf = ?
-		ORDER BY received_at, id`, tenantID, env, issuerRNC, encf)
-	if err != nil {
-		return nil, dbError(err, "find inbound documents")
+// The receipt's lookups under one issuer's e-NCF (sello.InboundENCF) and
+// the refutation of its documents: each an index range (migrations 17 and
+// 18) that reads no other document's row but the one it returns. A
+// document's XML precedes most of its columns in the row, and SQLite walks
+// a large value's overflow pages to reach the columns after it: so the
+// accepted one and the unconfirmed ones are read from covering indexes.
+// TestReceiverQueriesUseIndexes holds each to its index.
+const (
+	// inboundSameSQL reads the document with the receipt's bytes through
+	// inbound_documents_bytes.
+	inboundSameSQL = `
+		SELECT ` + inboundColumns + ` FROM inbound_documents
+		WHERE encf = ? AND issuer_rnc = ? AND tenant_id = ? AND environment = ? AND xml_sha256 = ?`
+	// inboundAcceptedSQL reads the accepted one from
+	// inbound_documents_accepted_ref, which the planner would pass over
+	// for the unique inbound_documents_accepted (and read the row).
+	inboundAcceptedSQL = `
+		SELECT id, security_code, received_at FROM inbound_documents INDEXED BY inbound_documents_accepted_ref
+		WHERE encf = ? AND issuer_rnc = ? AND tenant_id = ? AND environment = ? AND dgii_status = 'accepted'`
+	// inboundUnconfirmedSQL counts the unconfirmed ones received since in
+	// inbound_documents_unconfirmed.
+	inboundUnconfirmedSQL = `
+		SELECT count(*), min(received_at) FROM inbound_documents
+		WHERE encf = ? AND issuer_rnc = ? AND tenant_id = ? AND environment = ? AND received_at >= ?
+		  AND dgii_status IN ('pending', 'not_found')`
+	// refuteInboundSQL refutes the others whose confirmation is not final.
+	refuteInboundSQL = `
+		UPDATE inbound_documents SET dgii_status = ?, dgii_mensaje = ?, updated_at = ?
+		WHERE encf = ? AND issuer_rnc = ? AND tenant_id = ? AND environment = ? AND id <> ?
+		  AND (dgii_status IS NULL OR dgii_status IN ('pending', 'not_found'))
+		RETURNING id, type, issuer_name, buyer_rnc, security_code, received_at, updated_at,
+			dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje`
+)
+
+// findInboundENCF returns what the tenant holds under issuerRNC and encf
+// in env for a receipt of the bytes whose SHA-256 is sum
+// (sello.InboundENCF).
+func findInboundENCF(ctx context.Context, q querier, tenantID string, env sello.Environment, issuerRNC, encf string, sum [32]byte, since time.Time) (*sello.InboundENCF, error) {
+	var h sello.InboundENCF
+	d, err := scanInbound(q.queryRow(ctx, inboundSameSQL, encf, issuerRNC, tenantID, env, sum[:]))
+	if err == nil {
+		h.Same = d
+	} else if !errors.Is(err, sql.ErrNoRows) {
+		return nil, dbError(err, "find inbound document")
 	}
-	defer rows.Close()
-	var docs []*sello.InboundDocument
-	for rows.Next() {
-		d, err := scanInbound(rows)
-		if err != nil {
-			return nil, dbError(err, "find inbound documents")
+	if h.Accepted, err = findAcceptedInbound(ctx, q, tenantID, env, issuerRNC, encf); err != nil {
+		return nil, err
+	}
+	var earliest sql.NullString
+	if err := q.queryRow(ctx, inboundUnconfirmedSQL, encf, issuerRNC, tenantID, env, formatTime(since)).Scan(&h.Unconfirmed, &earliest); err != nil {
+		return nil, dbError(err, "count inbound documents")
+	}
+	if earliest.Valid {
+		if h.Earliest, err = parseTime(earliest.String); err != nil {
+			return nil, err
 		}
-		docs = append(docs, d)
 	}
-	return docs, dbError(rows.Err(), "find inbound documents")
+	return &h, nil
+}
+
+// findAcceptedInbound returns the document DGII accepted under issuerRNC
+// and encf, nil when none.
+func findAcceptedInbound(ctx context.Context, q querier, tenantID string, env sello.Environment, issuerRNC, encf string) (*sello.AcceptedInbound, error) {
+	var a sello.AcceptedInbound
+	var received string
+	err := q.queryRow(ctx, inboundAcceptedSQL, encf, issuerRNC, tenantID, env).Scan(&a.ID, &a.SecurityCode, &received)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	} else if err != nil {
+		return nil, dbError(err, "find accepted inbound document")
+	}
+	if a.ReceivedAt, err = parseTime(received); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+// FindInboundENCF implements sello.InboundStore.
+func (db *DB) FindInboundENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string, sum [32]byte, since time.Time) (*sello.InboundENCF, error) {
+	return findInboundENCF(ctx, db.q(), tenantID, env, issuerRNC, encf, sum, since)
+}
+
+// sortInbound sorts docs oldest received first.
+func sortInbound(docs []*sello.InboundDocument) {
+	slices.SortFunc(docs, func(a, b *sello.InboundDocument) int {
+		return cmp.Or(a.ReceivedAt.Compare(b.ReceivedAt), cmp.Compare(a.ID, b.ID))
+	})
 }
 
 // FindInboundDocument implements sello.InboundStore. Returns NOT_FOUND.
@@ -142,11 +280,6 @@ func (db *DB) FindInboundDocumentByENCF(ctx context.Context, tenantID string, en
 		return nil, sello.InboundDocumentByENCFNotFound(issuerRNC, encf)
 	}
 	return d, err
-}
-
-// FindInboundDocumentsByENCF implements sello.InboundStore.
-func (db *DB) FindInboundDocumentsByENCF(ctx context.Context, tenantID string, env sello.Environment, issuerRNC, encf string) ([]*sello.InboundDocument, error) {
-	return findInboundsByENCF(ctx, db.q(), tenantID, env, issuerRNC, encf)
 }
 
 // inboundColumns are an inbound document's columns; listColumns leaves
@@ -249,16 +382,9 @@ func scanInbound(s scanner) (*sello.InboundDocument, error) {
 		&d.SecurityCode, &status, &checked, &codigo, &mensaje); err != nil {
 		return nil, err
 	}
-	if status.Valid {
-		d.DGII = &sello.InboundDGII{Status: status.String, Mensaje: mensaje}
-		if codigo.Valid {
-			c := int(codigo.Int64)
-			d.DGII.Codigo = &c
-		}
-		var err error
-		if d.DGII.CheckedAt, err = parseTimePtr(checked); err != nil {
-			return nil, err
-		}
+	var err error
+	if d.DGII, err = scanDGII(status, checked, codigo, mensaje); err != nil {
+		return nil, err
 	}
 	if signer.Valid {
 		d.Signer = new(sello.Signer)
@@ -266,7 +392,6 @@ func scanInbound(s scanner) (*sello.InboundDocument, error) {
 			return nil, fmt.Errorf("decode signer: %w", err)
 		}
 	}
-	var err error
 	if d.IssueDate, err = parseDate(issued); err != nil {
 		return nil, err
 	} else if d.ReceivedAt, err = parseTime(received); err != nil {
@@ -277,62 +402,42 @@ func scanInbound(s scanner) (*sello.InboundDocument, error) {
 	return &d, nil
 }
 
-// issuerDocumentsSQL counts, up to quota, the tenant's documents of an
-// issuer received since a time, accepted or not: from the issuer's index
-// alone (migration 14), no row read. The quota is written into the
-// statement, not bound: SQLite reads a bound LIMIT into the plan, and so
-// prepares the statement again every time the value is bound (about
-// 0.1 ms a call, more than the count); a statement per quota is one.
-func issuerDocumentsSQL(quota int) string {
-	return fmt.Sprintf(`
-	SELECT count(*) FROM (SELECT 1 FROM inbound_documents
-	WHERE tenant_id = ? AND environment = ? AND issuer_rnc = ? AND received_at >= ? LIMIT %d)`, quota)
-}
-
-// issuerUnacceptedSQL counts the latest, up to quota, of the tenant's
-// documents of an issuer received since a time that DGII has not
-// accepted, and the earliest of them. A row keeps the document's XML and
-// acuse before its dgii_status, and a row longer than a page spills into a
-// chain of overflow pages that SQLite walks to reach a column beyond it:
-// reading dgii_status cost a 287 KB document about 70 page reads. So the
-// query reads no column past the blobs: a document is accepted when its
-// own row is the one the partial index of accepted documents holds under
-// its e-NCF (inbound_documents_accepted, migration 17; its entries carry
-// their rowid), which it finds from the e-NCF, near the row's start. The
-// unary + keeps the planner from looking the row up by rowid, which would
-// read dgii_status again. The quota is written in (issuerDocumentsSQL).
-func issuerUnacceptedSQL(quota int) string {
-	return fmt.Sprintf(`
-	SELECT count(*), min(received_at) FROM (SELECT d.received_at FROM inbound_documents d
-	WHERE d.tenant_id = ? AND d.environment = ? AND d.issuer_rnc = ? AND d.received_at >= ?
-	  AND NOT EXISTS (SELECT 1 FROM inbound_documents a
-	    WHERE a.encf = d.encf AND a.issuer_rnc = d.issuer_rnc AND a.tenant_id = d.tenant_id
-	      AND a.environment = d.environment AND a.dgii_status = 'accepted' AND +a.rowid = d.rowid)
-	ORDER BY d.received_at DESC LIMIT %d)`, quota)
-}
-
-// IssuerQuotaReached implements sello.InboundStore: while fewer than quota
-// documents of the issuer arrived in the window at all, a count of the
-// issuer's index says so; else the latest quota of those DGII has not
-// accepted are counted.
-func (db *DB) IssuerQuotaReached(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time, quota int) (bool, time.Time, error) {
-	if quota <= 0 {
-		return false, time.Time{}, nil
+// scanDGII is the DGII confirmation of a document's columns, nil when
+// status is NULL (received before Sello asked DGII).
+func scanDGII(status, checked sql.NullString, codigo sql.NullInt64, mensaje string) (*sello.InboundDGII, error) {
+	if !status.Valid {
+		return nil, nil
 	}
+	g := &sello.InboundDGII{Status: status.String, Mensaje: mensaje}
+	if codigo.Valid {
+		c := int(codigo.Int64)
+		g.Codigo = &c
+	}
+	var err error
+	if g.CheckedAt, err = parseTimePtr(checked); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// countInboundFromIssuerSQL is CountInboundFromIssuer's query.
+const countInboundFromIssuerSQL = `
+	SELECT count(*), min(received_at) FROM inbound_documents
+	WHERE tenant_id = ? AND environment = ? AND issuer_rnc = ? AND received_at >= ?
+	  AND (dgii_status IS NULL OR dgii_status <> 'accepted')`
+
+// CountInboundFromIssuer implements sello.InboundStore: a range of the
+// index on tenant, environment, issuer and receivedAt, which covers it
+// (migration 18).
+func (db *DB) CountInboundFromIssuer(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time) (int, time.Time, error) {
 	var n int
-	err := db.q().queryRow(ctx, issuerDocumentsSQL(quota), tenantID, env, issuerRNC, formatTime(since)).Scan(&n)
-	if err != nil {
-		return false, time.Time{}, dbError(err, "count inbound documents")
-	} else if n < quota {
-		return false, time.Time{}, nil
-	}
 	var earliest sql.NullString
-	err = db.q().queryRow(ctx, issuerUnacceptedSQL(quota), tenantID, env, issuerRNC, formatTime(since)).Scan(&n, &earliest)
+	err := db.q().queryRow(ctx, countInboundFromIssuerSQL, tenantID, env, issuerRNC, formatTime(since)).Scan(&n, &earliest)
 	if err != nil {
-		return false, time.Time{}, dbError(err, "count inbound documents")
-	} else if n < quota {
-		return false, time.Time{}, nil
+		return 0, time.Time{}, dbError(err, "count inbound documents")
+	} else if !earliest.Valid {
+		return 0, time.Time{}, nil
 	}
 	at, err := parseTime(earliest.String)
-	return true, at, err
+	return n, at, err
 }

@@ -39,7 +39,7 @@ func (db *DB) AddSequence(ctx context.Context, s *sello.Sequence) error {
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			id, s.TenantID, s.Environment, s.Type, s.From, s.To, s.From, expires, formatTime(now))
 		if errorKind(err) == kindForeignKey {
-			return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + s.TenantID + "\" not found.", Err: err}
+			return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", s.TenantID).WithErr(err)
 		}
 		return dbError(err, "add sequence")
 	})

@@ -90,9 +90,9 @@ func (t voidTx) InsertVoid(ctx context.Context, v *sello.Void) error {
 		v.ID, v.TenantID, v.Environment, v.State, key, v.RequestHash, formatTime(v.CreatedAt), formatTime(v.UpdatedAt))
 	switch errorKind(err) {
 	case kindForeignKey:
-		return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + v.TenantID + "\" not found.", Err: err}
+		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", v.TenantID).WithErr(err)
 	case kindUnique:
-		return &sello.Error{Code: sello.CodeConflict, Message: "Idempotency-Key " + v.IdempotencyKey + " is already used.", Err: err}
+		return sello.Errorf(sello.CodeConflict, "Idempotency-Key %s is already used.", v.IdempotencyKey).WithErr(err)
 	}
 	if err != nil {
 		return dbError(err, "insert void")

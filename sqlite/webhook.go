@@ -33,9 +33,9 @@ func (db *DB) CreateWebhookEndpoint(ctx context.Context, e *sello.WebhookEndpoin
 			formatTime(now), formatTime(now))
 		switch errorKind(err) {
 		case kindForeignKey:
-			return &sello.Error{Code: sello.CodeNotFound, Message: "Tenant \"" + e.TenantID + "\" not found.", Err: err}
+			return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", e.TenantID).WithErr(err)
 		case kindUnique:
-			return &sello.Error{Code: sello.CodeConflict, Message: "Webhook endpoint " + e.ID + " already exists.", Err: err}
+			return sello.Errorf(sello.CodeConflict, "Webhook endpoint %s already exists.", e.ID).WithErr(err)
 		}
 		if err != nil {
 			return dbError(err, "create webhook endpoint")
@@ -64,7 +64,7 @@ func insertSecret(ctx context.Context, tx querier, tenantID, endpointID string, 
 		VALUES (?, ?, ?, ?, ?, ?)`,
 		s.ID, tenantID, endpointID, s.Sealed, formatTime(now), formatTimePtr(s.ExpiresAt))
 	if errorKind(err) == kindUnique {
-		return &sello.Error{Code: sello.CodeConflict, Message: "Webhook secret " + s.ID + " already exists.", Err: err}
+		return sello.Errorf(sello.CodeConflict, "Webhook secret %s already exists.", s.ID).WithErr(err)
 	}
 	return dbError(err, "insert webhook secret")
 }

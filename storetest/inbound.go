@@ -1,7 +1,11 @@
 package storetest
 
 import (
+	"crypto/sha256"
+	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,14 +55,34 @@ func mustCreateConfirmed(tb testing.TB, s sello.Store, d *sello.InboundDocument)
 	return MustRecordDGII(tb, s, got.TenantID, got.Environment, got.ID, 1, "Aceptado")
 }
 
-// MustCreateInbound stores d, which must be new, and returns it as stored.
+// MustCreateInbound stores d, which must be new, without a quota per
+// e-NCF, and returns it as stored.
 func MustCreateInbound(tb testing.TB, s sello.Store, d *sello.InboundDocument) *sello.InboundDocument {
 	tb.Helper()
-	got, existing, err := s.CreateInboundDocument(tb.Context(), d)
-	if err != nil || existing {
-		tb.Fatalf("CreateInboundDocument %s: existing %v, %v", d.ENCF, existing, err)
+	got, held, err := s.CreateInboundDocument(tb.Context(), d, 0)
+	if err != nil || held != nil || got == nil {
+		tb.Fatalf("CreateInboundDocument %s: held %+v, %v", d.ENCF, held, err)
 	}
 	return got
+}
+
+// differentInbound is newInbound with other bytes (and acuse and security
+// code), named by what.
+func differentInbound(tenantID string, en sello.Environment, issuerRNC string, n int64, what string) *sello.InboundDocument {
+	d := newInbound(tenantID, en, issuerRNC, n)
+	d.XML, d.Acuse, d.SecurityCode = []byte("<ECF><eNCF>"+d.ENCF+"</eNCF>"+what+"</ECF>"), []byte("<ARECF>"+what+"</ARECF>"), what
+	return d
+}
+
+// mustFindENCF is FindInboundENCF of d's bytes under its issuer and e-NCF,
+// counting since.
+func mustFindENCF(tb testing.TB, s sello.Store, d *sello.InboundDocument, since time.Time) *sello.InboundENCF {
+	tb.Helper()
+	h, err := s.FindInboundENCF(tb.Context(), d.TenantID, d.Environment, d.IssuerRNC, d.ENCF, sha256.Sum256(d.XML), since)
+	if err != nil {
+		tb.Fatalf("FindInboundENCF %s: %v", d.ENCF, err)
+	}
+	return h
 }
 
 func testInbound(t *testing.T, open Open) {
@@ -95,13 +119,11 @@ func testInbound(t *testing.T, open Open) {
 		first := MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000001", 1))
 		again := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
 		again.Acuse = []byte("<ARECF>another acuse</ARECF>")
-		got, existing, err := e.s.CreateInboundDocument(t.Context(), again)
-		if err != nil || !existing {
-			t.Fatalf("second create: existing %v, %v; want the first", existing, err)
+		got, held, err := e.s.CreateInboundDocument(t.Context(), again, 1)
+		if err != nil || got != nil || held == nil || held.Same == nil {
+			t.Fatalf("second create: stored %v, held %+v, %v; want the first held", got, held, err)
 		}
-		if got.ID != first.ID || string(got.Acuse) != string(first.Acuse) || string(got.XML) != string(first.XML) {
-			t.Fatalf("second create: got %s %q, want the first %s %q", got.ID, got.Acuse, first.ID, first.Acuse)
-		}
+		deepEqual(t, "the same bytes again", held.Same, first)
 		if events := WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 10}, AtLeast(1)); len(events) != 1 {
 			t.Fatalf("events: got %d, want 1 (none for the same bytes again)", len(events))
 		}
@@ -121,30 +143,158 @@ func testInbound(t *testing.T, open Open) {
 		if genuine.ID == forged.ID {
 			t.Fatal("the second document got the first's id")
 		}
-		all, err := e.s.FindInboundDocumentsByENCF(t.Context(), tn.ID, sello.EnvTest, "131000001", forged.ENCF)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := inboundIDs(all); !slices.Equal(got, []string{forged.ID, genuine.ID}) {
-			t.Fatalf("FindInboundDocumentsByENCF: got %v, want both, oldest first [%s %s]", got, forged.ID, genuine.ID)
+		all := mustListInbound(t, e.s, tn.ID, sello.EnvTest, sello.InboundFilter{IssuerRNC: "131000001", ENCF: forged.ENCF})
+		if got := inboundIDs(all); !slices.Equal(got, []string{genuine.ID, forged.ID}) {
+			t.Fatalf("list by e-NCF: got %v, want both, newest first [%s %s]", got, genuine.ID, forged.ID)
 		}
 		WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived}, AtLeast(2))
 
 		MustRecordDGII(t, e.s, tn.ID, sello.EnvTest, genuine.ID, 1, "Aceptado")
 		third := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
 		third.XML = []byte("<ECF>a third</ECF>")
-		got, existing, err := e.s.CreateInboundDocument(t.Context(), third)
-		if err != nil || !existing || got.ID != genuine.ID {
-			t.Fatalf("a third document after DGII confirmed one: got %v, existing %v, %v; want the confirmed %s", got, existing, err, genuine.ID)
+		got, held, err := e.s.CreateInboundDocument(t.Context(), third, 0)
+		if err != nil || got != nil || held == nil || held.Same != nil || held.Accepted == nil ||
+			*held.Accepted != (sello.AcceptedInbound{ID: genuine.ID, SecurityCode: genuine.SecurityCode, ReceivedAt: genuine.ReceivedAt}) {
+			t.Fatalf("a third document after DGII confirmed one: stored %v, held %+v, %v; want the confirmed %s held", got, held, err, genuine.ID)
 		}
 		byENCF, err := e.s.FindInboundDocumentByENCF(t.Context(), tn.ID, sello.EnvTest, "131000001", forged.ENCF)
 		if err != nil || byENCF.ID != genuine.ID {
 			t.Fatalf("FindInboundDocumentByENCF: got %v, %v; want the confirmed %s", byENCF, err, genuine.ID)
 		}
 		// The same bytes as the refuted one still get its acuse.
-		again, existing, err := e.s.CreateInboundDocument(t.Context(), newInbound(tn.ID, sello.EnvTest, "131000001", 1))
-		if err != nil || !existing || again.ID != forged.ID {
-			t.Fatalf("the forged bytes again: got %v, existing %v, %v; want %s", again, existing, err, forged.ID)
+		_, held, err = e.s.CreateInboundDocument(t.Context(), newInbound(tn.ID, sello.EnvTest, "131000001", 1), 0)
+		if err != nil || held == nil || held.Same == nil || held.Same.ID != forged.ID || string(held.Same.Acuse) != string(forged.Acuse) {
+			t.Fatalf("the forged bytes again: held %+v, %v; want %s", held, err, forged.ID)
+		}
+	})
+	// What a receipt reads of an e-NCF (FindInboundENCF): the document with
+	// its bytes, whole; the one DGII accepted; how many DGII has not
+	// confirmed received since a time, and the earliest of them. Nothing
+	// of another issuer, e-NCF, tenant or environment.
+	t.Run("FindENCF", func(t *testing.T) {
+		e := newEnv(t, open)
+		a, b := MustCreateTenant(t, e.s), MustCreateTenant(t, e.s)
+		const issuer = "131000001"
+		start := e.clock.Peek()
+		probe := differentInbound(a.ID, sello.EnvTest, issuer, 1, "probe")
+		if h := mustFindENCF(t, e.s, probe, start); h.Same != nil || h.Accepted != nil || h.Unconfirmed != 0 || !h.Earliest.IsZero() {
+			t.Fatalf("an empty e-NCF: got %+v", h)
+		}
+		first := MustCreateInbound(t, e.s, differentInbound(a.ID, sello.EnvTest, issuer, 1, "first"))
+		e.clock.Add(time.Hour)
+		later := e.clock.Peek()
+		second := MustCreateInbound(t, e.s, differentInbound(a.ID, sello.EnvTest, issuer, 1, "second"))
+		notFound := MustCreateInbound(t, e.s, differentInbound(a.ID, sello.EnvTest, issuer, 1, "notfound"))
+		MustRecordDGII(t, e.s, a.ID, sello.EnvTest, notFound.ID, 0, "No encontrado")
+		rejected := MustCreateInbound(t, e.s, differentInbound(a.ID, sello.EnvTest, issuer, 1, "rejected"))
+		MustRecordDGII(t, e.s, a.ID, sello.EnvTest, rejected.ID, 2, "Rechazado")
+		// Not counted: another e-NCF, issuer, tenant or environment.
+		MustCreateInbound(t, e.s, differentInbound(a.ID, sello.EnvTest, issuer, 2, "first"))
+		MustCreateInbound(t, e.s, differentInbound(a.ID, sello.EnvTest, "131000002", 1, "first"))
+		MustCreateInbound(t, e.s, differentInbound(b.ID, sello.EnvTest, issuer, 1, "first"))
+		MustCreateInbound(t, e.s, differentInbound(a.ID, sello.EnvCert, issuer, 1, "first"))
+
+		h := mustFindENCF(t, e.s, differentInbound(a.ID, sello.EnvTest, issuer, 1, "second"), start)
+		deepEqual(t, "the same bytes", h.Same, second)
+		if h.Accepted != nil || h.Unconfirmed != 3 || !h.Earliest.Equal(first.ReceivedAt) {
+			t.Fatalf("since the start: accepted %+v, %d unconfirmed from %s; want none, 3 (pending and not_found, not rejected) from %s",
+				h.Accepted, h.Unconfirmed, h.Earliest, first.ReceivedAt)
+		}
+		if h := mustFindENCF(t, e.s, probe, later); h.Same != nil || h.Unconfirmed != 2 || !h.Earliest.Equal(second.ReceivedAt) {
+			t.Fatalf("since an hour later: same %v, %d unconfirmed from %s; want none, 2 from %s", h.Same, h.Unconfirmed, h.Earliest, second.ReceivedAt)
+		}
+		MustRecordDGII(t, e.s, a.ID, sello.EnvTest, second.ID, 1, "Aceptado")
+		h = mustFindENCF(t, e.s, probe, start)
+		if h.Accepted == nil || *h.Accepted != (sello.AcceptedInbound{ID: second.ID, SecurityCode: second.SecurityCode, ReceivedAt: second.ReceivedAt}) ||
+			h.Unconfirmed != 0 {
+			t.Fatalf("after DGII accepted %s: accepted %+v, %d unconfirmed; want it, and none (the others refuted)", second.ID, h.Accepted, h.Unconfirmed)
+		}
+		if h := mustFindENCF(t, e.s, differentInbound(b.ID, sello.EnvTest, issuer, 1, "second"), start); h.Same != nil || h.Accepted != nil || h.Unconfirmed != 1 {
+			t.Fatalf("tenant b: got %+v, want its one unconfirmed document", h)
+		}
+	})
+	// The quota per e-NCF (CreateInboundDocument's quota): at the quota of
+	// unconfirmed documents received in its window, another different one
+	// is RATE_LIMITED and nothing is stored; the same bytes are still
+	// found; a document DGII rejects, or one past the window, leaves room;
+	// once DGII accepts one, a different one is held to it, not limited.
+	t.Run("ENCFQuota", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		const issuer, quota = "131000001", 3
+		create := func(d *sello.InboundDocument) (*sello.InboundDocument, *sello.InboundENCF, error) {
+			return e.s.CreateInboundDocument(t.Context(), d, quota)
+		}
+		var kept []*sello.InboundDocument
+		for i := range quota {
+			d, held, err := create(differentInbound(tn.ID, sello.EnvTest, issuer, 1, fmt.Sprint("doc", i)))
+			if err != nil || held != nil {
+				t.Fatalf("document %d of %d: held %+v, %v", i+1, quota, held, err)
+			}
+			kept = append(kept, d)
+			e.clock.Add(time.Minute)
+		}
+		over := differentInbound(tn.ID, sello.EnvTest, issuer, 1, "over")
+		_, _, err := create(over)
+		wantError(t, err, sello.CodeRateLimited, "3 documents", "E310000000001", "RNC "+issuer)
+		var limited *sello.Error
+		errors.As(err, &limited)
+		retry := limited.RetryAfterSeconds
+		if want := kept[0].ReceivedAt.Add(sello.ENCFQuotaWindow).Sub(e.clock.Peek()); retry < int(want.Seconds())-1 || retry > int(want.Seconds())+2 {
+			t.Errorf("Retry-After %d s, want about %s (until the earliest leaves the window)", retry, want)
+		}
+		if n := len(mustListInbound(t, e.s, tn.ID, sello.EnvTest, sello.InboundFilter{ENCF: over.ENCF})); n != quota {
+			t.Fatalf("stored %d documents under the e-NCF, want %d", n, quota)
+		}
+		// The same bytes at the quota: the one kept.
+		if _, held, err := create(differentInbound(tn.ID, sello.EnvTest, issuer, 1, "doc1")); err != nil || held == nil || held.Same == nil || held.Same.ID != kept[1].ID {
+			t.Fatalf("the same bytes at the quota: held %+v, %v; want %s", held, err, kept[1].ID)
+		}
+		// Another e-NCF is not limited.
+		MustCreateInbound(t, e.s, differentInbound(tn.ID, sello.EnvTest, issuer, 2, "other"))
+		// A document DGII rejected no longer counts.
+		MustRecordDGII(t, e.s, tn.ID, sello.EnvTest, kept[2].ID, 2, "Rechazado")
+		if d, held, err := create(over); err != nil || held != nil || d == nil {
+			t.Fatalf("after DGII rejected one: held %+v, %v; want it stored", held, err)
+		}
+		_, _, err = create(differentInbound(tn.ID, sello.EnvTest, issuer, 1, "over2"))
+		wantError(t, err, sello.CodeRateLimited)
+		// Past the window, the earliest no longer counts.
+		e.clock.Add(sello.ENCFQuotaWindow - 2*time.Minute)
+		if d, held, err := create(differentInbound(tn.ID, sello.EnvTest, issuer, 1, "over2")); err != nil || held != nil || d == nil {
+			t.Fatalf("once the earliest left the window: held %+v, %v; want it stored", held, err)
+		}
+		// Once DGII accepts one, a different document is held to it.
+		MustRecordDGII(t, e.s, tn.ID, sello.EnvTest, kept[1].ID, 1, "Aceptado")
+		if _, held, err := create(differentInbound(tn.ID, sello.EnvTest, issuer, 1, "after")); err != nil || held == nil || held.Accepted == nil || held.Accepted.ID != kept[1].ID {
+			t.Fatalf("after DGII accepted one: held %+v, %v; want %s", held, err, kept[1].ID)
+		}
+	})
+	// Receipts racing for the last places of an e-NCF take turns: the
+	// quota holds exactly.
+	t.Run("ENCFQuotaConcurrent", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		const quota, senders = 3, 12
+		var wg sync.WaitGroup
+		errs := make([]error, senders)
+		for i := range senders {
+			wg.Go(func() {
+				_, _, errs[i] = e.s.CreateInboundDocument(t.Context(), differentInbound(tn.ID, sello.EnvTest, "131000001", 1, fmt.Sprint("doc", i)), quota)
+			})
+		}
+		wg.Wait()
+		limited := 0
+		for _, err := range errs {
+			if sello.ErrorCodeOf(err) == sello.CodeRateLimited {
+				limited++
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		stored := len(mustListInbound(t, e.s, tn.ID, sello.EnvTest, sello.InboundFilter{ENCF: encf(sello.TypeCreditoFiscal, 1)}))
+		if stored != quota || limited != senders-quota {
+			t.Fatalf("%d senders at once: %d stored, %d limited; want %d and %d", senders, stored, limited, quota, senders-quota)
 		}
 	})
 	t.Run("ErrNotFound", func(t *testing.T) {
@@ -154,7 +304,7 @@ func testInbound(t *testing.T, open Open) {
 		wantError(t, err, sello.CodeNotFound, "not found")
 		_, err = e.s.FindInboundDocumentByENCF(t.Context(), tn.ID, sello.EnvTest, "131000001", encf(sello.TypeCreditoFiscal, 1))
 		wantError(t, err, sello.CodeNotFound, "E310000000001", "131000001")
-		_, _, err = e.s.CreateInboundDocument(t.Context(), newInbound(sello.NewID(), sello.EnvTest, "131000001", 1))
+		_, _, err = e.s.CreateInboundDocument(t.Context(), newInbound(sello.NewID(), sello.EnvTest, "131000001", 1), 0)
 		wantError(t, err, sello.CodeNotFound, "not found")
 	})
 	t.Run("ErrInvalid", func(t *testing.T) {
@@ -162,7 +312,7 @@ func testInbound(t *testing.T, open Open) {
 		tn := MustCreateTenant(t, e.s)
 		d := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
 		d.Acuse = nil
-		_, _, err := e.s.CreateInboundDocument(t.Context(), d)
+		_, _, err := e.s.CreateInboundDocument(t.Context(), d, 0)
 		wantError(t, err, sello.CodeInvalidRequest, "acuse")
 	})
 	t.Run("TenantIsolation", func(t *testing.T) {

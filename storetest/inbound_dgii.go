@@ -1,7 +1,9 @@
 package storetest
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sello-do/sello"
@@ -65,6 +67,64 @@ func testInboundDGII(t *testing.T, open Open) {
 			if got := inboundIDs(mustListInbound(t, e.s, tn.ID, sello.EnvTest, sello.InboundFilter{DGII: c.state})); !slices.Equal(got, c.want) {
 				t.Errorf("list dgii=%s: got %v, want %v", c.state, got, c.want)
 			}
+		}
+	})
+	// DGII's acceptance of one refutes every other document under the
+	// e-NCF whose confirmation is not final, in one statement, each with
+	// its event; a rejected one stays rejected, another e-NCF's documents
+	// stay as they are.
+	t.Run("RefutesAll", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		const issuer = "131000001"
+		var docs []*sello.InboundDocument
+		for i := range 5 {
+			docs = append(docs, MustCreateInbound(t, e.s, differentInbound(tn.ID, sello.EnvTest, issuer, 1, fmt.Sprint("doc", i))))
+		}
+		notFound := MustRecordDGII(t, e.s, tn.ID, sello.EnvTest, docs[1].ID, 0, "No encontrado")
+		MustRecordDGII(t, e.s, tn.ID, sello.EnvTest, docs[2].ID, 2, "Rechazado")
+		elsewhere := MustCreateInbound(t, e.s, differentInbound(tn.ID, sello.EnvTest, issuer, 2, "doc0"))
+		genuine := MustRecordDGII(t, e.s, tn.ID, sello.EnvTest, docs[3].ID, 1, "Aceptado")
+		for i, want := range []string{sello.DGIIRefuted, sello.DGIIRefuted, sello.DGIIRejected, sello.DGIIAccepted, sello.DGIIRefuted} {
+			got, err := e.s.FindInboundDocument(t.Context(), tn.ID, sello.EnvTest, docs[i].ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.DGII.Status != want {
+				t.Errorf("document %d: %s, want %s", i, got.DGII.Status, want)
+			}
+			if want == sello.DGIIRefuted && (!got.UpdatedAt.Equal(genuine.UpdatedAt) || !strings.Contains(got.DGII.Mensaje, genuine.ID) || !strings.Contains(got.DGII.Mensaje, genuine.SecurityCode)) {
+				t.Errorf("document %d refuted: updated %s (the acceptance %s), mensaje %q; want it to name %s", i, got.UpdatedAt, genuine.UpdatedAt, got.DGII.Mensaje, genuine.ID)
+			}
+			if i == 1 && (got.DGII.CheckedAt == nil || !got.DGII.CheckedAt.Equal(*notFound.DGII.CheckedAt) || got.DGII.Codigo == nil || *got.DGII.Codigo != 0) {
+				t.Errorf("the not_found one refuted: got %+v, want DGII's last answer kept", got.DGII)
+			}
+			if string(got.XML) != string(docs[i].XML) {
+				t.Errorf("document %d: its XML changed", i)
+			}
+		}
+		if got, _ := e.s.FindInboundDocument(t.Context(), tn.ID, sello.EnvTest, elsewhere.ID); got.DGII.Status != sello.DGIIPending {
+			t.Errorf("another e-NCF's document: %s, want pending", got.DGII.Status)
+		}
+		evs := WaitEvents(t, e.s, tn.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundDGIIRefuted}, AtLeast(4))
+		var refuted []string
+		for _, ev := range evs {
+			id := ev.Data.Payload["inboundDocumentId"].(string)
+			if id == docs[2].ID {
+				continue // its rejection
+			}
+			refuted = append(refuted, id)
+			dg, _ := ev.Data.Payload["dgii"].(map[string]any)
+			if ev.Data.Severity != "warning" || ev.Document.ENCF != docs[0].ENCF || ev.Data.Payload["securityCode"] == "" ||
+				!strings.Contains(ev.Data.Message, genuine.ID) || dg["status"] != sello.DGIIRefuted {
+				t.Errorf("refuted event: got %+v", ev)
+			}
+		}
+		slices.Sort(refuted)
+		want := []string{docs[0].ID, docs[1].ID, docs[4].ID}
+		slices.Sort(want)
+		if !slices.Equal(refuted, want) {
+			t.Fatalf("refuted events about %v, want one each about %v", refuted, want)
 		}
 	})
 	t.Run("States", func(t *testing.T) {

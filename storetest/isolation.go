@@ -101,9 +101,16 @@ func testTenantIsolation(t *testing.T, open Open) {
 			t.Errorf("FindAPIKeys(B): got %d keys, want none", len(got))
 		}
 		wantError(t, e.s.RevokeAPIKey(ctx, b.ID, keyA.ID, e.clock.Now()), sello.CodeNotFound)
+		_, err := e.s.FindAPIKey(ctx, b.ID, keyA.ID)
+		wantError(t, err, sello.CodeNotFound)
+		if wrote, err := e.s.RecordAPIKeyUse(ctx, b.ID, keyA.ID, e.clock.Now(), "192.0.2.66", time.Minute); err != nil || wrote {
+			t.Errorf("RecordAPIKeyUse(B, A's key): wrote %v, %v; want nothing", wrote, err)
+		}
 		k, tn, err := e.s.FindAPIKeyByHash(ctx, sello.HashAPIKey(plainA))
 		if err != nil || k.RevokedAt != nil || tn.ID != a.ID {
 			t.Errorf("A's key: got %+v of %v, %v; want it active and A's", k, tn, err)
+		} else if k.FirstUsedAt != nil || k.LastUsedAt != nil || k.LastUsedAddress != "" {
+			t.Errorf("A's key: used %v, %v from %q; want never (B's use must not count)", k.FirstUsedAt, k.LastUsedAt, k.LastUsedAddress)
 		}
 	})
 	t.Run("TenantPlan", func(t *testing.T) {

@@ -26,6 +26,7 @@ type Open func(t *testing.T, now func() time.Time) Store
 func Run(t *testing.T, open Open) {
 	t.Run("Tenant", func(t *testing.T) { testTenant(t, open) })
 	t.Run("APIKey", func(t *testing.T) { testAPIKey(t, open) })
+	t.Run("APIKeyUse", func(t *testing.T) { testAPIKeyUse(t, open) })
 	t.Run("Sequence", func(t *testing.T) { testSequence(t, open) })
 	t.Run("CreateDocument", func(t *testing.T) { testCreateDocument(t, open) })
 	t.Run("Idempotency", func(t *testing.T) { testIdempotency(t, open) })
@@ -51,4 +52,5 @@ func Run(t *testing.T, open Open) {
 	t.Run("TenantIsolation", func(t *testing.T) { testTenantIsolation(t, open) })
 	t.Run("EnvironmentIsolation", func(t *testing.T) { testEnvironmentIsolation(t, open) })
 	t.Run("Voids", func(t *testing.T) { testVoids(t, open) })
+	t.Run("People", func(t *testing.T) { testPeople(t, open) })
 }

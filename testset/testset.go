@@ -90,7 +90,7 @@ func ReadWorkbook(r io.Reader) ([]*sello.CertificationRow, error) {
 	}
 	f, err := excelize.OpenReader(bytes.NewReader(b), excelize.Options{UnzipSizeLimit: MaxUnzipped, UnzipXMLSizeLimit: MaxUnzipped})
 	if err != nil {
-		return nil, &sello.Error{Code: sello.CodeInvalidRequest, Message: fmt.Sprintf("The file is not an Excel workbook (.xlsx) of at most %d MiB unzipped: give DGII's test set as published, or its rows as JSON.", MaxUnzipped>>20), Err: err}
+		return nil, sello.Errorf(sello.CodeInvalidRequest, "The file is not an Excel workbook (.xlsx) of at most %d MiB unzipped: give DGII's test set as published, or its rows as JSON.", MaxUnzipped>>20).WithErr(err)
 	}
 	defer f.Close()
 	sheets := map[sello.CertificationKind][][]string{}
@@ -105,7 +105,7 @@ func ReadWorkbook(r io.Reader) ([]*sello.CertificationRow, error) {
 		}
 		rows, err := f.GetRows(name, excelize.Options{RawCellValue: true})
 		if err != nil {
-			return nil, &sello.Error{Code: sello.CodeInvalidRequest, Message: fmt.Sprintf("Sheet %q cannot be read.", name), Err: err}
+			return nil, sello.Errorf(sello.CodeInvalidRequest, "Sheet %q cannot be read.", name).WithErr(err)
 		}
 		sheets[k], names[k] = rows, name
 	}
@@ -133,7 +133,7 @@ func ReadWorkbook(r io.Reader) ([]*sello.CertificationRow, error) {
 			cell, _ := excelize.CoordinatesToCellName(i+1, 1)
 			if j, dup := cols[strings.ToLower(h)]; dup {
 				first, _ := excelize.CoordinatesToCellName(j+1, 1)
-				p.Add(fmt.Sprintf("%s!%s", sheet, cell), fmt.Sprintf("Header %q repeats %s.", h, first))
+				p.Addf(fmt.Sprintf("%s!%s", sheet, cell), "Header %q repeats %s.", h, first)
 			}
 			cols[strings.ToLower(h)] = i
 		}
@@ -173,7 +173,7 @@ func ReadJSON(body []byte) ([]*sello.CertificationRow, error) {
 	dec.UseNumber()
 	var set map[string]json.RawMessage
 	if err := dec.Decode(&set); err != nil {
-		return nil, &sello.Error{Code: sello.CodeInvalidJSON, Message: "The test set must be a JSON object {\"ecf\":[…],\"rfce\":[…],\"acecf\":[…]}: " + err.Error() + ".", Err: err}
+		return nil, sello.Errorf(sello.CodeInvalidJSON, "The test set must be a JSON object {\"ecf\":[…],\"rfce\":[…],\"acecf\":[…]}: %s.", err.Error()).WithErr(err)
 	} else if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, sello.Errorf(sello.CodeInvalidJSON, "Invalid JSON: unexpected data after the test set.")
 	}

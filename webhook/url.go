@@ -51,7 +51,7 @@ func environment(production bool) sello.Environment {
 // address they resolve to then. Returns INVALID_REQUEST.
 func CheckHost(rawURL string, allowLoopback bool) error {
 	bad := func(format string, args ...any) error {
-		return sello.Errorf(sello.CodeInvalidRequest, "Webhook URL: "+format, args...)
+		return sello.Errorf(sello.CodeInvalidRequest, "Webhook URL: %s", sello.Textf(format, args...))
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil {

@@ -55,7 +55,7 @@ func runGroup(ctx context.Context, group string, cmds []command, args []string, 
 
 // required returns a usage error naming the first empty flag.
 func required(flags map[string]string) error {
-	for _, name := range []string{"tenant", "rnc", "name", "env", "scopes", "id", "type", "p12", "password-env"} {
+	for _, name := range []string{"tenant", "rnc", "name", "env", "scopes", "id", "type", "p12", "password-env", "email", "role"} {
 		if v, ok := flags[name]; ok && v == "" {
 			return usageError{fmt.Sprintf("--%s is required", name)}
 		}
@@ -240,10 +240,13 @@ func runKeys(ctx context.Context, args []string, getenv func(string) string, std
 					return err
 				}
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "id\tenvironment\tname\tlast4\tscopes\tcreatedAt\texpiresAt\trevokedAt")
+				// A rotation reads across: when the old key was last used
+				// and from where, when the new one was first used.
+				fmt.Fprintln(tw, "id\tenvironment\tname\tlast4\tscopes\tcreatedAt\texpiresAt\trevokedAt\tlastUsedAt\tlastUsedAddress\tfirstUsedAt")
 				for _, k := range keys {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t…%s\t%s\t%s\t%s\t%s\n", k.ID, k.Environment, orDash(k.Name), k.Last4,
-						sello.JoinScopes(k.Scopes), sello.FormatTime(k.CreatedAt), timeOrDash(k.ExpiresAt), timeOrDash(k.RevokedAt))
+					fmt.Fprintf(tw, "%s\t%s\t%s\t…%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Environment, orDash(k.Name), k.Last4,
+						sello.JoinScopes(k.Scopes), sello.FormatTime(k.CreatedAt), timeOrDash(k.ExpiresAt), timeOrDash(k.RevokedAt),
+						timeOrDash(k.LastUsedAt), orDash(k.LastUsedAddress), timeOrDash(k.FirstUsedAt))
 				}
 				return tw.Flush()
 			},

@@ -301,6 +301,37 @@ func TestAuthentication(t *testing.T) {
 			t.Fatalf("message %q", e["message"])
 		}
 	})
+	t.Run("KeysListShowsUse", func(t *testing.T) {
+		// sello keys list: lastUsedAt, lastUsedAddress, firstUsedAt, in the
+		// API's format, "-" until the key is used.
+		key := strings.TrimSpace(s.cli(t, "keys", "create", "--tenant", demoRNC, "--env", "TesteCF", "--scopes", "status:read", "--name", "watched"))
+		row := func() []string {
+			t.Helper()
+			lines := strings.Split(strings.TrimSpace(s.cli(t, "keys", "list", "--tenant", demoRNC)), "\n")
+			if h := strings.Fields(lines[0]); strings.Join(h[len(h)-3:], " ") != "lastUsedAt lastUsedAddress firstUsedAt" {
+				t.Fatalf("keys list header %q", lines[0])
+			}
+			for _, line := range lines[1:] {
+				if f := strings.Fields(line); f[2] == "watched" {
+					return f[len(f)-3:]
+				}
+			}
+			t.Fatalf("keys list has no key named watched")
+			return nil
+		}
+		if got := row(); strings.Join(got, " ") != "- - -" {
+			t.Fatalf("unused key: %q, want - - -", got)
+		}
+		before := time.Now().UTC().Truncate(time.Millisecond)
+		if r := s.Do(t, request{Method: "POST", Path: docsPath + "/status/batch", Key: key, Body: []byte(`{"encfs":["E310000000001"]}`)}); r.Status != http.StatusOK {
+			t.Fatalf("status %d: %s", r.Status, r.Body)
+		}
+		got := row()
+		last, err := time.Parse(sello.TimeFormat, got[0])
+		if err != nil || last.Before(before) || last.After(time.Now()) || got[1] != "127.0.0.1" || got[2] != got[0] {
+			t.Fatalf("used key: %q (%v); want the time of the request (UTC, milliseconds), 127.0.0.1 and the same first use", got, err)
+		}
+	})
 	t.Run("ErrExpiredKey", func(t *testing.T) {
 		db := mustOpenStore(t, s)
 		tenant, _ := db.FindTenantByRNC(t.Context(), demoRNC)

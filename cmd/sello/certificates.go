@@ -63,7 +63,7 @@ func runCertificates(ctx context.Context, args []string, getenv func(string) str
 				}
 				if err := sello.CheckCertificateHolder(cert, t.RNC); err != nil {
 					if !force {
-						return sello.Errorf(sello.CodeInvalidRequest, "%s If it is the right certificate for %s, add --force.", sello.ErrorMessageOf(err), t.RNC)
+						return sello.Errorf(sello.CodeInvalidRequest, "%s If it is the right certificate for %s, add --force.", sello.ErrorText(err), t.RNC)
 					}
 					fmt.Fprintf(stderr, "added with --force: %s\n", sello.ErrorMessageOf(err))
 				}

@@ -7,6 +7,8 @@
 //	sello voids add|list …
 //	sello certification run|list|show …
 //	sello webhooks add|list|pause|resume|delete|rotate-secret|test|deliveries|attempts|replay …
+//	sello users create|list …
+//	sello audit verify|list …
 //	sello listen [--addr 127.0.0.1:4000] --secret S [--forward-to URL]
 //
 // Every command takes --data DIR (SQLite, default ./sello-data) or
@@ -78,6 +80,8 @@ Commands:
   certification run DGII's certification test set in CerteCF, list runs, show a run's progress
   certificates add (.p12), generate (self-signed, tests only) or list signing certificates
   webhooks     configure webhook endpoints, read their delivery log, replay deliveries
+  users        invite a person to a tenant's portal (prints a one-time link) or list its users
+  audit        verify the audit logs' hash chains, or list a tenant's audit log
   listen       receive webhook deliveries here, verify and print them, forward them to your app
   dgii         status: DGII's reachability per environment (contingency)
   dgii-sim     run the DGII simulator on its own
@@ -112,6 +116,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runCertificates(ctx, rest, getenv, stdout, stderr)
 	case "webhooks":
 		return runWebhooks(ctx, rest, getenv, stdout, stderr)
+	case "users":
+		return runUsers(ctx, rest, getenv, stdout, stderr)
+	case "audit":
+		return runAudit(ctx, rest, getenv, stdout, stderr)
 	case "listen":
 		return runListen(ctx, rest, getenv, stdout, stderr)
 	case "dgii":

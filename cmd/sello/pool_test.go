@@ -54,6 +54,7 @@ func TestPoolFlags(t *testing.T) {
 		{"ErrReceiverAddressRate", []string{"--receiver-address-rate", "0"}, noEnv, "--receiver-address-rate must be above 0 and --receiver-address-burst at least 1, not 0 and 1000"},
 		{"ErrReceiverTenantBurstEnv", nil, env("SELLO_RECEIVER_TENANT_BURST", "0"), "--receiver-tenant-rate must be above 0 and --receiver-tenant-burst at least 1, not 200 and 0"},
 		{"ErrReceiverIssuerQuota", []string{"--receiver-issuer-quota", "-1"}, noEnv, "--receiver-issuer-quota must be 0 (no quota) or more, not -1"},
+		{"ErrReceiverENCFQuotaEnv", nil, env("SELLO_RECEIVER_ENCF_QUOTA", "-2"), "--receiver-encf-quota must be 0 (no quota) or more, not -2"},
 		{"ErrReceiverTimeout", []string{"--receiver-timeout", "3m"}, noEnv, "--receiver-timeout must be positive and at most 2m0s (the server's time to read a request), not 3m0s"},
 		{"ErrReceiverTimeoutEnv", nil, env("SELLO_RECEIVER_TIMEOUT", "soon"), `SELLO_RECEIVER_TIMEOUT="soon"`},
 		{"ErrTrustedProxies", []string{"--trusted-proxies", "10.0.0.0/8, proxy.example.com"}, noEnv, `--trusted-proxies: "proxy.example.com" is neither an address nor a CIDR prefix`},

@@ -24,6 +24,7 @@ var receiverEnv = []string{
 	"receiver-tenant-rate", "SELLO_RECEIVER_TENANT_RATE",
 	"receiver-tenant-burst", "SELLO_RECEIVER_TENANT_BURST",
 	"receiver-issuer-quota", "SELLO_RECEIVER_ISSUER_QUOTA",
+	"receiver-encf-quota", "SELLO_RECEIVER_ENCF_QUOTA",
 	"receiver-timeout", "SELLO_RECEIVER_TIMEOUT",
 	"trusted-proxies", "SELLO_TRUSTED_PROXIES",
 }
@@ -36,6 +37,7 @@ func (f *receiverFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.limits.PerTenant.Rate, "receiver-tenant-rate", d.PerTenant.Rate, "calls per second one tenant's receiver takes from every address together (env SELLO_RECEIVER_TENANT_RATE)")
 	fs.IntVar(&f.limits.PerTenant.Burst, "receiver-tenant-burst", d.PerTenant.Burst, "calls one tenant's receiver takes at once (env SELLO_RECEIVER_TENANT_BURST)")
 	fs.IntVar(&f.limits.IssuerQuota, "receiver-issuer-quota", d.IssuerQuota, "documents of one issuer RNC a tenant's receiver takes in 24 hours before DGII confirms them; 0 for no quota (env SELLO_RECEIVER_ISSUER_QUOTA)")
+	fs.IntVar(&f.limits.ENCFQuota, "receiver-encf-quota", d.ENCFQuota, "different documents under one issuer RNC and e-NCF a tenant's receiver keeps while DGII has not confirmed one (counting those received in the last 72 hours); 0 for no quota (env SELLO_RECEIVER_ENCF_QUOTA)")
 	fs.DurationVar(&f.limits.Timeout, "receiver-timeout", d.Timeout, "how long a call to a receiver may take, its body included, at most "+readTimeout.String()+" (env SELLO_RECEIVER_TIMEOUT)")
 	fs.StringVar(&f.proxies, "trusted-proxies", "", "comma-separated addresses or CIDR prefixes of the reverse proxies in front of the server: a receiver call from one of them is counted under the client address its X-Forwarded-For names; none by default (env SELLO_TRUSTED_PROXIES)")
 }
@@ -51,6 +53,8 @@ func (f *receiverFlags) parse() (*sello.ReceiverLimits, []netip.Prefix, error) {
 		return nil, nil, usageError{fmt.Sprintf("--receiver-tenant-rate must be above 0 and --receiver-tenant-burst at least 1, not %g and %d", l.PerTenant.Rate, l.PerTenant.Burst)}
 	case l.IssuerQuota < 0:
 		return nil, nil, usageError{fmt.Sprintf("--receiver-issuer-quota must be 0 (no quota) or more, not %d", l.IssuerQuota)}
+	case l.ENCFQuota < 0:
+		return nil, nil, usageError{fmt.Sprintf("--receiver-encf-quota must be 0 (no quota) or more, not %d", l.ENCFQuota)}
 	case l.Timeout <= 0 || l.Timeout > readTimeout:
 		return nil, nil, usageError{fmt.Sprintf("--receiver-timeout must be positive and at most %s (the server's time to read a request), not %s", readTimeout, l.Timeout)}
 	}

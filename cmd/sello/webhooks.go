@@ -509,7 +509,7 @@ func normalizeEndpointURL(url string, env sello.Environment, allowLoopback bool)
 	norm, err := webhook.NormalizeURL(url, prod, allowLoopback)
 	if err != nil && !allowLoopback && !prod {
 		if _, err2 := webhook.NormalizeURL(url, prod, true); err2 == nil {
-			return "", sello.Errorf(sello.CodeInvalidRequest, "%s For a receiver on this machine (tests, demos) add --allow-loopback, and run sello serve with --allow-loopback-webhooks or --demo.", sello.ErrorMessageOf(err))
+			return "", sello.Errorf(sello.CodeInvalidRequest, "%s For a receiver on this machine (tests, demos) add --allow-loopback, and run sello serve with --allow-loopback-webhooks or --demo.", sello.ErrorText(err))
 		}
 	}
 	return norm, err
