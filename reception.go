@@ -334,7 +334,7 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 	d := &InboundDocument{
 		TenantID: t.ID, Environment: env, Type: h.Type, ENCF: h.ENCF,
 		IssuerRNC: h.IssuerRNC, IssuerName: h.IssuerName, BuyerRNC: h.BuyerRNC,
-		IssueDate: h.IssueDate, Total: h.Total, XML: data, Acuse: acuse, Signer: signer,
+		IssueDate: h.IssueDate, Total: h.Total, XML: data, XMLSum: sum, Acuse: acuse, Signer: signer,
 		SecurityCode: h.SecurityCode,
 	}
 	stored, held, err := rc.Store.CreateInboundDocument(ctx, d, rc.ENCFQuota)
