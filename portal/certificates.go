@@ -149,7 +149,7 @@ func (s *Server) handleCertificateUpload(w http.ResponseWriter, r *http.Request,
 	if err := s.auditFiscal(r.Context(), v, "certificate.added", c.ID, a); err != nil {
 		return err
 	}
-	s.redirect(w, r, certificatesPath(f.Env)+"?done=certificate#certificate-"+c.ID)
+	s.redirect(w, r, certificatesPath(f.Env)+"?done=certificate")
 	return nil
 }
 
@@ -179,7 +179,7 @@ func (s *Server) handleCertificateGenerate(w http.ResponseWriter, r *http.Reques
 	if err := s.auditFiscal(r.Context(), v, "certificate.added", c.ID, a); err != nil {
 		return err
 	}
-	s.redirect(w, r, certificatesPath(env)+"?done=generated#certificate-"+c.ID)
+	s.redirect(w, r, certificatesPath(env)+"?done=generated")
 	return nil
 }
 

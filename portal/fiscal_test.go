@@ -9,6 +9,7 @@ import (
 	"html"
 	"mime/multipart"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -125,7 +126,7 @@ func testSequences(t *testing.T, site *Site) {
 	}
 	exp := nextYear()
 	p = b.Form(seqPath, seqPath, formOf("type", "31", "from", "1", "to", "1,000", "expiresOn", exp))
-	wantRedirect(t, p, seqPath+"?done=sequence#sequence-")
+	wantRedirect(t, p, seqPath+"?done=sequence")
 	p = b.Get(p.Location())
 	wantText(t, p, "El rango quedó registrado", "E31 · Factura de Crédito Fiscal Electrónica", "1–1,000", "E310000000001", "en uso")
 	seqs, err := site.Store.FindSequences(t.Context(), site.Tenant.ID, sello.EnvTest)
@@ -399,7 +400,7 @@ func testCertificates(t *testing.T, site *Site) {
 	wantText(t, p, "Certificados de firma", `id="certificates-TesteCF-none"`, `id="certificate-form"`, `id="certificate-generate"`)
 
 	p = b.Upload(certsPath, certsPath, formOf("environment", "TesteCF", "password", password), "p12", "firma.p12", p12Of(t, pkcs12.Modern, cedula, password))
-	wantRedirect(t, p, certsPath+"?done=certificate#certificate-")
+	wantRedirect(t, p, certsPath+"?done=certificate")
 	p = b.Get(p.Location())
 	wantText(t, p, "El certificado quedó agregado.", "Juan Pérez", "vigente", "firma en TesteCF", `id="certificates-CerteCF-none"`)
 	legacy := pkix.Name{CommonName: "María Gómez", SerialNumber: "IDCDO-00200000002"}
@@ -640,5 +641,114 @@ func testCertificationRolesAndTenants(t *testing.T, site *Site) {
 		"/portal/TesteCF/certificacion/" + ours.ID, "/portal/eCF/certificacion/" + ours.ID + "/filas",
 	} {
 		wantStatus(t, b.Get(path), http.StatusNotFound)
+	}
+}
+
+// fiscalPagesSite is a busy company's fiscal pages: a range of every
+// type, a page of voids (50) answered by DGII, two certificates in each
+// environment, and a run of DGII's 40-row sample.
+func fiscalPagesSite(tb testing.TB) (*Site, *Browser, []struct{ name, path string }) {
+	tb.Helper()
+	site := MustSite(tb)
+	site.MustUser(tb, "owner@caribe.do", sello.RoleOwner)
+	ctx := context.Background()
+	for _, t := range sello.DocumentTypes {
+		req := sello.SequenceRequest{Type: string(t), From: 1, To: 1_000_000}
+		if t.HasSequenceExpiry() {
+			exp := nextYear()
+			req.ExpiresOn = &exp
+		}
+		if _, err := sello.RegisterSequence(ctx, site.Store, site.Tenant.ID, sello.EnvTest, req, time.Now()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	codigo := 1
+	var void *sello.Void
+	for i := range 50 {
+		v, _, err := sello.CreateVoid(ctx, site.Store, sello.VoidDraft{TenantID: site.Tenant.ID, Environment: sello.EnvTest,
+			Request: sello.VoidRequest{Ranges: []sello.VoidRangeRequest{{Type: "31", From: int64(1000 + 10*i), To: int64(1005 + 10*i)}, {Type: "33", From: int64(1000 + i), To: int64(1000 + i)}}}})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := site.Store.RecordVoidOutcome(ctx, site.Tenant.ID, sello.EnvTest, v.ID, sello.VoidOutcome{ANECF: []byte("<ANECF/>"), State: sello.VoidAccepted,
+			DGII: &sello.DGIIResult{Codigo: &codigo, Estado: "Anulación procesada", Mensajes: []sello.DGIIMessage{{Valor: "Las secuencias fueron anuladas correctamente."}}}}); err != nil {
+			tb.Fatal(err)
+		}
+		void = v
+	}
+	for _, env := range sello.Environments {
+		for _, name := range []string{"Ana Rodríguez", "María Gómez"} {
+			key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: name, SerialNumber: "IDCDO-00100000001"}, time.Now().Add(365*24*time.Hour))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			c, err := sello.NewCertificate(site.Tenant.ID, env, cert, key, site.Server.MasterKey)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			if err := site.Store.AddCertificate(ctx, c); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	b := site.NewBrowser(tb)
+	b.MustLogin("owner@caribe.do")
+	p := b.Upload(runsPath, runsPath, nil, "file", "set-de-pruebas.xlsx", sampleWorkbook(tb))
+	if p.StatusCode != http.StatusSeeOther {
+		tb.Fatalf("start the run: %d %s", p.StatusCode, p.Body)
+	}
+	return site, b, []struct{ name, path string }{
+		{"sequences", seqPath},
+		{"voids", voidsPath},
+		{"void-new", voidsPath + "/nueva"},
+		{"void", voidsPath + "/" + void.ID},
+		{"certificates", certsPath},
+		{"certification", runsPath},
+		{"certification-run", p.Location()},
+		{"certification-rows", p.Location() + "/filas"},
+	}
+}
+
+// TestFiscalPageWeight: each fiscal page of a busy company weighs under
+// 200 KB with its assets as sent to a browser (logged for
+// docs/benchmarks.md).
+func TestFiscalPageWeight(t *testing.T) {
+	_, b, pages := fiscalPagesSite(t)
+	for _, p := range pages {
+		page := b.Get(p.path)
+		wantStatus(t, page, http.StatusOK)
+		raw, sent := len(page.Body), len(page.Body)
+		for _, m := range assetRef.FindAllStringSubmatch(page.Body, -1) {
+			plain := b.Do("GET", m[1], nil, http.Header{"Accept-Encoding": {"identity"}})
+			gz := b.Do("GET", m[1], nil, http.Header{"Accept-Encoding": {"gzip"}})
+			wantStatus(t, plain, http.StatusOK)
+			raw += len(plain.Body)
+			sent += len(gz.Body)
+		}
+		t.Logf("%-20s %6d bytes HTML, %7d bytes with assets, %6d sent (assets gzipped)", p.name, len(page.Body), raw, sent)
+		if sent > maxPageWeight {
+			t.Errorf("%s weighs %d bytes with its assets, over %d", p.name, sent, maxPageWeight)
+		}
+	}
+}
+
+// BenchmarkFiscalPages measures each fiscal page's server time, as
+// BenchmarkPages does the others'.
+func BenchmarkFiscalPages(b *testing.B) {
+	site, browser, pages := fiscalPagesSite(b)
+	cookie := &http.Cookie{Name: sello.SessionCookie, Value: browser.Cookie()}
+	h := site.HTTP.Config.Handler
+	for _, p := range pages {
+		b.Run(p.name, func(b *testing.B) {
+			for b.Loop() {
+				req := httptest.NewRequest("GET", p.path, nil)
+				req.AddCookie(cookie)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("%s: %d", p.path, rec.Code)
+				}
+			}
+		})
 	}
 }

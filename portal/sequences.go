@@ -8,6 +8,7 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/i18n"
+	"github.com/sello-do/sello/pdf"
 )
 
 // The Secuencias page: the company's DGII-authorized e-NCF ranges in one
@@ -107,7 +108,7 @@ func (s *Server) handleSequenceCreate(w http.ResponseWriter, r *http.Request, v 
 	}); err != nil {
 		return err
 	}
-	s.redirect(w, r, sequencesPath(env)+"?done=sequence#sequence-"+seq.ID)
+	s.redirect(w, r, sequencesPath(env)+"?done=sequence")
 	return nil
 }
 
@@ -148,13 +149,14 @@ func sequenceExpiry(l *layoutData, d *sello.Date) string {
 	return i18n.FormatDate(l.V.Lang, t)
 }
 
-// sequenceType is a range's type (its code, "E31") with DGII's name.
-func sequenceType(code string) string {
+// typeName is DGII's name of the type of code ("E31" or "31"), "" for
+// none.
+func typeName(code string) string {
 	t, err := sello.ParseDocumentType(code)
 	if err != nil {
-		return code
+		return ""
 	}
-	return typeLabel(t)
+	return pdf.TypeName(t)
 }
 
 // fiscalNumber writes n with thousands separators, as es-DO and en both
