@@ -122,12 +122,12 @@ func (s *Server) Handler() http.Handler {
 // maxFormBytes bounds a request's body: the portal's forms are small.
 const maxFormBytes = 1 << 20
 
-// limitBody refuses a body over maxFormBytes (the form's parse fails, and
-// the handler sees an empty form).
+// limitBody refuses a body over bodyLimit, maxFormBytes but for uploads
+// (the form's parse fails, and the handler sees an empty form).
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+			r.Body = http.MaxBytesReader(w, r.Body, bodyLimit(r))
 		}
 		next.ServeHTTP(w, r)
 	})
