@@ -102,6 +102,7 @@ const ReceiverClockSkew = 5 * time.Minute
 type TrustRoots struct {
 	pool  *x509.CertPool
 	names []string
+	certs []*x509.Certificate
 }
 
 // NewTrustRoots trusts certs (CA certificates).
@@ -142,6 +143,17 @@ func ParseTrustRoots(bundle []byte) (*TrustRoots, error) {
 func (r *TrustRoots) Add(cert *x509.Certificate) {
 	r.pool.AddCert(cert)
 	r.names = append(r.names, cert.Subject.String())
+	r.certs = append(r.certs, cert)
+}
+
+// Certificates are the trusted certificates, in the bundle's order: what
+// the portal's Receptor page shows (subject, expiry, fingerprint). The
+// slice is a copy; the certificates are shared and must not be changed.
+func (r *TrustRoots) Certificates() []*x509.Certificate {
+	if r == nil {
+		return nil
+	}
+	return append([]*x509.Certificate(nil), r.certs...)
 }
 
 // Names are the subjects of the trusted certificates, in the bundle's
