@@ -72,6 +72,8 @@ var menu = []menuEntry{
 	{Key: "Home", Path: "/", Roles: sello.Roles},
 	{Key: "API keys", Path: keysPath, Roles: sello.Roles},
 	{Key: "Webhooks", Path: "/portal/{env}/webhooks", Roles: sello.Roles},
+	{Key: "Received", Path: "/portal/{env}/recibidos", Roles: sello.Roles},
+	{Key: "Receiver", Path: "/portal/{env}/receptor", Roles: sello.Roles},
 	{Key: "Users", Path: usersPath, Roles: []sello.Role{sello.RoleOwner}},
 	{Key: "Audit log", Path: auditPath, Roles: []sello.Role{sello.RoleOwner}},
 	{Key: "Account", Path: accountPath, Roles: sello.Roles},
