@@ -118,10 +118,10 @@ func testReceivedList(t *testing.T, site *Site) {
 	only(b.Get(recvPath+"?dgii=not_found"), notFound)
 	only(b.Get(recvPath+"?encf="+strings.ToLower(pending.ENCF)), pending)
 	only(b.Get(recvPath+"?emisor=131880681&aprobacion=pending"), accepted, pending, notFound)
-	only(b.Get(recvPath+"?emisor=101010101"))
+	only(b.Get(recvPath + "?emisor=101010101"))
 	today := sello.TodayInDR(site.Clock.Now()).String()
 	only(b.Get(recvPath+"?desde="+today+"&hasta="+today), accepted, pending, notFound)
-	only(b.Get(recvPath+"?hasta=2020-01-01"))
+	only(b.Get(recvPath + "?hasta=2020-01-01"))
 
 	// What the filter cannot read is said, in the reader's language.
 	bad := b.Get(recvPath + "?emisor=12&encf=X1&dgii=nada")
