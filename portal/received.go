@@ -519,9 +519,9 @@ func recvDate(l *layoutData, d sello.Date) string {
 // recvTypeLabel is a document type's code and DGII's name of it.
 func recvTypeLabel(t sello.DocumentType) string {
 	if name := pdf.TypeName(t); name != "" {
-		return t.Code() + " · " + name
+		return string(t) + " · " + name
 	}
-	return t.Code()
+	return string(t)
 }
 
 // recvSignerName is the common name (CN) of a signer's subject, the whole
