@@ -26,6 +26,12 @@ type InboundDocument struct {
 	Total       string // MontoTotal as written in the e-CF
 	// XML is the e-CF as received, byte for byte.
 	XML []byte
+	// XMLSum is the SHA-256 of XML, what the stores key a document's
+	// bytes by, when its maker has it (reception hashes the bytes to look
+	// them up): StoreInboundDocument then does not hash them again (a
+	// 287 KB e-CF takes about 0.3 ms). Zero when not known. It is input
+	// only: the stores neither keep it as a field nor return it.
+	XMLSum [32]byte
 	// Acuse is the signed ARECF Sello answered.
 	Acuse []byte
 	// Signer is who signed the e-CF (CheckSigner), nil for a document
@@ -143,11 +149,12 @@ type InboundTx interface {
 	// in env for a receipt of the bytes whose SHA-256 is sum, counting the
 	// unconfirmed documents received at or after since.
 	InboundENCF(ctx context.Context, tenantID string, env Environment, issuerRNC, encf string, sum [32]byte, since time.Time) (*InboundENCF, error)
-	// InsertInboundDocument writes d unless the tenant already has the
+	// InsertInboundDocument writes d, whose XML's SHA-256 is sum, unless
+	// the tenant already has the
 	// same bytes under d.IssuerRNC and d.ENCF in d.Environment: inserted
 	// is false then, and nothing is written. Returns NOT_FOUND when the
 	// tenant does not exist.
-	InsertInboundDocument(ctx context.Context, d *InboundDocument) (inserted bool, err error)
+	InsertInboundDocument(ctx context.Context, d *InboundDocument, sum [32]byte) (inserted bool, err error)
 	// InsertEvent writes ev to the outbox with its webhook deliveries.
 	InsertEvent(ctx context.Context, ev *Event) error
 	// InsertJobs inserts jobs, to run once the transaction commits.
@@ -171,10 +178,14 @@ func StoreInboundDocument(ctx context.Context, d *InboundDocument, quota int, in
 	if err := d.CheckNew(); err != nil {
 		return nil, nil, err
 	}
-	sum := sha256.Sum256(d.XML)
+	sum := d.XMLSum
+	if sum == ([32]byte{}) {
+		sum = sha256.Sum256(d.XML)
+	}
 	err = inTx(func(tx InboundTx, now time.Time) error {
 		stored, held = nil, nil
 		n := *d
+		n.XMLSum = [32]byte{}
 		n.ID, n.Approval, n.ReceivedAt, n.UpdatedAt = NewID(), ApprovalPending, now, now
 		n.DGII = &InboundDGII{Status: DGIIPending}
 		if err := tx.LockInboundENCF(ctx, n.TenantID, n.Environment, n.IssuerRNC, n.ENCF); err != nil {
@@ -191,7 +202,7 @@ func StoreInboundDocument(ctx context.Context, d *InboundDocument, quota int, in
 		if err := h.CheckQuota(quota, n.IssuerRNC, n.ENCF, now); err != nil {
 			return err
 		}
-		inserted, err := tx.InsertInboundDocument(ctx, &n)
+		inserted, err := tx.InsertInboundDocument(ctx, &n, sum)
 		if err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -33,13 +32,12 @@ type inboundTx struct {
 // InsertInboundDocument implements sello.InboundTx. A concurrent insert of
 // the same bytes under the e-NCF waits for the other transaction and then
 // inserts nothing.
-func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument) (bool, error) {
+func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument, sum [32]byte) (bool, error) {
 	signer, err := sqlval.JSONOrNull(n.Signer)
 	if err != nil {
 		return false, err
 	}
 	status, checked, codigo, mensaje := dgiiColumns(n.DGII)
-	sum := sha256.Sum256(n.XML)
 	tag, err := t.tx.Exec(ctx, `
 		INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
 			issue_date, total, xml, acuse, approval, received_at, updated_at, signer,

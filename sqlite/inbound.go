@@ -3,7 +3,6 @@ package sqlite
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -32,13 +31,12 @@ type inboundTx struct {
 
 // InsertInboundDocument implements sello.InboundTx: the same bytes under
 // the issuer's e-NCF are inserted once.
-func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument) (bool, error) {
+func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument, sum [32]byte) (bool, error) {
 	signer, err := sqlval.JSONOrNull(n.Signer)
 	if err != nil {
 		return false, err
 	}
 	status, checked, codigo, mensaje := dgiiColumns(n.DGII)
-	sum := sha256.Sum256(n.XML)
 	res, err := t.tx.exec(ctx, `
 		INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
 			issue_date, total, xml, acuse, approval, received_at, updated_at, signer,

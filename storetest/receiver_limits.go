@@ -27,9 +27,14 @@ func testInboundFromIssuer(t *testing.T, open Open) {
 	MustCreateInbound(t, e.s, newInbound(b.ID, sello.EnvTest, issuer, 1))
 	MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvCert, issuer, 1))
 	// Not counted: a document DGII confirmed (the quota is of unconfirmed
-	// documents), nor one the issuer sent under another RNC.
+	// documents), nor one the issuer sent under another RNC. Counted: the
+	// other document under the confirmed one's e-NCF, which DGII's answer
+	// refutes, and one DGII has not confirmed.
 	const confirmedIssuer = "131000004"
 	c1 := MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvTest, confirmedIssuer, 1))
+	forged := newInbound(a.ID, sello.EnvTest, confirmedIssuer, 1)
+	forged.XML, forged.SecurityCode = append(forged.XML, " "...), "Zz9Zz9"
+	forged = MustCreateInbound(t, e.s, forged)
 	MustCreateInbound(t, e.s, newInbound(a.ID, sello.EnvTest, confirmedIssuer, 2))
 	MustRecordDGII(t, e.s, a.ID, sello.EnvTest, c1.ID, 1, "Aceptado")
 	e.clock.Add(time.Hour)
@@ -52,7 +57,7 @@ func testInboundFromIssuer(t *testing.T, open Open) {
 		{"Future", a, sello.EnvTest, issuer, later.Add(time.Hour), 0, time.Time{}},
 		{"OtherTenant", b, sello.EnvTest, issuer, start, 1, time.Time{}},
 		{"OtherEnvironment", a, sello.EnvCert, issuer, start, 1, time.Time{}},
-		{"Confirmed", a, sello.EnvTest, confirmedIssuer, start, 1, time.Time{}},
+		{"Confirmed", a, sello.EnvTest, confirmedIssuer, start, 2, forged.ReceivedAt},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			n, earliest, err := e.s.CountInboundFromIssuer(t.Context(), c.tenant.ID, c.env, c.issuer, c.since)
