@@ -103,6 +103,7 @@ const ReceiverClockSkew = 5 * time.Minute
 type TrustRoots struct {
 	pool  *x509.CertPool
 	names []string
+	certs []*x509.Certificate
 
 	// chained remembers, by fingerprint, the certificates that chained to
 	// pool, with the span in which every certificate of their chain is
@@ -164,7 +165,20 @@ func (r *TrustRoots) Add(cert *x509.Certificate) {
 	defer r.mu.Unlock()
 	r.pool.AddCert(cert)
 	r.names = append(r.names, cert.Subject.String())
+	r.certs = append(r.certs, cert)
 	r.chained = nil
+}
+
+// Certificates are the trusted certificates, in the bundle's order: what
+// the portal's Receptor page shows (subject, expiry, fingerprint). The
+// slice is a copy; the certificates are shared and must not be changed.
+func (r *TrustRoots) Certificates() []*x509.Certificate {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*x509.Certificate(nil), r.certs...)
 }
 
 // verify is cert's path validation to r at the time at (the signer s

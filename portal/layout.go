@@ -76,6 +76,8 @@ var menu = []menuEntry{
 	{Key: "Voids", Path: "/portal/{env}/anulaciones", Roles: sello.Roles},
 	{Key: "Certificates", Path: "/portal/{env}/certificados", Roles: sello.Roles},
 	{Key: "Certification", Path: "/portal/CerteCF/certificacion", Roles: sello.Roles},
+	{Key: "Received", Path: "/portal/{env}/recibidos", Roles: sello.Roles},
+	{Key: "Receiver", Path: "/portal/{env}/receptor", Roles: sello.Roles},
 	{Key: "Users", Path: usersPath, Roles: []sello.Role{sello.RoleOwner}},
 	{Key: "Audit log", Path: auditPath, Roles: []sello.Role{sello.RoleOwner}},
 	{Key: "Account", Path: accountPath, Roles: sello.Roles},

@@ -130,6 +130,17 @@ func (s *Server) routes(mux *http.ServeMux) {
 	envRoute(mux, "GET /portal/{env}/certificacion/{id}", s.authed(s.handleCertificationRun))
 	envRoute(mux, "GET /portal/{env}/certificacion/{id}/filas", s.authed(s.handleCertificationRows))
 	envRoute(mux, "GET /portal/{env}/certificacion/{id}/representaciones-impresas", s.authed(s.handleCertificationZIP))
+	// Received documents (received.go): every member reads them and their
+	// files; owners, admins and accountants approve and reject. The
+	// receiver's URLs and trust roots (receptor.go), read by everyone.
+	envRoute(mux, "GET /portal/{env}/recibidos", s.authed(s.handleReceived))
+	envRoute(mux, "GET /portal/{env}/recibidos/disputas", s.authed(s.handleDisputes))
+	envRoute(mux, "GET /portal/{env}/recibidos/{id}", s.authed(s.handleReceivedDoc))
+	envRoute(mux, "GET /portal/{env}/recibidos/{id}/pdf", s.authed(s.handleReceivedPDF))
+	envRoute(mux, "GET /portal/{env}/recibidos/{id}/xml", s.authed(s.handleReceivedXML))
+	envRoute(mux, "POST /portal/{env}/recibidos/{id}/aprobar", s.authed(s.handleReceivedDecision(sello.EstadoAprobado)))
+	envRoute(mux, "POST /portal/{env}/recibidos/{id}/rechazar", s.authed(s.handleReceivedDecision(sello.EstadoRechazado)))
+	envRoute(mux, "GET /portal/{env}/receptor", s.authed(s.handleReceptor))
 
 	// Anything else under /portal/ is the portal's 404 page.
 	mux.Handle("/portal/", s.public(s.handleNotFound))

@@ -42,6 +42,11 @@ type Server struct {
 	// server's workers deliver there (sello serve --allow-loopback-webhooks
 	// or --demo).
 	AllowLoopbackWebhooks bool
+	// ReceiverTrust are the trust roots the tenants' receivers check
+	// signers against (sello serve --receiver-trust-roots, the demo's CA),
+	// as the API's Server has them: the Receptor page lists them. Nil when
+	// none are configured.
+	ReceiverTrust *sello.TrustRoots
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client's address (as for the API).
 	TrustedProxies []netip.Prefix
