@@ -159,14 +159,19 @@ type InboundTx interface {
 	InsertEvent(ctx context.Context, ev *Event) error
 	// InsertJobs inserts jobs, to run once the transaction commits.
 	InsertJobs(ctx context.Context, jobs []Job) error
+	// AddIssuerReceipts adds n (1 or -1) to the tenant's count of
+	// documents of issuerRNC received in env in the hour that starts at
+	// hour (IssuerQuotaHour), creating it at n.
+	AddIssuerReceipts(ctx context.Context, tenantID string, env Environment, issuerRNC string, hour time.Time, n int) error
 }
 
 // StoreInboundDocument stores d, received, in the one transaction inTx runs
 // (the store's; now is the time read in it): the document with its ID,
 // Approval (pending), DGII (pending), ReceivedAt and UpdatedAt set, its
-// tax.public.receiver.ecf.received event and its InboundConfirmJob, and
-// returns it. When the tenant already holds, under d.IssuerRNC and d.ENCF
-// in d.Environment, the same bytes or a document DGII accepted, it stores
+// tax.public.receiver.ecf.received event, its InboundConfirmJob and one
+// more in its issuer's count of the hour (AddIssuerReceipts), and returns
+// it. When the tenant already holds, under d.IssuerRNC and d.ENCF in
+// d.Environment, the same bytes or a document DGII accepted, it stores
 // nothing and returns what it holds instead (InboundENCF: Same, else
 // Accepted). Other documents under the e-NCF do not stop d, DGII's
 // confirmation decides between them, unless quota (more than 0) of them
@@ -222,7 +227,12 @@ func StoreInboundDocument(ctx context.Context, d *InboundDocument, quota int, in
 		if err := tx.InsertEvent(ctx, NewInboundReceivedEvent(&n, now)); err != nil {
 			return err
 		}
-		return tx.InsertJobs(ctx, []Job{InboundConfirmJob{TenantID: n.TenantID, Environment: n.Environment, InboundDocumentID: n.ID}})
+		if err := tx.InsertJobs(ctx, []Job{InboundConfirmJob{TenantID: n.TenantID, Environment: n.Environment, InboundDocumentID: n.ID}}); err != nil {
+			return err
+		}
+		// The issuer's count last: on an engine with row locks, receipts
+		// of one issuer wait for each other's commit from here.
+		return tx.AddIssuerReceipts(ctx, n.TenantID, n.Environment, n.IssuerRNC, IssuerQuotaHour(now), 1)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -270,6 +280,16 @@ type InboundStore interface {
 	// env received at or after since, and returns the receivedAt of the
 	// earliest of them (zero when none): what IssuerQuota counts.
 	CountInboundFromIssuer(ctx context.Context, tenantID string, env Environment, issuerRNC string, since time.Time) (n int, earliest time.Time, err error)
+	// CountInboundFromIssuerHours is CountInboundFromIssuer's n counted
+	// from the hour of since (IssuerQuotaHour) on, by the hour's counts
+	// the receipts and DGII's acceptances keep (AddIssuerReceipts): never
+	// less than n, more by the documents received in since's hour before
+	// since. It reads at most the window's hours' rows, however many
+	// documents they count.
+	CountInboundFromIssuerHours(ctx context.Context, tenantID string, env Environment, issuerRNC string, since time.Time) (int, error)
+	// PruneIssuerReceipts deletes the issuer counts of hours that end at
+	// or before since, and returns how many.
+	PruneIssuerReceipts(ctx context.Context, since time.Time) (int64, error)
 }
 
 // InboundFilter selects inbound documents in ListInboundDocuments.

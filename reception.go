@@ -367,7 +367,7 @@ func (rc *Reception) signAcuse(ctx context.Context, t *Tenant, env Environment, 
 	}
 	now := rc.now()
 	a.RNCComprador, a.At, a.Code = t.RNC, now, code
-	cert, err := rc.Store.FindSigningCertificate(ctx, t.ID, env, now)
+	cert, err := rc.Keys.SigningCertificate(ctx, rc.Store.FindSigningCertificate, t.ID, env, now)
 	if ErrorCodeOf(err) == CodeNotFound {
 		e := Errorf(CodeUnavailable, "This receiver cannot sign its acuse now: it has no valid certificate in %s.", env)
 		e.Err = err

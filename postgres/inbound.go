@@ -394,6 +394,48 @@ func dgiiOf(status *string, checked *time.Time, codigo *int32, mensaje *string) 
 	return g
 }
 
+// AddIssuerReceipts implements sello.InboundTx and sello.InboundDGIITx:
+// the hour's row stays locked until the transaction ends, so a receipt
+// or acceptance of the same issuer in the hour waits for its commit.
+func (t inboundTx) AddIssuerReceipts(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, hour time.Time, n int) error {
+	if _, err := t.tx.Exec(ctx, addIssuerReceiptsSQL, tenantID, env, issuerRNC, hour, n); err != nil {
+		return dbError(err, "count issuer's receipt")
+	}
+	return nil
+}
+
+// The issuer's counts per hour (migration 23).
+const (
+	addIssuerReceiptsSQL = `
+		INSERT INTO inbound_issuer_receipts (tenant_id, environment, issuer_rnc, hour, n) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (tenant_id, environment, issuer_rnc, hour) DO UPDATE SET n = inbound_issuer_receipts.n + excluded.n`
+	countIssuerReceiptsSQL = `
+		SELECT coalesce(sum(n), 0) FROM inbound_issuer_receipts
+		WHERE tenant_id = $1 AND environment = $2 AND issuer_rnc = $3 AND hour >= $4`
+	pruneIssuerReceiptsSQL = `DELETE FROM inbound_issuer_receipts WHERE hour <= $1`
+)
+
+// CountInboundFromIssuerHours implements sello.InboundStore: a range of
+// the counts' primary key.
+func (db *DB) CountInboundFromIssuerHours(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time) (int, error) {
+	var n int64
+	err := db.pool.QueryRow(ctx, countIssuerReceiptsSQL, tenantID, env, issuerRNC, sello.IssuerQuotaHour(since)).Scan(&n)
+	if err != nil {
+		return 0, dbError(err, "count inbound documents")
+	}
+	return int(n), nil
+}
+
+// PruneIssuerReceipts implements sello.InboundStore: a range of the
+// counts' hour index.
+func (db *DB) PruneIssuerReceipts(ctx context.Context, since time.Time) (int64, error) {
+	tag, err := db.pool.Exec(ctx, pruneIssuerReceiptsSQL, since.Add(-time.Hour))
+	if err != nil {
+		return 0, dbError(err, "prune issuer counts")
+	}
+	return tag.RowsAffected(), nil
+}
+
 // countInboundFromIssuerSQL is CountInboundFromIssuer's query.
 const countInboundFromIssuerSQL = `
 	SELECT count(*), min(received_at) FROM inbound_documents

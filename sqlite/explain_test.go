@@ -6,7 +6,8 @@ import (
 )
 
 // TestReceiverQueriesUseIndexes: the prune of expired seeds and tokens,
-// the count of an issuer's documents, and the receipt's lookups under an
+// the count of an issuer's documents, its hours' counts and their prune,
+// and the receipt's lookups under an
 // e-NCF are ranges of an index, not scans of a table (or of a tenant's
 // rows) that a flood makes long. The accepted document and the count of
 // unconfirmed ones are read from the index alone (COVERING): a row's
@@ -25,6 +26,8 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 		{"ReceiptSame", inboundSameSQL, []any{"E310000000001", "131000001", "t", "TesteCF", make([]byte, 32)}, "inbound_documents_bytes", false},
 		{"ReceiptAccepted", inboundAcceptedSQL, []any{"E310000000001", "131000001", "t", "TesteCF"}, "inbound_documents_accepted_ref", true},
 		{"ReceiptUnconfirmed", inboundUnconfirmedSQL, []any{"E310000000001", "131000001", "t", "TesteCF", "2026-01-01"}, "inbound_documents_unconfirmed", true},
+		{"IssuerHours", countIssuerReceiptsSQL, []any{"t", "TesteCF", "131000001", "2026-01-01"}, "PRIMARY KEY", false},
+		{"PruneIssuerHours", pruneIssuerReceiptsSQL, []any{"2026-01-01"}, "inbound_issuer_receipts_hour", false},
 		{"Refute", refuteInboundSQL, []any{"refuted", "m", "2026-01-01", "E310000000001", "131000001", "t", "TesteCF", "id"}, "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -47,6 +50,10 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 			case c.index == "": // any index, no scan
 				if !strings.HasPrefix(got, "SEARCH inbound_documents USING INDEX ") || strings.Contains(got, "SCAN") {
 					t.Errorf("plan %q, want a search of an index of inbound_documents", got)
+				}
+			case c.index == "PRIMARY KEY": // a WITHOUT ROWID table's key
+				if !strings.Contains(got, "USING PRIMARY KEY (") {
+					t.Errorf("plan %q, want a search of the primary key", got)
 				}
 			case !strings.Contains(got, "INDEX "+c.index+" ("):
 				t.Errorf("plan %q, want a search of the index %s", got, c.index)

@@ -418,6 +418,54 @@ func scanDGII(status, checked sql.NullString, codigo sql.NullInt64, mensaje stri
 	return g, nil
 }
 
+// AddIssuerReceipts implements sello.InboundTx and sello.InboundDGIITx.
+func (t inboundTx) AddIssuerReceipts(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, hour time.Time, n int) error {
+	if _, err := t.tx.exec(ctx, addIssuerReceiptsSQL, tenantID, env, issuerRNC, formatTime(hour), n); err != nil {
+		return dbError(err, "count issuer's receipt")
+	}
+	return nil
+}
+
+// The issuer's counts per hour (migration 22).
+const (
+	addIssuerReceiptsSQL = `
+		INSERT INTO inbound_issuer_receipts (tenant_id, environment, issuer_rnc, hour, n) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (tenant_id, environment, issuer_rnc, hour) DO UPDATE SET n = n + excluded.n`
+	countIssuerReceiptsSQL = `
+		SELECT coalesce(sum(n), 0) FROM inbound_issuer_receipts
+		WHERE tenant_id = ? AND environment = ? AND issuer_rnc = ? AND hour >= ?`
+	pruneIssuerReceiptsSQL = `DELETE FROM inbound_issuer_receipts WHERE hour <= ?`
+)
+
+// CountInboundFromIssuerHours implements sello.InboundStore: a range of
+// the counts' primary key.
+func (db *DB) CountInboundFromIssuerHours(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time) (int, error) {
+	var n int
+	err := db.q().queryRow(ctx, countIssuerReceiptsSQL, tenantID, env, issuerRNC, formatTime(sello.IssuerQuotaHour(since))).Scan(&n)
+	if err != nil {
+		return 0, dbError(err, "count inbound documents")
+	}
+	return n, nil
+}
+
+// PruneIssuerReceipts implements sello.InboundStore: a range of the
+// counts' hour index.
+func (db *DB) PruneIssuerReceipts(ctx context.Context, since time.Time) (int64, error) {
+	var n int64
+	err := db.inTx(ctx, func(tx querier) error {
+		res, err := tx.exec(ctx, pruneIssuerReceiptsSQL, formatTime(since.Add(-time.Hour)))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, dbError(err, "prune issuer counts")
+	}
+	return n, nil
+}
+
 // countInboundFromIssuerSQL is CountInboundFromIssuer's query.
 const countInboundFromIssuerSQL = `
 	SELECT count(*), min(received_at) FROM inbound_documents
