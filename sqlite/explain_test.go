@@ -63,3 +63,40 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 		})
 	}
 }
+
+// TestInboundListUsesIndex: the received documents' list, first page and
+// a later one, walks inbound_documents_list backwards instead of sorting
+// every document of the tenant's environment.
+func TestInboundListUsesIndex(t *testing.T) {
+	db := mustOpenInternal(t)
+	base := `SELECT ` + inboundListColumns + ` FROM inbound_documents WHERE tenant_id = ? AND environment = ?`
+	for name, q := range map[string]string{
+		"First": base + ` ORDER BY received_at DESC, id DESC LIMIT ?`,
+		"Later": base + ` AND (received_at, id) < (?, ?) ORDER BY received_at DESC, id DESC LIMIT ?`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			args := []any{"t", "TesteCF", 51}
+			if name == "Later" {
+				args = []any{"t", "TesteCF", "2026-01-01", "id", 51}
+			}
+			rows, err := db.db.Query("EXPLAIN QUERY PLAN "+q, args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			got := strings.Join(plan, "; ")
+			if !strings.Contains(got, "INDEX inbound_documents_list (") || strings.Contains(got, "TEMP B-TREE") {
+				t.Errorf("plan %q, want a walk of inbound_documents_list with no sort", got)
+			}
+		})
+	}
+}
