@@ -2326,9 +2326,9 @@ func documentPage(l *layoutData, view documentView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var152 string
-					templ_7745c5c3_Var152, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("Received"))
+					templ_7745c5c3_Var152, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("a verdict's time: received"))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `documents.templ`, Line: 284, Col: 28}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `documents.templ`, Line: 284, Col: 46}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var152))
 					if templ_7745c5c3_Err != nil {

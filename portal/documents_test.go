@@ -223,7 +223,7 @@ func testDocumentsPaging(t *testing.T, site *Site) {
 	}
 	p = b.Get("/portal/TesteCF/documentos?cursor=garbage")
 	wantStatus(t, p, http.StatusBadRequest)
-	wantText(t, p, "Esa página de la lista no existe.")
+	wantText(t, p, "Esta página de la lista no existe.")
 }
 
 // testDocumentPage: a document's story, each step at its time in the

@@ -26,6 +26,7 @@ func init() {
 		"an approval's state: approved":                   {EN: "approved", ES: "aprobada"},
 		"an approval's state: rejected":                   {EN: "rejected", ES: "rechazada"},
 		"an approval's state: disputed":                   {EN: "disputed", ES: "en disputa"},
+		"a verdict's time: received":                      {EN: "Received", ES: "Recibido"},
 	})
 	registerSpanish(map[string]string{
 		// The list.
@@ -48,15 +49,12 @@ func init() {
 		"Issue date":                    "Fecha de emisión",
 		"Created in Sello":              "Creado en Sello",
 		"Pages of the documents":        "Páginas de los documentos",
-		"Newest documents":              "Documentos más recientes",
-		"Older documents":               "Documentos anteriores",
 		"Choose a state from the list.": "Elija un estado de la lista.",
 		"Choose a type from the list.":  "Elija un tipo de la lista.",
 		"The buyer's RNC or cédula has 9 or 11 digits.":                                                    "El RNC o la cédula del comprador tiene 9 u 11 dígitos.",
 		"An e-NCF is E, the type and 10 digits, like E310000000001.":                                       "Un e-NCF es E, el tipo y 10 dígitos, como E310000000001.",
 		"Give each date as a day, like 2026-11-27.":                                                        "Indique cada fecha como un día, por ejemplo 2026-11-27.",
 		"The first day comes after the last.":                                                              "El primer día es posterior al último.",
-		"This page of the list does not exist. Start again from the first page.":                           "Esa página de la lista no existe. Empiece de nuevo por la primera página.",
 		"The export stopped at %d documents; more match the filter. Narrow the dates and export the rest.": "La exportación se detuvo en %d documentos; hay más que coinciden con el filtro. Acote las fechas y exporte el resto.",
 
 		// A document.
@@ -75,7 +73,6 @@ func init() {
 		"What happened": "Lo que pasó",
 		"State: %s":     "Estado: %s",
 		"Events are kept 30 days: the oldest steps of this document show their state without their event.": "Los eventos se guardan 30 días: los pasos más antiguos de este documento muestran su estado sin su evento.",
-		"DGII's answer":                       "La respuesta de la DGII",
 		"Track id":                            "TrackId",
 		"DGII has not answered yet.":          "La DGII aún no ha respondido.",
 		"DGII's state":                        "Estado en la DGII",
@@ -94,7 +91,6 @@ func init() {
 		"Verdict %d: %s":                       "Veredicto %d: %s",
 		"Reason":                               "Motivo",
 		"Decided":                              "Decidido",
-		"Received":                             "Recibido",
 		"Signed by":                            "Firmado por",
 		"Issued by %s, valid %s to %s":         "Emitido por %s, válido del %s al %s",
 		"Chains to the receiver's trust roots": "Encadena con las raíces de confianza del receptor",

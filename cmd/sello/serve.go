@@ -247,6 +247,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// The portal accepts loopback webhook URLs where the workers deliver
 	// to them (never eCF's).
 	ps.AllowLoopbackWebhooks = *allowLoopback
+	// The Receptor page lists the roots the receivers trust.
+	ps.ReceiverTrust = roots
 	var conns connCounter
 	hs := &http.Server{
 		Handler:           conns.handler(siteHandler(srv.Handler(), ps.Handler())),
