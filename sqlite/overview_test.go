@@ -1,0 +1,174 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	"github.com/sello-do/sello"
+)
+
+// TestOverviewQueriesUseIndexes: the month at a glance reads ranges of
+// its day totals' primary keys (a tenant's days, never its documents),
+// and counts failed webhook deliveries from the partial index of failed
+// ones alone: no page view scans a table, whatever the number of
+// documents.
+func TestOverviewQueriesUseIndexes(t *testing.T) {
+	db := mustOpenInternal(t)
+	for _, c := range []struct {
+		name, sql string
+		args      []any
+		want      string
+	}{
+		{"IssuedTotals", issuedTotalsSQL, []any{"t", "TesteCF", "2025-12-01", "2026-11-30"},
+			"SEARCH document_days USING PRIMARY KEY (tenant_id=? AND environment=? AND day>? AND day<?)"},
+		{"ReceivedTotals", receivedTotalsSQL, []any{"t", "TesteCF", "2025-12-01", "2026-11-30"},
+			"SEARCH inbound_days USING PRIMARY KEY (tenant_id=? AND environment=? AND day>? AND day<?)"},
+		{"FailedDeliveries", countFailedDeliveriesSQL, []any{"t", "TesteCF", 1000},
+			"SEARCH webhook_deliveries USING COVERING INDEX webhook_deliveries_failed (tenant_id=? AND environment=?)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows, err := db.db.Query("EXPLAIN QUERY PLAN "+c.sql, c.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			got := strings.Join(plan, "; ")
+			t.Logf("%s: %s", c.name, got)
+			// SCAN (subquery-1) reads the at most limit rows the count's
+			// subquery gives; a table's SCAN would read every row.
+			if !strings.Contains(got, c.want) || strings.Contains(strings.ReplaceAll(got, "SCAN (subquery-1)", ""), "SCAN ") {
+				t.Errorf("plan %q, want %q and no table scanned", got, c.want)
+			}
+		})
+	}
+}
+
+// TestMigrateDailyTotals: migration 21 gives the documents stored before
+// it their TotalITBIS (from the payload; from the XML of received ones)
+// and sums them into the day totals, which the triggers then keep: a
+// document stored before moves from its row when its status changes.
+func TestMigrateDailyTotals(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sello.db")
+	if err := createFile(path); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("sqlite", path+"?"+pragmas)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, raw, fsys, goose.WithGoMigrations(goMigrations()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.UpTo(t.Context(), 20); err != nil {
+		t.Fatal(err)
+	}
+	at := formatTime(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
+	doc := func(id, typ, encf, status, issued, total, payload string) struct {
+		sql  string
+		args []any
+	} {
+		return struct {
+			sql  string
+			args []any
+		}{`INSERT INTO documents (id, tenant_id, environment, type, encf, status, total, issue_date, delivery_status, payload, created_at, updated_at)
+			VALUES (?, 't1', 'TesteCF', ?, ?, ?, ?, ?, 'not_sent', ?, ?, ?)`, []any{id, typ, encf, status, total, issued, payload, at, at}}
+	}
+	inbound := func(id, encf, status string, total string, xml string) struct {
+		sql  string
+		args []any
+	} {
+		var dgii any
+		if status != "" {
+			dgii = status
+		}
+		return struct {
+			sql  string
+			args []any
+		}{`INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc, issue_date, total, xml, acuse, approval, received_at, updated_at, dgii_status)
+			VALUES (?, 't1', 'TesteCF', '31', ?, '131000001', 'Proveedor', '130000001', '2026-03-09', ?, ?, x'00', 'pending', ?, ?, ?)`, []any{id, encf, total, []byte(xml), at, at, dgii}}
+	}
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO tenants (id, rnc, name, plan_name, plan_rate, plan_burst, receiver_auth_off, created_at) VALUES ('t1', '130000001', 'Comprador', 'default', 10, 20, 0, ?)`, []any{at}},
+		doc("d1", "31", "E310000000001", "accepted", "2026-03-09", "1180.00", `{"ECF":{"Encabezado":{"Totales":{"TotalITBIS":"180.00","MontoTotal":"1180.00"}}}}`),
+		doc("d2", "34", "E340000000001", "accepted", "2026-03-09", "100.00", `{"ECF":{"Encabezado":{"Totales":{"MontoTotal":"100.00"}}}}`),
+		doc("d3", "31", "E310000000002", "submitted", "2026-03-10", "121.50", `{"ECF":{"Encabezado":{"Totales":{"TotalITBIS":18.5,"MontoTotal":"121.50"}}}}`),
+		inbound("r1", "E310000000009", "accepted", "1180", "<ECF><Encabezado><Totales><MontoTotal>1180</MontoTotal><TotalITBIS>180.5</TotalITBIS></Totales></Encabezado></ECF>"),
+		inbound("r2", "E310000000010", "", "99.5", "<ECF><Encabezado><Totales><MontoTotal>99.5</MontoTotal></Totales></Encabezado></ECF>"),
+	} {
+		if _, err := raw.Exec(q.sql, q.args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := raw.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open (migrating to the latest): %v", err)
+	}
+	defer db.Close()
+	wantDays(t, db.FindIssuedTotals, []string{
+		"2026-03-09 31 accepted 1 1180 180",
+		"2026-03-09 34 accepted 1 100 0",
+		"2026-03-10 31 submitted 1 121.5 18.5",
+	})
+	wantDays(t, db.FindReceivedTotals, []string{
+		"2026-03-09 31  1 99.5 0",
+		"2026-03-09 31 accepted 1 1180 180.5",
+	})
+	if d, err := db.FindDocumentByID(t.Context(), "t1", sello.EnvTest, "d3"); err != nil || d.ITBIS != "18.50" {
+		t.Errorf("d3's ITBIS after the migration: %q, %v; want 18.50", d.ITBIS, err)
+	}
+	if _, err := db.UpdateDocument(t.Context(), "t1", sello.EnvTest, "d3", sello.DocumentChange{Status: sello.StatusAccepted}); err != nil {
+		t.Fatal(err)
+	}
+	wantDays(t, db.FindIssuedTotals, []string{
+		"2026-03-09 31 accepted 1 1180 180",
+		"2026-03-09 34 accepted 1 100 0",
+		"2026-03-10 31 accepted 1 121.5 18.5",
+	})
+}
+
+// wantDays compares the tenant t1's day totals in TesteCF in March 2026,
+// as "day type state count total itbis" lines, sorted.
+func wantDays(t *testing.T, find func(context.Context, string, sello.Environment, sello.Date, sello.Date) ([]sello.DayTotals, error), want []string) {
+	t.Helper()
+	ts, err := find(t.Context(), "t1", sello.EnvTest, sello.Date{Year: 2026, Month: 3, Day: 1}, sello.Date{Year: 2026, Month: 3, Day: 31})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range ts {
+		got = append(got, fmt.Sprintf("%s %s %s %d %s %s", d.Day, d.Type, d.State, d.Count, d.Total, d.ITBIS))
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("day totals:\n got  %q\n want %q", got, want)
+	}
+}
