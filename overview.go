@@ -2,6 +2,7 @@ package sello
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -203,4 +204,62 @@ func NewOverview(today Date, issued, received []DayTotals) *Overview {
 		}
 	}
 	return o
+}
+
+// SequenceAlert is a document type whose e-NCF ranges are running out:
+// every usable range of the type is low or expiring (Sequence.Warnings),
+// or none is usable (used up or expired) and documents of the type are
+// refused.
+type SequenceAlert struct {
+	Type DocumentType
+	// Left is how many numbers the type's usable ranges have left.
+	Left int64
+	// Low: the numbers are running out (every usable range is low), or
+	// none is left.
+	Low bool
+	// ExpiresOn is the soonest expiry among the usable ranges when every
+	// one of them is expiring; nil otherwise.
+	ExpiresOn *Date
+}
+
+// SequenceAlerts returns the alerts of a tenant's ranges of one
+// environment at now under th, in the types' order. A type with a range
+// that is neither low nor expiring is fine: its numbers go on there.
+func SequenceAlerts(seqs []*Sequence, th SequenceThresholds, now time.Time) []SequenceAlert {
+	byType := map[DocumentType][]*Sequence{}
+	for _, s := range seqs {
+		byType[s.Type] = append(byType[s.Type], s)
+	}
+	var out []SequenceAlert
+	for _, t := range DocumentTypes {
+		if len(byType[t]) == 0 {
+			continue
+		}
+		a := SequenceAlert{Type: t, Low: true}
+		usable, expiring := 0, 0
+		for _, s := range byType[t] {
+			if s.State(now) != SequenceActive {
+				continue
+			}
+			usable++
+			a.Left += s.Remaining()
+			ws := s.Warnings(th, now)
+			if !slices.Contains(ws, SequenceWarningLow) {
+				a.Low = false
+			}
+			if slices.Contains(ws, SequenceWarningExpiring) {
+				expiring++
+				if a.ExpiresOn == nil || a.ExpiresOn.After(*s.ExpiresOn) {
+					a.ExpiresOn = s.ExpiresOn
+				}
+			}
+		}
+		if usable > 0 && expiring < usable {
+			a.ExpiresOn = nil
+		}
+		if a.Low || a.ExpiresOn != nil {
+			out = append(out, a)
+		}
+	}
+	return out
 }

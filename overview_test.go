@@ -1,6 +1,7 @@
 package sello_test
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -82,3 +83,32 @@ func wantSums(t *testing.T, what string, got sello.Sums, n int64, total, itbis s
 }
 
 func ymd(y int, m time.Month, d int) sello.Date { return sello.Date{Year: y, Month: m, Day: d} }
+
+// TestSequenceAlerts: a type warns when every usable range of it is low
+// (or none is usable), or every one expires soon; a healthy range of the
+// type keeps it quiet.
+func TestSequenceAlerts(t *testing.T) {
+	now := time.Date(2026, 11, 26, 16, 0, 0, 0, time.UTC)
+	soon, later := ymd(2026, 12, 10), ymd(2027, 12, 31)
+	seq := func(typ sello.DocumentType, from, to, next int64, expires *sello.Date) *sello.Sequence {
+		return &sello.Sequence{Type: typ, From: from, To: to, Next: next, ExpiresOn: expires}
+	}
+	got := sello.SequenceAlerts([]*sello.Sequence{
+		seq(sello.TypeCreditoFiscal, 1, 1000, 950, &later),                  // low
+		seq(sello.TypeCreditoFiscal, 1001, 2000, 1001, &soon),               // expiring: the type's numbers go on in neither alone
+		seq(sello.TypeConsumo, 1, 1000, 990, nil),                           // low
+		seq(sello.TypeConsumo, 1001, 100000, 1001, nil),                     // fine: 32 is quiet
+		seq(sello.TypeNotaDebito, 1, 10, 11, &later),                        // used up, nothing else
+		seq(sello.TypeNotaCredito, 1, 100000, 5, nil),                       // fine
+		seq(sello.TypeGubernamental, 1, 100000, 5, &soon),                   // expiring
+		seq(sello.TypeExportaciones, 1, 100000, 5, &sello.Date{2026, 1, 1}), // expired, nothing else
+	}, sello.DefaultSequenceThresholds, now)
+	want := []sello.SequenceAlert{
+		{Type: sello.TypeNotaDebito, Low: true},
+		{Type: sello.TypeGubernamental, Left: 99996, ExpiresOn: &soon},
+		{Type: sello.TypeExportaciones, Low: true},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("alerts:\n got  %+v\n want %+v", got, want)
+	}
+}

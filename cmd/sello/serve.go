@@ -247,6 +247,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	// The portal accepts loopback webhook URLs where the workers deliver
 	// to them (never eCF's).
 	ps.AllowLoopbackWebhooks = *allowLoopback
+	// Inicio shows a range as running out when the worker warns of it.
+	ps.SequenceThresholds = sello.SequenceThresholds{LowPercent: *lowPercent, LowCount: *lowCount, ExpiryWarning: *expiryWarning}
 	var conns connCounter
 	hs := &http.Server{
 		Handler:           conns.handler(siteHandler(srv.Handler(), ps.Handler())),
