@@ -54,7 +54,7 @@ type Server struct {
 	// out: the worker's (sello serve --sequence-low-percent, …); zero
 	// fields take sello.DefaultSequenceThresholds.
 	SequenceThresholds sello.SequenceThresholds
-	Logger                       *slog.Logger
+	Logger             *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 
