@@ -52,10 +52,10 @@ type chartGroup struct {
 const (
 	chartW      = 640.0
 	chartH      = 250.0
-	chartLeft   = 52.0
+	chartLeft   = 62.0
 	chartRight  = 6.0
-	chartTop    = 10.0
-	chartBottom = 26.0
+	chartTop    = 12.0
+	chartBottom = 34.0
 )
 
 // bar is one drawn rectangle.
@@ -189,7 +189,7 @@ func (c *barChart) LineX1() string { return num(chartLeft) }
 func (c *barChart) LineX2() string { return num(chartW - chartRight) }
 
 // TickY is the baseline of the labels under the axis.
-func (c *barChart) TickY() string { return num(chartH - 6) }
+func (c *barChart) TickY() string { return num(chartH - 8) }
 
 // num is a coordinate with at most one decimal.
 func num(f float64) string { return strconv.FormatFloat(math.Round(f*10)/10, 'f', -1, 64) }
