@@ -31,9 +31,12 @@ const OverviewMonths = 12
 type DayTotals struct {
 	Day  Date
 	Type DocumentType
-	// State is the documents' Status for issued documents, and DGII's
-	// confirmation (InboundDGII.Status; "" for documents received before
-	// Sello asked DGII) for received ones.
+	// State is, for issued documents, their Status, those on their way
+	// to DGII (queued for signing, signed, submitted) together as
+	// IssuedInProcess: signing and sending a document change nothing in
+	// the totals, and cost no write to them. For received documents it is
+	// DGII's confirmation (InboundDGII.Status; "" for documents received
+	// before Sello asked DGII).
 	State string
 	Count int64
 	Total decimal.Decimal
@@ -44,8 +47,8 @@ type DayTotals struct {
 type OverviewStore interface {
 	// FindIssuedTotals returns the tenant's documents in env whose
 	// FechaEmision is from from to to, both included, per day, type and
-	// status, in no particular order; days, types and statuses without
-	// documents are absent.
+	// state (IssuedState), in no particular order; days, types and states
+	// without documents are absent.
 	FindIssuedTotals(ctx context.Context, tenantID string, env Environment, from, to Date) ([]DayTotals, error)
 	// FindReceivedTotals is FindIssuedTotals for the documents suppliers
 	// sent the tenant, per DGII's confirmation of each.
@@ -75,11 +78,28 @@ func (s *Sums) add(t DayTotals) {
 	s.ITBIS = s.ITBIS.Add(t.ITBIS)
 }
 
-// IssuedCounts reports whether issued documents in status s count in the
-// totals: all but those DGII rejected and those that failed before
-// reaching it (neither has fiscal effect). Documents on their way count:
-// they were issued, and DGII's answer is usually seconds away.
-func IssuedCounts(s Status) bool { return s != StatusRejected && s != StatusFailed }
+// IssuedInProcess is the day totals' state of the issued documents on
+// their way to DGII: queued for signing, signed or submitted.
+const IssuedInProcess = "in_process"
+
+// IssuedState is the day totals' state of an issued document in status s
+// (DayTotals.State): s, or IssuedInProcess. The stores' triggers write
+// the same.
+func IssuedState(s Status) string {
+	switch s {
+	case StatusQueuedForSigning, StatusSigned, StatusSubmitted:
+		return IssuedInProcess
+	}
+	return string(s)
+}
+
+// IssuedCounts reports whether issued documents in the day totals' state
+// count in the totals: all but those DGII rejected and those that failed
+// before reaching it (neither has fiscal effect). Documents on their way
+// count: they were issued, and DGII's answer is usually seconds away.
+func IssuedCounts(state string) bool {
+	return state != string(StatusRejected) && state != string(StatusFailed)
+}
 
 // ReceivedCounts reports whether received documents in DGII's confirmation
 // state count in the totals: all but those DGII rejected and those it
@@ -171,7 +191,7 @@ func NewOverview(today Date, issued, received []DayTotals) *Overview {
 		sums   func(*MonthSums) *Sums
 		types  func(*TypeSums) *Sums
 	}{
-		{issued, o.Issued, func(s string) bool { return IssuedCounts(Status(s)) },
+		{issued, o.Issued, IssuedCounts,
 			func(m *MonthSums) *Sums { return &m.Issued }, func(t *TypeSums) *Sums { return &t.Issued }},
 		{received, o.Received, ReceivedCounts,
 			func(m *MonthSums) *Sums { return &m.Received }, func(t *TypeSums) *Sums { return &t.Received }},

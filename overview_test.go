@@ -33,7 +33,7 @@ func TestNewOverview(t *testing.T) {
 	issued := []sello.DayTotals{
 		row(ymd(2026, 2, 1), sello.TypeCreditoFiscal, "accepted", 3, "3540.00", "540.00"),
 		row(ymd(2026, 2, 1), sello.TypeCreditoFiscal, "rejected", 1, "1180.00", "180.00"),
-		row(ymd(2026, 2, 1), sello.TypeConsumo, "signed", 2, "236.00", "36.00"),
+		row(ymd(2026, 2, 1), sello.TypeConsumo, sello.IssuedInProcess, 2, "236.00", "36.00"),
 		row(ymd(2026, 2, 9), sello.TypeNotaCredito, "accepted", 1, "118.00", "18.00"),
 		row(ymd(2026, 2, 9), sello.TypeCreditoFiscal, "failed", 1, "50.00", "9.00"),
 		row(ymd(2026, 2, 28), sello.TypeConsumo, "accepted_conditional", 1, "10.00", "1.53"),
@@ -51,7 +51,7 @@ func TestNewOverview(t *testing.T) {
 	if len(o.Issued) != 28 || len(o.Received) != 28 || o.Issued[0].Day != ymd(2026, 2, 1) || o.Issued[27].Day != ymd(2026, 2, 28) {
 		t.Fatalf("days: %d issued, %d received, from %s to %s; want February's 28", len(o.Issued), len(o.Received), o.Issued[0].Day, o.Issued[len(o.Issued)-1].Day)
 	}
-	if got := o.Issued[0].States; got["accepted"] != 3 || got["rejected"] != 1 || got["signed"] != 2 || o.Issued[0].Total() != 6 {
+	if got := o.Issued[0].States; got["accepted"] != 3 || got["rejected"] != 1 || got[sello.IssuedInProcess] != 2 || o.Issued[0].Total() != 6 {
 		t.Errorf("1 February's issued states: %v", got)
 	}
 	if got := o.Issued[8].States; got["accepted"] != 1 || got["failed"] != 1 {
@@ -110,5 +110,19 @@ func TestSequenceAlerts(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("alerts:\n got  %+v\n want %+v", got, want)
+	}
+}
+
+func TestIssuedState(t *testing.T) {
+	for s, want := range map[sello.Status]string{
+		sello.StatusQueuedForSigning: sello.IssuedInProcess, sello.StatusSigned: sello.IssuedInProcess, sello.StatusSubmitted: sello.IssuedInProcess,
+		sello.StatusAccepted: "accepted", sello.StatusAcceptedConditional: "accepted_conditional", sello.StatusRejected: "rejected", sello.StatusFailed: "failed",
+	} {
+		if got := sello.IssuedState(s); got != want {
+			t.Errorf("IssuedState(%s) = %s, want %s", s, got, want)
+		}
+	}
+	if len(sello.Statuses) != 7 {
+		t.Errorf("%d statuses: IssuedState and the stores' triggers (document_day_state) name every one", len(sello.Statuses))
 	}
 }

@@ -122,7 +122,7 @@ var (
 	issuedSeries = []stateSeries{
 		{"chart series: accepted", "bar-accepted", []string{string(sello.StatusAccepted)}},
 		{"chart series: accepted with conditions", "bar-conditional", []string{string(sello.StatusAcceptedConditional)}},
-		{"chart series: on their way to DGII", "bar-pending", []string{string(sello.StatusQueuedForSigning), string(sello.StatusSigned), string(sello.StatusSubmitted)}},
+		{"chart series: on their way to DGII", "bar-pending", []string{sello.IssuedInProcess}},
 		{"chart series: rejected", "bar-rejected", []string{string(sello.StatusRejected)}},
 		{"chart series: failed", "bar-failed", []string{string(sello.StatusFailed)}},
 	}

@@ -15,7 +15,7 @@ import (
 // row per day, type and state, whatever the number of documents.
 const (
 	issuedTotalsSQL = `
-		SELECT day, type, status, count, total::text, itbis::text FROM document_days
+		SELECT day, type, state, count, total::text, itbis::text FROM document_days
 		WHERE tenant_id = $1 AND environment = $2 AND day >= $3 AND day <= $4 AND count <> 0`
 	receivedTotalsSQL = `
 		SELECT day, type, state, count, total::text, itbis::text FROM inbound_days

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -10,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/postgres/pgtest"
+	"github.com/sello-do/sello/storetest"
 )
 
 // TestOverviewQueriesUseIndexes: the month at a glance reads ranges of
@@ -121,7 +124,7 @@ func TestMigrateDailyTotals(t *testing.T) {
 	wantDays(t, db.FindIssuedTotals, []string{
 		"2026-03-09 31 accepted 1 1180 180",
 		"2026-03-09 34 accepted 1 100 0",
-		"2026-03-10 31 submitted 1 121.5 18.5",
+		"2026-03-10 31 in_process 1 121.5 18.5",
 	})
 	wantDays(t, db.FindReceivedTotals, []string{
 		"2026-03-09 31  1 99.5 0",
@@ -155,5 +158,219 @@ func wantDays(t *testing.T, find func(context.Context, string, sello.Environment
 	slices.Sort(got)
 	if !slices.Equal(got, want) {
 		t.Errorf("day totals:\n got  %q\n want %q", got, want)
+	}
+}
+
+// BenchmarkDayTotalsWrites is what the day totals cost the writes that
+// keep them, through the store: a create (document, history, event, job)
+// and its three changes of status (signed, submitted, accepted), each one
+// transaction, on a schema with the triggers of migration 22 and on one
+// with them disabled, one after the other in each iteration so that both
+// see the same machine (this one is shared). Medians of the iterations:
+// with-ns/create, without-ns/create, and the three changes' with-ns/status
+// and without-ns/status.
+func BenchmarkDayTotalsWrites(b *testing.B) {
+	open := func() *DB {
+		db, err := Open(b.Context(), pgtest.MustSchema(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		return db
+	}
+	with, without := open(), open()
+	if _, err := without.pool.Exec(b.Context(), `ALTER TABLE documents DISABLE TRIGGER document_days, DISABLE TRIGGER document_days_update`); err != nil {
+		b.Fatal(err)
+	}
+	type store struct {
+		db             *DB
+		tenantID       string
+		create, status []time.Duration
+	}
+	stores := []*store{{db: with}, {db: without}}
+	for _, s := range stores {
+		tn := storetest.MustCreateTenant(b, s.db)
+		storetest.MustAddSequence(b, s.db, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 1e9)
+		s.tenantID = tn.ID
+	}
+	for b.Loop() {
+		for _, s := range stores {
+			start := time.Now()
+			doc := storetest.MustCreateDocument(b, s.db, benchDraft(s.tenantID))
+			mid := time.Now()
+			for _, st := range []sello.Status{sello.StatusSigned, sello.StatusSubmitted, sello.StatusAccepted} {
+				if _, err := s.db.UpdateDocument(b.Context(), s.tenantID, sello.EnvTest, doc.ID, sello.DocumentChange{Status: st}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.create = append(s.create, mid.Sub(start))
+			s.status = append(s.status, time.Since(mid))
+		}
+	}
+	b.ReportMetric(median(stores[0].create), "with-ns/create")
+	b.ReportMetric(median(stores[1].create), "without-ns/create")
+	b.ReportMetric(median(stores[0].status), "with-ns/status")
+	b.ReportMetric(median(stores[1].status), "without-ns/status")
+}
+
+// benchDraft is an invoice of 20 lines (3 KB of payload) issued today.
+func benchDraft(tenantID string) sello.DocumentDraft {
+	return sello.DocumentDraft{TenantID: tenantID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
+		Prepare: func(n sello.ENCF, _ *sello.Sequence) (*sello.PreparedDocument, error) {
+			items := make([]map[string]string, 20)
+			for i := range items {
+				items[i] = map[string]string{"NombreItem": fmt.Sprintf("Artículo %d de ferretería", i), "CantidadItem": "2.00", "PrecioUnitarioItem": "500.00", "MontoItem": "1000.00"}
+			}
+			payload, _ := json.Marshal(map[string]any{"ECF": map[string]any{"eNCF": n.String(), "DetallesItems": items,
+				"Encabezado": map[string]any{"Totales": map[string]string{"MontoTotal": "23600.00", "TotalITBIS": "3600.00"}}}})
+			return &sello.PreparedDocument{Payload: payload, Total: "23600.00", ITBIS: "3600.00", BuyerRNC: "131880681", IssueDate: sello.TodayInDR(time.Now())}, nil
+		}}
+}
+
+// BenchmarkDayTotalsTriggers is the triggers' own cost, apart from the
+// commit's wait for the disk that dominates a write (and varies on a
+// shared machine): an insert of a document, and its three changes of
+// status (signed, submitted, accepted: only the last moves it in the
+// totals), each its own transaction on a connection with
+// synchronous_commit off, on a schema with the triggers and on one
+// without, one after the other in each iteration. Medians of the
+// iterations: with-ns/insert, without-ns/insert, and the three changes'
+// with-ns/status and without-ns/status.
+func BenchmarkDayTotalsTriggers(b *testing.B) {
+	payload, _ := json.Marshal(map[string]any{"ECF": map[string]any{"eNCF": "E310000000001",
+		"Encabezado": map[string]any{"Totales": map[string]string{"MontoTotal": "23600.00", "TotalITBIS": "3600.00"}}}})
+	type side struct {
+		conn           *pgxpool.Conn
+		tenantID       string
+		insert, status []time.Duration
+	}
+	const insert = `INSERT INTO documents (id, tenant_id, environment, type, encf, status, total, itbis, issue_date, delivery_status, payload, created_at, updated_at)
+		VALUES ($1, $2, 'TesteCF', '31', $3, 'queued_for_signing', 23600.00, 3600.00, '2026-11-27', 'not_sent', $4, now(), now())`
+	var sides []*side
+	for _, totals := range []bool{true, false} {
+		db, err := Open(b.Context(), pgtest.MustSchema(b))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { db.Close() })
+		if !totals {
+			if _, err := db.pool.Exec(b.Context(), `ALTER TABLE documents DISABLE TRIGGER document_days, DISABLE TRIGGER document_days_update`); err != nil {
+				b.Fatal(err)
+			}
+		}
+		tn := storetest.MustCreateTenant(b, db)
+		conn, err := db.pool.Acquire(b.Context())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(conn.Release)
+		if _, err := conn.Exec(b.Context(), `SET synchronous_commit TO off`); err != nil {
+			b.Fatal(err)
+		}
+		sides = append(sides, &side{conn: conn, tenantID: tn.ID})
+	}
+	n := 0
+	statuses := []string{"signed", "submitted", "accepted"}
+	for i := 0; b.Loop(); i++ {
+		n++
+		for _, s := range sides {
+			id := fmt.Sprintf("doc%08d", n)
+			start := time.Now()
+			if _, err := s.conn.Exec(b.Context(), insert, id, s.tenantID, fmt.Sprintf("E31%010d", n), string(payload)); err != nil {
+				b.Fatal(err)
+			}
+			s.insert = append(s.insert, time.Since(start))
+			start = time.Now()
+			for _, st := range statuses {
+				if _, err := s.conn.Exec(b.Context(), `UPDATE documents SET status = $1 WHERE tenant_id = $2 AND environment = 'TesteCF' AND id = $3`,
+					st, s.tenantID, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.status = append(s.status, time.Since(start))
+		}
+	}
+	for i, name := range []string{"with", "without"} {
+		b.ReportMetric(median(sides[i].insert), name+"-ns/insert")
+		b.ReportMetric(median(sides[i].status), name+"-ns/status")
+	}
+}
+
+// median is the median of ds in nanoseconds (robust to the pauses a
+// shared machine adds to a few iterations).
+func median(ds []time.Duration) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[len(s)/2].Nanoseconds())
+}
+
+// TestDayTotalsTriggersFire: a document's insert fires the day totals'
+// trigger once; signing and sending it (its state stays in_process) fire
+// nothing; DGII's verdict fires it once. EXPLAIN ANALYZE says so, with the
+// time each trigger took (logged for docs/benchmarks.md), after 2,000
+// documents of the same day have worn today's rows.
+func TestDayTotalsTriggersFire(t *testing.T) {
+	db, err := Open(t.Context(), pgtest.MustSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tn := storetest.MustCreateTenant(t, db)
+	const insert = `INSERT INTO documents (id, tenant_id, environment, type, encf, status, total, itbis, issue_date, delivery_status, payload, created_at, updated_at)
+		VALUES ($1, $2, 'TesteCF', '31', $3, 'queued_for_signing', 23600.00, 3600.00, '2026-11-27', 'not_sent', '{}', now(), now())`
+	const update = `UPDATE documents SET status = $1 WHERE tenant_id = $2 AND environment = 'TesteCF' AND id = $3`
+	statuses := []string{"signed", "submitted", "accepted"}
+	for i := range 2000 {
+		id := fmt.Sprintf("doc%08d", i)
+		if _, err := db.pool.Exec(t.Context(), insert, id, tn.ID, fmt.Sprintf("E31%010d", i)); err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range statuses {
+			if _, err := db.pool.Exec(t.Context(), update, st, tn.ID, id); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// triggers runs q under EXPLAIN ANALYZE and returns its triggers'
+	// lines ("Trigger document_days: time=0.038 calls=1"), the foreign
+	// keys' left out.
+	triggers := func(q string, args ...any) []string {
+		t.Helper()
+		rows, err := db.pool.Query(t.Context(), "EXPLAIN (ANALYZE) "+q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(line, "Trigger document_days") {
+				out = append(out, line)
+			}
+		}
+		return out
+	}
+	for k := range 3 {
+		id := fmt.Sprintf("probe%d", k)
+		got := triggers(insert, id, tn.ID, fmt.Sprintf("E32%010d", k))
+		if len(got) != 1 || !strings.HasPrefix(got[0], "Trigger document_days: ") {
+			t.Errorf("insert: %q, want document_days once", got)
+		}
+		t.Logf("insert: %q", got)
+		for _, st := range statuses {
+			got := triggers(update, st, tn.ID, id)
+			if st != "accepted" && len(got) != 0 {
+				t.Errorf("to %s: %q, want no trigger (still in_process)", st, got)
+			} else if st == "accepted" && (len(got) != 1 || !strings.HasPrefix(got[0], "Trigger document_days_update: ")) {
+				t.Errorf("to accepted: %q, want document_days_update once", got)
+			}
+			t.Logf("to %s: %q", st, got)
+		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 // row per day, type and state, whatever the number of documents.
 const (
 	issuedTotalsSQL = `
-		SELECT day, type, status, count, total_cents, itbis_cents FROM document_days
+		SELECT day, type, state, count, total_cents, itbis_cents FROM document_days
 		WHERE tenant_id = ? AND environment = ? AND day >= ? AND day <= ? AND count <> 0`
 	receivedTotalsSQL = `
 		SELECT day, type, state, count, total_cents, itbis_cents FROM inbound_days

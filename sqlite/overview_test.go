@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pressly/goose/v3"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/storetest"
 )
 
 // TestOverviewQueriesUseIndexes: the month at a glance reads ranges of
@@ -136,7 +138,7 @@ func TestMigrateDailyTotals(t *testing.T) {
 	wantDays(t, db.FindIssuedTotals, []string{
 		"2026-03-09 31 accepted 1 1180 180",
 		"2026-03-09 34 accepted 1 100 0",
-		"2026-03-10 31 submitted 1 121.5 18.5",
+		"2026-03-10 31 in_process 1 121.5 18.5",
 	})
 	wantDays(t, db.FindReceivedTotals, []string{
 		"2026-03-09 31  1 99.5 0",
@@ -171,4 +173,160 @@ func wantDays(t *testing.T, find func(context.Context, string, sello.Environment
 	if !slices.Equal(got, want) {
 		t.Errorf("day totals:\n got  %q\n want %q", got, want)
 	}
+}
+
+// BenchmarkDayTotalsWrites is what the day totals cost the writes that
+// keep them, through the store: a create (document, history, event, job)
+// and its three changes of status (signed, submitted, accepted), each one
+// transaction, on a store with the triggers of migration 21 and on one
+// with them dropped, one after the other in each iteration so that both
+// see the same machine (this one is shared). Medians of the iterations:
+// with-ns/create, without-ns/create, and the three changes' with-ns/status
+// and without-ns/status.
+func BenchmarkDayTotalsWrites(b *testing.B) {
+	with, without := mustOpenInternal(b), mustOpenInternal(b)
+	for _, tr := range []string{"document_days_insert", "document_days_update", "document_days_delete"} {
+		if _, err := without.db.Exec("DROP TRIGGER " + tr); err != nil {
+			b.Fatal(err)
+		}
+	}
+	type store struct {
+		db             *DB
+		tenantID       string
+		create, status []time.Duration
+	}
+	stores := []*store{{db: with}, {db: without}}
+	for _, s := range stores {
+		tn := storetest.MustCreateTenant(b, s.db)
+		storetest.MustAddSequence(b, s.db, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 1e9)
+		s.tenantID = tn.ID
+	}
+	for i := 0; b.Loop(); i++ {
+		for _, s := range stores {
+			start := time.Now()
+			doc := storetest.MustCreateDocument(b, s.db, benchDraft(s.tenantID))
+			mid := time.Now()
+			for _, st := range []sello.Status{sello.StatusSigned, sello.StatusSubmitted, sello.StatusAccepted} {
+				if _, err := s.db.UpdateDocument(b.Context(), s.tenantID, sello.EnvTest, doc.ID, sello.DocumentChange{Status: st}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s.create = append(s.create, mid.Sub(start))
+			s.status = append(s.status, time.Since(mid))
+		}
+	}
+	b.ReportMetric(median(stores[0].create), "with-ns/create")
+	b.ReportMetric(median(stores[1].create), "without-ns/create")
+	b.ReportMetric(median(stores[0].status), "with-ns/status")
+	b.ReportMetric(median(stores[1].status), "without-ns/status")
+}
+
+// benchDraft is an invoice of 20 lines (3 KB of payload) issued today.
+func benchDraft(tenantID string) sello.DocumentDraft {
+	return sello.DocumentDraft{TenantID: tenantID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
+		Prepare: func(n sello.ENCF, _ *sello.Sequence) (*sello.PreparedDocument, error) {
+			items := make([]map[string]string, 20)
+			for i := range items {
+				items[i] = map[string]string{"NombreItem": fmt.Sprintf("Artículo %d de ferretería", i), "CantidadItem": "2.00", "PrecioUnitarioItem": "500.00", "MontoItem": "1000.00"}
+			}
+			payload, _ := json.Marshal(map[string]any{"ECF": map[string]any{"eNCF": n.String(), "DetallesItems": items,
+				"Encabezado": map[string]any{"Totales": map[string]string{"MontoTotal": "23600.00", "TotalITBIS": "3600.00"}}}})
+			return &sello.PreparedDocument{Payload: payload, Total: "23600.00", ITBIS: "3600.00", BuyerRNC: "131880681", IssueDate: sello.TodayInDR(time.Now())}, nil
+		}}
+}
+
+// BenchmarkDayTotalsTriggers is the triggers' own cost, apart from the
+// rest of a create or a change (the job, the event, the history): an
+// insert of a document, and its three changes of status (signed,
+// submitted, accepted: only the last moves it in the totals), each its own
+// transaction, on a store with the triggers and on one without, one after
+// the other in each iteration. Medians of the iterations: with-ns/insert,
+// without-ns/insert, and the three changes' with-ns/status and
+// without-ns/status.
+func BenchmarkDayTotalsTriggers(b *testing.B) {
+	payload, _ := json.Marshal(benchPayload("E310000000001"))
+	type side struct {
+		db             *DB
+		tenantID       string
+		insert, status []time.Duration
+	}
+	const insert = `INSERT INTO documents (id, tenant_id, environment, type, encf, status, total, itbis, issue_date, delivery_status, payload, created_at, updated_at)
+		VALUES (?, ?, 'TesteCF', '31', ?, 'queued_for_signing', '23600.00', '3600.00', '2026-11-27', 'not_sent', ?, '2026-11-27T12:00:00Z', '2026-11-27T12:00:00Z')`
+	var sides []*side
+	for _, totals := range []bool{true, false} {
+		db := mustOpenInternal(b)
+		if !totals {
+			for _, tr := range []string{"document_days_insert", "document_days_update", "document_days_delete"} {
+				if _, err := db.db.Exec("DROP TRIGGER " + tr); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		sides = append(sides, &side{db: db, tenantID: storetest.MustCreateTenant(b, db).ID})
+	}
+	// Prepared once, as the store's statements are (stmt.go): a trigger
+	// is compiled into the statements it fires from.
+	stmts := map[*DB]map[string]*sql.Stmt{}
+	exec := func(db *DB, q string, args ...any) {
+		if stmts[db] == nil {
+			stmts[db] = map[string]*sql.Stmt{}
+		}
+		st := stmts[db][q]
+		if st == nil {
+			var err error
+			if st, err = db.db.Prepare(q); err != nil {
+				b.Fatal(err)
+			}
+			stmts[db][q] = st
+		}
+		tx, err := db.db.BeginTx(b.Context(), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := tx.Stmt(st).Exec(args...); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	statuses := []string{"signed", "submitted", "accepted"}
+	for i := 0; b.Loop(); i++ {
+		for _, s := range sides {
+			id := fmt.Sprintf("doc%08d", i)
+			start := time.Now()
+			exec(s.db, insert, id, s.tenantID, fmt.Sprintf("E31%010d", i), string(payload))
+			s.insert = append(s.insert, time.Since(start))
+			start = time.Now()
+			for _, st := range statuses {
+				exec(s.db, `UPDATE documents SET status = ? WHERE tenant_id = ? AND environment = 'TesteCF' AND id = ?`, st, s.tenantID, id)
+			}
+			s.status = append(s.status, time.Since(start))
+		}
+	}
+	for i, name := range []string{"with", "without"} {
+		b.ReportMetric(median(sides[i].insert), name+"-ns/insert")
+		b.ReportMetric(median(sides[i].status), name+"-ns/status")
+	}
+}
+
+// benchPayload is an invoice's payload with 20 lines (3 KB).
+func benchPayload(encf string) map[string]any {
+	items := make([]map[string]string, 20)
+	for i := range items {
+		items[i] = map[string]string{"NombreItem": fmt.Sprintf("Artículo %d de ferretería", i), "CantidadItem": "2.00", "PrecioUnitarioItem": "500.00", "MontoItem": "1000.00"}
+	}
+	return map[string]any{"ECF": map[string]any{"eNCF": encf, "DetallesItems": items,
+		"Encabezado": map[string]any{"Totales": map[string]string{"MontoTotal": "23600.00", "TotalITBIS": "3600.00"}}}}
+}
+
+// median is the median of ds in nanoseconds (robust to the pauses a
+// shared machine adds to a few iterations).
+func median(ds []time.Duration) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return float64(s[len(s)/2].Nanoseconds())
 }

@@ -43,12 +43,18 @@ func testOverview(t *testing.T, open Open) {
 			return mustIssuedTotals(t, e.s, a.ID, sello.EnvTest, day(2026, 3, 1), day(2026, 3, 31))
 		}
 		wantTotals(t, "created", march(), []sello.DayTotals{
-			totals(mar9, sello.TypeCreditoFiscal, "queued_for_signing", 2, "1298.50", "198.08"),
-			totals(mar10, sello.TypeCreditoFiscal, "queued_for_signing", 1, "1000.00", "0.00"),
-			totals(mar10, sello.TypeNotaCredito, "queued_for_signing", 1, "100.00", "15.25"),
+			totals(mar9, sello.TypeCreditoFiscal, sello.IssuedInProcess, 2, "1298.50", "198.08"),
+			totals(mar10, sello.TypeCreditoFiscal, sello.IssuedInProcess, 1, "1000.00", "0.00"),
+			totals(mar10, sello.TypeNotaCredito, sello.IssuedInProcess, 1, "100.00", "15.25"),
 		})
 
+		// Signed: still on its way, nothing moves.
 		mustUpdate(t, e.s, d1, signChange())
+		wantTotals(t, "signed", march(), []sello.DayTotals{
+			totals(mar9, sello.TypeCreditoFiscal, sello.IssuedInProcess, 2, "1298.50", "198.08"),
+			totals(mar10, sello.TypeCreditoFiscal, sello.IssuedInProcess, 1, "1000.00", "0.00"),
+			totals(mar10, sello.TypeNotaCredito, sello.IssuedInProcess, 1, "100.00", "15.25"),
+		})
 		mustUpdate(t, e.s, d1, sello.DocumentChange{From: []sello.Status{sello.StatusSigned}, Status: sello.StatusAccepted})
 		mustUpdate(t, e.s, d2, sello.DocumentChange{Status: sello.StatusRejected})
 		// A change that keeps the status (the delivery's) moves nothing.
@@ -56,23 +62,23 @@ func testOverview(t *testing.T, open Open) {
 		wantTotals(t, "changed", march(), []sello.DayTotals{
 			totals(mar9, sello.TypeCreditoFiscal, "accepted", 1, "1180.00", "180.00"),
 			totals(mar9, sello.TypeCreditoFiscal, "rejected", 1, "118.50", "18.08"),
-			totals(mar10, sello.TypeCreditoFiscal, "queued_for_signing", 1, "1000.00", "0.00"),
-			totals(mar10, sello.TypeNotaCredito, "queued_for_signing", 1, "100.00", "15.25"),
+			totals(mar10, sello.TypeCreditoFiscal, sello.IssuedInProcess, 1, "1000.00", "0.00"),
+			totals(mar10, sello.TypeNotaCredito, sello.IssuedInProcess, 1, "100.00", "15.25"),
 		})
 
 		// Both ends of the range count.
 		wantTotals(t, "the range's first day", mustIssuedTotals(t, e.s, a.ID, sello.EnvTest, day(2026, 2, 28), day(2026, 2, 28)),
-			[]sello.DayTotals{totals(day(2026, 2, 28), sello.TypeCreditoFiscal, "queued_for_signing", 1, "5.00", "0.90")})
+			[]sello.DayTotals{totals(day(2026, 2, 28), sello.TypeCreditoFiscal, sello.IssuedInProcess, 1, "5.00", "0.90")})
 		wantTotals(t, "the range's last day", mustIssuedTotals(t, e.s, a.ID, sello.EnvTest, day(2026, 3, 10), day(2026, 4, 1)), []sello.DayTotals{
-			totals(mar10, sello.TypeCreditoFiscal, "queued_for_signing", 1, "1000.00", "0.00"),
-			totals(mar10, sello.TypeNotaCredito, "queued_for_signing", 1, "100.00", "15.25"),
-			totals(day(2026, 4, 1), sello.TypeCreditoFiscal, "queued_for_signing", 1, "7.00", "1.26"),
+			totals(mar10, sello.TypeCreditoFiscal, sello.IssuedInProcess, 1, "1000.00", "0.00"),
+			totals(mar10, sello.TypeNotaCredito, sello.IssuedInProcess, 1, "100.00", "15.25"),
+			totals(day(2026, 4, 1), sello.TypeCreditoFiscal, sello.IssuedInProcess, 1, "7.00", "1.26"),
 		})
 		// Another environment's and another tenant's are their own.
 		wantTotals(t, "CerteCF", mustIssuedTotals(t, e.s, a.ID, sello.EnvCert, day(2026, 3, 1), day(2026, 3, 31)),
-			[]sello.DayTotals{totals(mar9, sello.TypeCreditoFiscal, "queued_for_signing", 1, "50.00", "9.00")})
+			[]sello.DayTotals{totals(mar9, sello.TypeCreditoFiscal, sello.IssuedInProcess, 1, "50.00", "9.00")})
 		wantTotals(t, "the other tenant", mustIssuedTotals(t, e.s, b.ID, sello.EnvTest, day(2026, 3, 1), day(2026, 3, 31)),
-			[]sello.DayTotals{totals(mar9, sello.TypeCreditoFiscal, "queued_for_signing", 1, "60.00", "10.80")})
+			[]sello.DayTotals{totals(mar9, sello.TypeCreditoFiscal, sello.IssuedInProcess, 1, "60.00", "10.80")})
 		wantTotals(t, "no such tenant", mustIssuedTotals(t, e.s, sello.NewID(), sello.EnvTest, day(2026, 3, 1), day(2026, 3, 31)), nil)
 	})
 

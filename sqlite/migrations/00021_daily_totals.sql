@@ -19,6 +19,11 @@ UPDATE documents SET itbis = CASE json_type(payload, '$.ECF.Encabezado.Totales.T
         WHEN 'integer' THEN json_extract(payload, '$.ECF.Encabezado.Totales.TotalITBIS') || '.00'
         ELSE printf('%.2f', json_extract(payload, '$.ECF.Encabezado.Totales.TotalITBIS')) END
     WHERE json_type(payload, '$.ECF.Encabezado.Totales.TotalITBIS') IN ('text', 'integer', 'real');
+-- A document's state in the day totals: its status, those on their way to
+-- DGII together (sello.IssuedInProcess), so that signing and sending a
+-- document move nothing.
+ALTER TABLE documents ADD COLUMN day_state TEXT GENERATED ALWAYS AS (
+    CASE WHEN status IN ('queued_for_signing', 'signed', 'submitted') THEN 'in_process' ELSE status END) VIRTUAL;
 ALTER TABLE documents ADD COLUMN total_cents INTEGER GENERATED ALWAYS AS (CASE WHEN instr(total, '.') = 0 THEN CAST(total AS INTEGER) * 100 ELSE CAST(substr(total, 1, instr(total, '.') - 1) AS INTEGER) * 100 + CAST(substr(substr(total, instr(total, '.') + 1) || '00', 1, 2) AS INTEGER) END) VIRTUAL;
 ALTER TABLE documents ADD COLUMN itbis_cents INTEGER GENERATED ALWAYS AS (CASE WHEN instr(itbis, '.') = 0 THEN CAST(itbis AS INTEGER) * 100 ELSE CAST(substr(itbis, 1, instr(itbis, '.') - 1) AS INTEGER) * 100 + CAST(substr(substr(itbis, instr(itbis, '.') + 1) || '00', 1, 2) AS INTEGER) END) VIRTUAL;
 
@@ -30,17 +35,17 @@ UPDATE inbound_documents SET itbis = trim(CAST(substr(xml, instr(xml, CAST('<Tot
 ALTER TABLE inbound_documents ADD COLUMN total_cents INTEGER GENERATED ALWAYS AS (CASE WHEN instr(total, '.') = 0 THEN CAST(total AS INTEGER) * 100 ELSE CAST(substr(total, 1, instr(total, '.') - 1) AS INTEGER) * 100 + CAST(substr(substr(total, instr(total, '.') + 1) || '00', 1, 2) AS INTEGER) END) VIRTUAL;
 ALTER TABLE inbound_documents ADD COLUMN itbis_cents INTEGER GENERATED ALWAYS AS (CASE WHEN instr(itbis, '.') = 0 THEN CAST(itbis AS INTEGER) * 100 ELSE CAST(substr(itbis, 1, instr(itbis, '.') - 1) AS INTEGER) * 100 + CAST(substr(substr(itbis, instr(itbis, '.') + 1) || '00', 1, 2) AS INTEGER) END) VIRTUAL;
 
--- The documents a tenant issued, per FechaEmision, type and status.
+-- The documents a tenant issued, per FechaEmision, type and day_state.
 CREATE TABLE document_days (
     tenant_id   TEXT NOT NULL,
     environment TEXT NOT NULL,
     day         TEXT NOT NULL, -- yyyy-MM-dd
     type        TEXT NOT NULL,
-    status      TEXT NOT NULL,
+    state       TEXT NOT NULL,
     count       INTEGER NOT NULL,
     total_cents INTEGER NOT NULL,
     itbis_cents INTEGER NOT NULL,
-    PRIMARY KEY (tenant_id, environment, day, type, status)
+    PRIMARY KEY (tenant_id, environment, day, type, state)
 ) STRICT, WITHOUT ROWID;
 
 -- The documents suppliers sent a tenant, per FechaEmision, type and DGII's
@@ -57,39 +62,39 @@ CREATE TABLE inbound_days (
     PRIMARY KEY (tenant_id, environment, day, type, state)
 ) STRICT, WITHOUT ROWID;
 
-INSERT INTO document_days (tenant_id, environment, day, type, status, count, total_cents, itbis_cents)
-SELECT tenant_id, environment, issue_date, type, status, count(*), sum(total_cents), sum(itbis_cents)
-FROM documents GROUP BY tenant_id, environment, issue_date, type, status;
+INSERT INTO document_days (tenant_id, environment, day, type, state, count, total_cents, itbis_cents)
+SELECT tenant_id, environment, issue_date, type, day_state, count(*), sum(total_cents), sum(itbis_cents)
+FROM documents GROUP BY tenant_id, environment, issue_date, type, day_state;
 
 INSERT INTO inbound_days (tenant_id, environment, day, type, state, count, total_cents, itbis_cents)
 SELECT tenant_id, environment, issue_date, type, coalesce(dgii_status, ''), count(*), sum(total_cents), sum(itbis_cents)
 FROM inbound_documents GROUP BY tenant_id, environment, issue_date, type, coalesce(dgii_status, '');
 
 -- The triggers: a new document adds to its day's row; a change of its
--- status (or of anything the row is keyed or summed by) moves it from the
+-- state (or of anything the row is keyed or summed by) moves it from the
 -- old row to the new one; a deleted document leaves its row. SQLite has
 -- one writer, so the rows need no locking order (PostgreSQL's do).
 -- +goose StatementBegin
 CREATE TRIGGER document_days_insert AFTER INSERT ON documents
 BEGIN
-    INSERT INTO document_days (tenant_id, environment, day, type, status, count, total_cents, itbis_cents)
-    VALUES (new.tenant_id, new.environment, new.issue_date, new.type, new.status, 1, new.total_cents, new.itbis_cents)
-    ON CONFLICT (tenant_id, environment, day, type, status) DO UPDATE SET count = count + excluded.count,
+    INSERT INTO document_days (tenant_id, environment, day, type, state, count, total_cents, itbis_cents)
+    VALUES (new.tenant_id, new.environment, new.issue_date, new.type, new.day_state, 1, new.total_cents, new.itbis_cents)
+    ON CONFLICT (tenant_id, environment, day, type, state) DO UPDATE SET count = count + excluded.count,
         total_cents = total_cents + excluded.total_cents, itbis_cents = itbis_cents + excluded.itbis_cents;
 END;
 -- +goose StatementEnd
 
 -- +goose StatementBegin
 CREATE TRIGGER document_days_update AFTER UPDATE OF status, issue_date, type, total, itbis ON documents
-WHEN old.status IS NOT new.status OR old.issue_date IS NOT new.issue_date OR old.type IS NOT new.type
+WHEN old.day_state IS NOT new.day_state OR old.issue_date IS NOT new.issue_date OR old.type IS NOT new.type
     OR old.total IS NOT new.total OR old.itbis IS NOT new.itbis
 BEGIN
     UPDATE document_days SET count = count - 1, total_cents = total_cents - old.total_cents, itbis_cents = itbis_cents - old.itbis_cents
     WHERE tenant_id = old.tenant_id AND environment = old.environment AND day = old.issue_date AND type = old.type
-        AND status = old.status;
-    INSERT INTO document_days (tenant_id, environment, day, type, status, count, total_cents, itbis_cents)
-    VALUES (new.tenant_id, new.environment, new.issue_date, new.type, new.status, 1, new.total_cents, new.itbis_cents)
-    ON CONFLICT (tenant_id, environment, day, type, status) DO UPDATE SET count = count + excluded.count,
+        AND state = old.day_state;
+    INSERT INTO document_days (tenant_id, environment, day, type, state, count, total_cents, itbis_cents)
+    VALUES (new.tenant_id, new.environment, new.issue_date, new.type, new.day_state, 1, new.total_cents, new.itbis_cents)
+    ON CONFLICT (tenant_id, environment, day, type, state) DO UPDATE SET count = count + excluded.count,
         total_cents = total_cents + excluded.total_cents, itbis_cents = itbis_cents + excluded.itbis_cents;
 END;
 -- +goose StatementEnd
@@ -99,7 +104,7 @@ CREATE TRIGGER document_days_delete AFTER DELETE ON documents
 BEGIN
     UPDATE document_days SET count = count - 1, total_cents = total_cents - old.total_cents, itbis_cents = itbis_cents - old.itbis_cents
     WHERE tenant_id = old.tenant_id AND environment = old.environment AND day = old.issue_date AND type = old.type
-        AND status = old.status;
+        AND state = old.day_state;
 END;
 -- +goose StatementEnd
 
@@ -151,4 +156,5 @@ ALTER TABLE inbound_documents DROP COLUMN total_cents;
 ALTER TABLE inbound_documents DROP COLUMN itbis;
 ALTER TABLE documents DROP COLUMN itbis_cents;
 ALTER TABLE documents DROP COLUMN total_cents;
+ALTER TABLE documents DROP COLUMN day_state;
 ALTER TABLE documents DROP COLUMN itbis;
