@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -373,4 +374,92 @@ func TestDayTotalsTriggersFire(t *testing.T) {
 			t.Logf("to %s: %q", st, got)
 		}
 	}
+}
+
+// TestDayTotalsMillion writes a million documents of one company over a
+// year (SQL, so that it takes minutes, not hours; the triggers fire for
+// each) and shows what Inicio's read of them costs: its plan and time
+// through the day totals, against the same sums computed from the
+// documents. Logged for docs/benchmarks.md; it runs only with
+// SELLO_MILLION=1 (a few minutes and 1 GB of disk).
+func TestDayTotalsMillion(t *testing.T) {
+	if os.Getenv("SELLO_MILLION") == "" {
+		t.Skip("SELLO_MILLION not set: the million documents are written only when asked")
+	}
+	db, err := Open(t.Context(), pgtest.MustSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tn := storetest.MustCreateTenant(t, db)
+	other := storetest.MustCreateTenant(t, db)
+	const batch = 100_000
+	start := time.Now()
+	for i := range 10 {
+		tenant := tn.ID
+		if i == 9 {
+			tenant = other.ID // a tenth of the table is another company's
+		}
+		t0 := time.Now()
+		if _, err := db.pool.Exec(t.Context(), `
+			INSERT INTO documents (id, tenant_id, environment, type, encf, status, total, itbis, issue_date, delivery_status, payload, created_at, updated_at)
+			SELECT 'd' || g, $1, 'TesteCF', (ARRAY['31', '32', '34'])[1 + g % 3], 'E3' || (1 + g % 3) || lpad(g::text, 10, '0'),
+				(ARRAY['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'rejected', 'accepted_conditional', 'submitted', 'accepted'])[1 + g % 10],
+				(500 + g % 9000)::numeric + (g % 100) / 100.0, (90 + g % 1600)::numeric + (g % 100) / 100.0,
+				date '2026-11-27' - (g % 365)::int, 'not_sent', '{}', now(), now()
+			FROM generate_series($2::bigint, $3::bigint) g`, tenant, i*batch+1, (i+1)*batch); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("documents %d–%d: %s", i*batch+1, (i+1)*batch, time.Since(t0).Round(time.Millisecond))
+	}
+	t.Logf("1,000,000 documents written in %s", time.Since(start).Round(time.Second))
+	// What autovacuum does in a while: each batch above updated today's
+	// rows in one transaction, whose dead versions no page prune could
+	// reclaim before its commit.
+	if _, err := db.pool.Exec(t.Context(), `VACUUM ANALYZE document_days`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.pool.Exec(t.Context(), `ANALYZE documents`); err != nil {
+		t.Fatal(err)
+	}
+	var days int
+	if err := db.pool.QueryRow(t.Context(), `SELECT count(*) FROM document_days WHERE tenant_id = $1`, tn.ID).Scan(&days); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the company's day totals: %d rows for 900,000 documents", days)
+	from, to := sello.Date{Year: 2025, Month: 12, Day: 1}, sello.Date{Year: 2026, Month: 11, Day: 30}
+	explain := func(q string, args ...any) {
+		t.Helper()
+		rows, err := db.pool.Query(t.Context(), "EXPLAIN (ANALYZE, BUFFERS) "+q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				t.Fatal(err)
+			}
+			t.Log("  " + line)
+		}
+	}
+	t.Log("Inicio's read, from the day totals:")
+	explain(issuedTotalsSQL, tn.ID, "TesteCF", dateValue(from), dateValue(to))
+	var times []time.Duration
+	for range 20 {
+		t0 := time.Now()
+		ts, err := db.FindIssuedTotals(t.Context(), tn.ID, sello.EnvTest, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, time.Since(t0))
+		if len(ts) == 0 {
+			t.Fatal("no day totals")
+		}
+	}
+	t.Logf("FindIssuedTotals over 12 months: median %.2f ms of 20", median(times)/1e6)
+	t.Log("the same sums from the documents (what the day totals spare):")
+	explain(`SELECT issue_date, type, status, count(*), sum(total), sum(itbis) FROM documents
+		WHERE tenant_id = $1 AND environment = 'TesteCF' AND issue_date >= $2 AND issue_date <= $3
+		GROUP BY issue_date, type, status`, tn.ID, dateValue(from), dateValue(to))
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -329,4 +330,102 @@ func median(ds []time.Duration) float64 {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return float64(s[len(s)/2].Nanoseconds())
+}
+
+// TestDayTotalsMillion writes a million documents of one company over a
+// year (SQL, so that it takes minutes, not hours; the triggers fire for
+// each) and shows what Inicio's read of them costs: its plan and time
+// through the day totals, against the same sums computed from the
+// documents. Logged for docs/benchmarks.md; it runs only with
+// SELLO_MILLION=1 (a few minutes and 1 GB of disk).
+func TestDayTotalsMillion(t *testing.T) {
+	if os.Getenv("SELLO_MILLION") == "" {
+		t.Skip("SELLO_MILLION not set: the million documents are written only when asked")
+	}
+	db := mustOpenInternal(t)
+	tn := storetest.MustCreateTenant(t, db)
+	other := storetest.MustCreateTenant(t, db)
+	const batch = 100_000
+	start := time.Now()
+	for i := range 10 {
+		tenant := tn.ID
+		if i == 9 {
+			tenant = other.ID // a tenth of the table is another company's
+		}
+		t0 := time.Now()
+		if _, err := db.db.ExecContext(t.Context(), `
+			WITH RECURSIVE g(n) AS (SELECT ? UNION ALL SELECT n + 1 FROM g WHERE n < ?)
+			INSERT INTO documents (id, tenant_id, environment, type, encf, status, total, itbis, issue_date, delivery_status, payload, created_at, updated_at)
+			SELECT 'd' || n, ?, 'TesteCF', '3' || (1 + n % 3), 'E3' || (1 + n % 3) || printf('%010d', n),
+				CASE n % 10 WHEN 6 THEN 'rejected' WHEN 7 THEN 'accepted_conditional' WHEN 8 THEN 'submitted' ELSE 'accepted' END,
+				(500 + n % 9000) || '.' || printf('%02d', n % 100), (90 + n % 1600) || '.' || printf('%02d', n % 100),
+				date('2026-11-27', '-' || (n % 365) || ' days'), 'not_sent', '{}', '2026-11-27T12:00:00Z', '2026-11-27T12:00:00Z'
+			FROM g`, i*batch+1, (i+1)*batch, tenant); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("documents %d–%d: %s", i*batch+1, (i+1)*batch, time.Since(t0).Round(time.Millisecond))
+	}
+	t.Logf("1,000,000 documents written in %s", time.Since(start).Round(time.Second))
+	if _, err := db.db.ExecContext(t.Context(), `ANALYZE`); err != nil {
+		t.Fatal(err)
+	}
+	var days int
+	if err := db.db.QueryRowContext(t.Context(), `SELECT count(*) FROM document_days WHERE tenant_id = ?`, tn.ID).Scan(&days); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the company's day totals: %d rows for 900,000 documents", days)
+	from, to := sello.Date{Year: 2025, Month: 12, Day: 1}, sello.Date{Year: 2026, Month: 11, Day: 30}
+	explain := func(q string, args ...any) {
+		t.Helper()
+		rows, err := db.db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+q, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			t.Log("  " + detail)
+		}
+	}
+	timed := func(what string, f func() int) {
+		t.Helper()
+		var times []time.Duration
+		n := 0
+		for range 10 {
+			t0 := time.Now()
+			n = f()
+			times = append(times, time.Since(t0))
+		}
+		t.Logf("%s: %d rows, median %.2f ms of 10", what, n, median(times)/1e6)
+	}
+	t.Log("Inicio's read, from the day totals:")
+	explain(issuedTotalsSQL, tn.ID, "TesteCF", formatDate(from), formatDate(to))
+	timed("FindIssuedTotals over 12 months", func() int {
+		ts, err := db.FindIssuedTotals(t.Context(), tn.ID, sello.EnvTest, from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ts)
+	})
+	const fromDocuments = `SELECT issue_date, type, day_state, count(*), sum(total_cents), sum(itbis_cents) FROM documents
+		WHERE tenant_id = ? AND environment = 'TesteCF' AND issue_date >= ? AND issue_date <= ?
+		GROUP BY issue_date, type, day_state`
+	t.Log("the same sums from the documents (what the day totals spare):")
+	explain(fromDocuments, tn.ID, formatDate(from), formatDate(to))
+	timed("the same sums from the documents", func() int {
+		rows, err := db.db.QueryContext(t.Context(), fromDocuments, tn.ID, formatDate(from), formatDate(to))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		return n
+	})
 }
