@@ -245,6 +245,46 @@ func (c *Certificate) OpenKey(mk *MasterKey) (*rsa.PrivateKey, *x509.Certificate
 // used. The zero value is ready; it is safe for concurrent use.
 type KeyCache struct {
 	m sync.Map // certificate id → *openedKey
+	// signing is the certificate each tenant signs with in each
+	// environment, as last found: tenantID + "\x00" + env → *foundSigning.
+	signing sync.Map
+}
+
+type foundSigning struct {
+	cert *Certificate
+	at   time.Time
+}
+
+// SigningCertificateReuse is how long KeyCache.SigningCertificate answers
+// with the certificate it found, while that certificate is valid: a
+// certificate added since (by another process, the CLI) signs the
+// tenant's acuses at most this late.
+const SigningCertificateReuse = 5 * time.Second
+
+// SigningCertificate returns the tenant's certificate that signs in env at
+// now, as find (CertificateStore.FindSigningCertificate) does, and
+// remembers it for SigningCertificateReuse: a hot signer (a receiver's
+// acuses) reads it once in that time, not on every request. The
+// certificate remembered is used only while it is valid at now. A nil
+// cache finds every time.
+func (kc *KeyCache) SigningCertificate(ctx context.Context, find func(ctx context.Context, tenantID string, env Environment, now time.Time) (*Certificate, error),
+	tenantID string, env Environment, now time.Time) (*Certificate, error) {
+	if kc == nil {
+		return find(ctx, tenantID, env, now)
+	}
+	k := tenantID + "\x00" + string(env)
+	if v, ok := kc.signing.Load(k); ok {
+		f := v.(*foundSigning)
+		if !now.Before(f.at) && now.Before(f.at.Add(SigningCertificateReuse)) && f.cert.Valid(now) {
+			return f.cert, nil
+		}
+	}
+	c, err := find(ctx, tenantID, env, now)
+	if err != nil {
+		return nil, err
+	}
+	kc.signing.Store(k, &foundSigning{cert: c, at: now})
+	return c, nil
 }
 
 type openedKey struct {

@@ -291,6 +291,9 @@ type InboundDGIITx interface {
 	RefuteInbound(ctx context.Context, genuine *InboundDocument, mensaje string, now time.Time) ([]*InboundDocument, error)
 	// InsertEvent writes ev to the outbox with its webhook deliveries.
 	InsertEvent(ctx context.Context, ev *Event) error
+	// AddIssuerReceipts is InboundTx's: an accepted document leaves its
+	// issuer's count.
+	AddIssuerReceipts(ctx context.Context, tenantID string, env Environment, issuerRNC string, hour time.Time, n int) error
 }
 
 // RecordInboundDGII records ans about the tenant's inbound document id in
@@ -301,7 +304,9 @@ type InboundDGIITx interface {
 // its e-NCF whose confirmation is not final are refuted in one statement
 // (RefuteInbound), each with its inbound.dgii_refuted event: as many as
 // ReceiverLimits.ENCFQuota lets the e-NCF hold, plus those received
-// before its window. No other document's XML is read. Stores implement
+// before its window; and the document leaves its issuer's count of the
+// hour it was received in (IssuerQuota counts the documents DGII has not
+// accepted). No other document's XML is read. Stores implement
 // InboundStore.RecordInboundDGII with it; find reads the document before
 // the transaction. Returns NOT_FOUND.
 func RecordInboundDGII(ctx context.Context, tenantID string, env Environment, id string, ans InboundDGIIAnswer,
@@ -347,6 +352,12 @@ func RecordInboundDGII(ctx context.Context, tenantID string, env Environment, id
 			if err := tx.InsertEvent(ctx, ev); err != nil {
 				return err
 			}
+		}
+		if d.DGII.Status == DGIIAccepted {
+			// Only a change makes it accepted (a final status does not
+			// change): it leaves its issuer's count once. Last, as in
+			// StoreInboundDocument.
+			return tx.AddIssuerReceipts(ctx, tenantID, env, d.IssuerRNC, IssuerQuotaHour(d.ReceivedAt), -1)
 		}
 		return nil
 	})

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base32"
 	"encoding/binary"
+	"sync"
 	"time"
 )
 
@@ -106,6 +107,53 @@ func NewReceiverToken(tenantID string, env Environment, signer *Signer, now time
 		TenantID: tenantID, Environment: env, Hash: HashReceiverToken(plain),
 		IssuedAt: now, ExpiresAt: now.Add(ReceiverTokenTTL), Signer: signer,
 	}, plain
+}
+
+// TokenCache keeps the receiver tokens the store found, by hash, for the
+// calls after: a token's row never changes and nothing withdraws a token
+// before it expires (the prune deletes only expired ones), so a supplier's
+// hour of deliveries need look its token up once. Each use is still
+// checked: the tenant, the environment and the expiry at that call. Only
+// tokens found are kept, so unknown ones do not fill it. The zero value is
+// ready; a nil *TokenCache asks the store every time.
+type TokenCache struct {
+	mu sync.Mutex
+	m  map[string]*ReceiverToken // hash → token
+}
+
+// maxCachedTokens bounds a TokenCache: past it, the expired tokens are
+// forgotten, and all of them if none is.
+const maxCachedTokens = 10_000
+
+// Check is ReceiverStore.CheckReceiverToken through the cache.
+func (c *TokenCache) Check(ctx context.Context, store ReceiverStore, tenantID string, env Environment, hash []byte, now time.Time) (*ReceiverToken, error) {
+	if c == nil {
+		return store.CheckReceiverToken(ctx, tenantID, env, hash, now)
+	}
+	c.mu.Lock()
+	tok := c.m[string(hash)]
+	c.mu.Unlock()
+	if tok != nil && tok.TenantID == tenantID && tok.Environment == env && now.Before(tok.ExpiresAt) {
+		return tok, nil
+	}
+	tok, err := store.CheckReceiverToken(ctx, tenantID, env, hash, now)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxCachedTokens {
+		for h, t := range c.m {
+			if !now.Before(t.ExpiresAt) {
+				delete(c.m, h)
+			}
+		}
+	}
+	if c.m == nil || len(c.m) >= maxCachedTokens {
+		c.m = map[string]*ReceiverToken{}
+	}
+	c.m[string(hash)] = tok
+	return tok, nil
 }
 
 // HashReceiverToken is what the store keeps of a token's plaintext.

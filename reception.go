@@ -113,6 +113,9 @@ type Reception struct {
 	MasterKey *MasterKey
 	// Keys keeps the opened keys across calls; nil opens each every time.
 	Keys *KeyCache
+	// Tokens keeps the tokens found across calls; nil looks each up every
+	// time.
+	Tokens *TokenCache
 	// SeedKey makes and checks the seeds (IssueReceiverSeed); every node
 	// must have the same.
 	SeedKey []byte
@@ -150,7 +153,7 @@ func (rc *Reception) Authenticate(ctx context.Context, t *Tenant, env Environmen
 		return nil, Errorf(CodeUnauthenticated,
 			"This receiver requires Authorization: Bearer with a token from its fe/autenticacion/api/validacioncertificado service.")
 	}
-	return rc.Store.CheckReceiverToken(ctx, tenantID, env, HashReceiverToken(plain), rc.now())
+	return rc.Tokens.Check(ctx, rc.Store, tenantID, env, HashReceiverToken(plain), rc.now())
 }
 
 // IssueSeed answers the semilla service of the receiver at rnc in env: a
@@ -332,7 +335,7 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 	d := &InboundDocument{
 		TenantID: t.ID, Environment: env, Type: h.Type, ENCF: h.ENCF,
 		IssuerRNC: h.IssuerRNC, IssuerName: h.IssuerName, BuyerRNC: h.BuyerRNC,
-		IssueDate: h.IssueDate, Total: h.Total, ITBIS: h.ITBIS, XML: data, Acuse: acuse, Signer: signer,
+		IssueDate: h.IssueDate, Total: h.Total, ITBIS: h.ITBIS, XML: data, XMLSum: sum, Acuse: acuse, Signer: signer,
 		SecurityCode: h.SecurityCode,
 	}
 	stored, held, err := rc.Store.CreateInboundDocument(ctx, d, rc.ENCFQuota)
@@ -365,7 +368,7 @@ func (rc *Reception) signAcuse(ctx context.Context, t *Tenant, env Environment, 
 	}
 	now := rc.now()
 	a.RNCComprador, a.At, a.Code = t.RNC, now, code
-	cert, err := rc.Store.FindSigningCertificate(ctx, t.ID, env, now)
+	cert, err := rc.Keys.SigningCertificate(ctx, rc.Store.FindSigningCertificate, t.ID, env, now)
 	if ErrorCodeOf(err) == CodeNotFound {
 		e := Errorf(CodeUnavailable, "This receiver cannot sign its acuse now: it has no valid certificate in %s.", env)
 		e.Err = err

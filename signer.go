@@ -7,6 +7,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -102,7 +103,27 @@ const ReceiverClockSkew = 5 * time.Minute
 type TrustRoots struct {
 	pool  *x509.CertPool
 	names []string
+	certs []*x509.Certificate
+
+	// chained remembers, by fingerprint, the certificates that chained to
+	// pool, with the span in which every certificate of their chain is
+	// valid: a supplier signs its documents with one certificate, whose
+	// path validation need not run for each. What else path validation
+	// checks (signatures, usages, constraints) does not change with the
+	// time, and pool changes only by Add, which forgets them all.
+	mu      sync.Mutex
+	chained map[string]chainSpan
 }
+
+// chainSpan is when a chain is valid: every certificate of it from its
+// NotBefore to its NotAfter.
+type chainSpan struct{ from, until time.Time }
+
+// maxChained bounds TrustRoots.chained: past it, the remembered chains are
+// forgotten and remembered again as they are used. Only certificates that
+// chain to the roots are remembered, so a flood of strangers' does not
+// fill it.
+const maxChained = 4096
 
 // NewTrustRoots trusts certs (CA certificates).
 func NewTrustRoots(certs ...*x509.Certificate) *TrustRoots {
@@ -140,8 +161,56 @@ func ParseTrustRoots(bundle []byte) (*TrustRoots, error) {
 
 // Add trusts cert (a CA's certificate) as well.
 func (r *TrustRoots) Add(cert *x509.Certificate) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.pool.AddCert(cert)
 	r.names = append(r.names, cert.Subject.String())
+	r.certs = append(r.certs, cert)
+	r.chained = nil
+}
+
+// Certificates are the trusted certificates, in the bundle's order: what
+// the portal's Receptor page shows (subject, expiry, fingerprint). The
+// slice is a copy; the certificates are shared and must not be changed.
+func (r *TrustRoots) Certificates() []*x509.Certificate {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]*x509.Certificate(nil), r.certs...)
+}
+
+// verify is cert's path validation to r at the time at (the signer s
+// read from it gives its fingerprint): from the chains remembered when at
+// is within the span of cert's, else x509's, whose success it remembers.
+func (r *TrustRoots) verify(cert *x509.Certificate, s *Signer, at time.Time) error {
+	r.mu.Lock()
+	span, ok := r.chained[s.Fingerprint]
+	r.mu.Unlock()
+	if ok && !at.Before(span.from) && !at.After(span.until) {
+		return nil
+	}
+	chains, err := cert.Verify(x509.VerifyOptions{Roots: r.pool, CurrentTime: at, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
+	if err != nil {
+		return err
+	}
+	span = chainSpan{from: cert.NotBefore, until: cert.NotAfter}
+	for _, c := range chains[0] {
+		if c.NotBefore.After(span.from) {
+			span.from = c.NotBefore
+		}
+		if c.NotAfter.Before(span.until) {
+			span.until = c.NotAfter
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.chained == nil || len(r.chained) >= maxChained {
+		r.chained = map[string]chainSpan{}
+	}
+	r.chained[s.Fingerprint] = span
+	return nil
 }
 
 // Names are the subjects of the trusted certificates, in the bundle's
@@ -169,11 +238,12 @@ func refuseSigner(format string, args ...any) error {
 // FechaHoraAprobacionComercial, now for a seed), at now. The certificate
 // must be valid at signedAt, which may not be later than now plus
 // ReceiverClockSkew, and allow digitalSignature or nonRepudiation. It is
-// trusted when it chains to r (x509 path validation at signedAt). In eCF,
-// with roots configured, an untrusted certificate is refused; without
-// (r nil) every signer is recorded untrusted, as in TesteCF and CerteCF,
-// whose certification traffic DGII signs with test certificates of its
-// own. It returns the signer, with Trusted set, and a *SignerRefused when
+// trusted when it chains to r (x509 path validation at signedAt, which r
+// remembers for the certificate while signedAt is within its chain's
+// validity). In eCF, with roots configured, an untrusted certificate is
+// refused; without (r nil) every signer is recorded untrusted, as in
+// TesteCF and CerteCF, whose certification traffic DGII signs with test
+// certificates of its own. It returns the signer, with Trusted set, and a *SignerRefused when
 // it is refused.
 func (r *TrustRoots) CheckSigner(cert *x509.Certificate, env Environment, signedAt, now time.Time) (*Signer, error) {
 	s := NewSigner(cert)
@@ -191,7 +261,7 @@ func (r *TrustRoots) CheckSigner(cert *x509.Certificate, env Environment, signed
 	if r == nil {
 		why = errors.New("no trust roots are configured")
 	} else {
-		_, why = cert.Verify(x509.VerifyOptions{Roots: r.pool, CurrentTime: signedAt, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
+		why = r.verify(cert, s, signedAt)
 	}
 	s.Trusted = why == nil
 	if !s.Trusted && env == EnvProd && r != nil {

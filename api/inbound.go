@@ -5,7 +5,6 @@ import (
 	"net/url"
 
 	"github.com/sello-do/sello"
-	"github.com/sello-do/sello/ecf"
 	"github.com/sello-do/sello/pdf"
 )
 
@@ -106,32 +105,15 @@ func (s *Server) handleGetInboundXML(w http.ResponseWriter, r *http.Request) err
 }
 
 // handleGetInboundPDF returns the printed representation of a received
-// e-CF, rendered as the tenant's own are (pdf.Render) from the XML the
-// supplier signed (ecf.ReadXML), with the supplier's security code,
-// signature time and timbre QR. Returns NOT_FOUND, or VALIDATION_FAILED
-// for a document stored before the receiver read e-CFs whole and that does
+// e-CF (pdf.RenderReceived). Returns NOT_FOUND, or VALIDATION_FAILED for
+// a document stored before the receiver read e-CFs whole and that does
 // not read.
 func (s *Server) handleGetInboundPDF(w http.ResponseWriter, r *http.Request) error {
 	d, err := s.findInbound(r)
 	if err != nil {
 		return err
 	}
-	doc, err := ecf.ReadXML(d.XML)
-	if err != nil {
-		return err
-	}
-	h, err := ecf.ParseECFHeader(d.XML)
-	if err != nil {
-		return err
-	}
-	env := principalFrom(r.Context()).Env
-	out, err := pdf.Render(doc, pdf.Meta{
-		Environment:  env,
-		ENCF:         d.ENCF,
-		SecurityCode: h.SecurityCode,
-		SignedAt:     h.FechaHoraFirma,
-		QRURL:        ecf.TimbreURL(env, doc, h.SecurityCode, h.FechaHoraFirma),
-	})
+	out, err := pdf.RenderReceived(principalFrom(r.Context()).Env, d.XML)
 	if err != nil {
 		return err
 	}

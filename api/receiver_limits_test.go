@@ -373,7 +373,8 @@ func TestUnknownReceiver(t *testing.T) {
 // TestIssuerQuota: past its quota of documents in 24 hours, an issuer's
 // e-CF is answered 429 with Retry-After, not with an acuse (it was not
 // judged), and not stored; a retry of a document received is still
-// answered with its acuse; a day later the issuer is taken again.
+// answered with its acuse; a document DGII accepted leaves the count; a
+// day later the issuer is taken again.
 func TestIssuerQuota(t *testing.T) {
 	f := mustReceiverFixture(t, true).with(func(s *api.Server) {
 		l := unlimitedReceivers
@@ -398,8 +399,21 @@ func TestIssuerQuota(t *testing.T) {
 	if again := f.post(t, recepcion, "", firstDoc); !bytes.Equal(again.Body.Bytes(), first.Body.Bytes()) {
 		t.Errorf("a retry over the quota: got %d %s, want the stored acuse", again.Code, again.Body)
 	}
-	f.clock.Add(sello.IssuerQuotaWindow + time.Minute)
+	// DGII's acceptance of a document frees its place: the quota counts
+	// what DGII has not accepted.
+	accepted := f.wantStored(t, sello.EnvTest, 1, true)
+	if _, err := f.store.RecordInboundDGII(t.Context(), f.tenant.ID, sello.EnvTest, accepted.ID, sello.InboundDGIIAnswer{Codigo: 1, Estado: "Aceptado"}); err != nil {
+		t.Fatal(err)
+	}
 	f.wantAcuse(t, f.post(t, recepcion, "", third), ecf.ReceiptReceived, 0)
+	fourth := f.signedECF(t, testRNC, 4)
+	if rec := f.post(t, recepcion, "", fourth); rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("over the quota again: got %d %s, want 429", rec.Code, rec.Body)
+	}
+	// A day later the hours' counts still hold the hour the window's
+	// start falls in; the exact count takes the issuer again.
+	f.clock.Add(sello.IssuerQuotaWindow + time.Minute)
+	f.wantAcuse(t, f.post(t, recepcion, "", fourth), ecf.ReceiptReceived, 0)
 }
 
 // TestENCFQuota: past its quota of different documents under one e-NCF

@@ -3,10 +3,13 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/json"
+	"errors"
+	"io"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
@@ -16,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/sello-do/sello"
@@ -486,6 +490,36 @@ func TestReceiverAuth(t *testing.T) {
 			t.Fatalf("with an expired token: got %d %s, want 401", rec.Code, rec.Body)
 		}
 	})
+	t.Run("Remembered", func(t *testing.T) {
+		// A token found once is not looked up again (its row never
+		// changes; the prune deletes only expired ones): with its row
+		// gone, it still opens the tenant's receiver in its environment,
+		// and still nowhere else, and not past its expiry.
+		f := mustReceiverFixture(t, false)
+		other := &sello.Tenant{RNC: "130000013", Name: "Otra SRL", Plan: sello.DefaultRatePlan}
+		if err := f.store.CreateTenant(t.Context(), other); err != nil {
+			t.Fatal(err)
+		}
+		rec := validate(t, f, seed(t, f, base+"semilla"), "application/json")
+		var tok struct{ Token string }
+		if err := json.Unmarshal(rec.Body.Bytes(), &tok); rec.Code != 200 || err != nil || tok.Token == "" {
+			t.Fatalf("validacioncertificado: got %d %s", rec.Code, rec.Body)
+		}
+		f.wantAcuse(t, f.post(t, recepcion, tok.Token, f.signedECF(t, testRNC, 1)), ecf.ReceiptReceived, 0)
+		if _, err := f.store.(*sqlite.DB).SQL().Exec("DELETE FROM receiver_tokens"); err != nil {
+			t.Fatal(err)
+		}
+		f.wantAcuse(t, f.post(t, recepcion, tok.Token, f.signedECF(t, testRNC, 2)), ecf.ReceiptReceived, 0)
+		for _, path := range []string{receptor(sello.EnvCert, "recepcion"), receptorAt(sello.EnvTest, other.RNC, "recepcion")} {
+			if rec := f.post(t, path, tok.Token, f.signedECF(t, testRNC, 3)); rec.Code != 401 {
+				t.Errorf("%s: got %d %s, want 401", path, rec.Code, rec.Body)
+			}
+		}
+		f.clock.Add(sello.ReceiverTokenTTL)
+		if rec := f.post(t, recepcion, tok.Token, f.signedECF(t, testRNC, 4)); rec.Code != 401 {
+			t.Fatalf("with an expired token: got %d %s, want 401", rec.Code, rec.Body)
+		}
+	})
 	t.Run("XML", func(t *testing.T) {
 		f := mustReceiverFixture(t, false)
 		rec := validate(t, f, seed(t, f, base+"Semilla"), "application/xml")
@@ -533,4 +567,46 @@ func TestReceiverAuth(t *testing.T) {
 			t.Fatalf("got %d %s, want 401", rec.Code, rec.Body)
 		}
 	})
+}
+
+// TestReadChunked: an upload's part is read whole, byte for byte, at every
+// size around the pooled buffers' and however the reader hands it over,
+// and a read that fails is that failure.
+func TestReadChunked(t *testing.T) {
+	const chunk = 32 << 10
+	for _, n := range []int{0, 1, chunk - 1, chunk, chunk + 1, 3*chunk + 5, 287 << 10} {
+		data := make([]byte, n)
+		rand.Read(data)
+		for name, r := range map[string]io.Reader{
+			"Whole":   bytes.NewReader(data),
+			"OneByte": iotest.OneByteReader(bytes.NewReader(data)),
+			"Half":    iotest.HalfReader(bytes.NewReader(data)),
+			"DataErr": iotest.DataErrReader(bytes.NewReader(data)),
+		} {
+			got, err := api.ReadChunked(r)
+			if err != nil || !bytes.Equal(got, data) || len(got) != cap(got) {
+				t.Errorf("%d bytes, %s: got %d bytes (cap %d), %v", n, name, len(got), cap(got), err)
+			}
+		}
+	}
+	cut := errors.New("connection reset")
+	if got, err := api.ReadChunked(io.MultiReader(bytes.NewReader(make([]byte, chunk+10)), iotest.ErrReader(cut))); !errors.Is(err, cut) || got != nil {
+		t.Errorf("a failed read: got %d bytes, %v; want nil, %v", len(got), err, cut)
+	}
+}
+
+// BenchmarkReadChunked reads a 287 KB part (a 1,000-item e-CF) as the
+// receivers do, and with io.ReadAll as they did.
+func BenchmarkReadChunked(b *testing.B) {
+	data := bytes.Repeat([]byte("<Item>x</Item>"), 287<<10/14)
+	for name, read := range map[string]func(io.Reader) ([]byte, error){"ReadChunked": api.ReadChunked, "ReadAll": io.ReadAll} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := read(bytes.NewReader(data)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -48,6 +48,8 @@ type Server struct {
 	seedKey []byte
 	// acuseKeys keeps the tenants' opened keys that sign their acuses.
 	acuseKeys sello.KeyCache
+	// receiverTokens keeps the receivers' tokens found in the store.
+	receiverTokens sello.TokenCache
 	// keyUses writes the API keys' last use, at most once a minute per
 	// key; nil records nothing (only the benchmark's baseline).
 	keyUses *sello.APIKeyUses

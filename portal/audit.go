@@ -77,6 +77,10 @@ type chainResult struct {
 var auditActions = []actionOption{
 	{"api_key.", "API keys"},
 	{"webhook_", "Webhooks"},
+	{"sequence.", "Sequences"},
+	{"void.", "Voids"},
+	{"certificate.", "Certificates"},
+	{"certification_run.", "Certification"},
 	{"user.", "Users"},
 	{"tenant.", "Company settings"},
 }
@@ -105,6 +109,10 @@ var auditActionKeys = map[string]string{
 	"webhook_endpoint.deleted":         "Webhook endpoint deleted",
 	"webhook_delivery.replayed":        "Webhook delivery replayed",
 	"webhook_delivery.failed_replayed": "Failed webhook deliveries replayed",
+	"sequence.created":                 "e-NCF range registered",
+	"void.created":                     "e-NCF numbers voided",
+	"certificate.added":                "Signing certificate added",
+	"certification_run.created":        "Certification run started",
 }
 
 // audit records a change the visitor made in their company.

@@ -191,8 +191,8 @@ func monthName(l *layoutData, d sello.Date) string {
 // money is an amount as the page shows it: RD$ 1,180.00.
 func money(l *layoutData, d decimal.Decimal) string { return i18n.FormatMoney(l.V.Lang, d) }
 
-// typeName is a document type's short name: "E31 Crédito fiscal".
-func typeName(l *layoutData, t sello.DocumentType) string {
+// homeTypeName is a document type's short name: "E31 Crédito fiscal".
+func homeTypeName(l *layoutData, t sello.DocumentType) string {
 	return t.Code() + " " + l.T(fmt.Sprintf("short name of type %s", t))
 }
 

@@ -112,6 +112,36 @@ func (s *Server) routes(mux *http.ServeMux) {
 	envRoute(mux, "GET /portal/{env}/webhooks/entregas/{id}", s.authed(s.handleDelivery))
 	envRoute(mux, "POST /portal/{env}/webhooks/entregas/{id}/reenviar", s.authed(s.handleDeliveryReplay))
 
+	// The fiscal administration (fiscal.go): sequences, voids, signing
+	// certificates and DGII's certification runs, per environment.
+	envRoute(mux, "GET /portal/{env}/secuencias", s.authed(s.handleSequences))
+	envRoute(mux, "POST /portal/{env}/secuencias", s.authed(s.handleSequenceCreate))
+	envRoute(mux, "GET /portal/{env}/anulaciones", s.authed(s.handleVoids))
+	envRoute(mux, "POST /portal/{env}/anulaciones", s.authed(s.handleVoidCreate))
+	envRoute(mux, "GET /portal/{env}/anulaciones/nueva", s.authed(s.handleVoidNew))
+	envRoute(mux, "GET /portal/{env}/anulaciones/{id}", s.authed(s.handleVoid))
+	envRoute(mux, "GET /portal/{env}/anulaciones/{id}/estado", s.authed(s.handleVoidState))
+	envRoute(mux, "GET /portal/{env}/anulaciones/{id}/xml", s.authed(s.handleVoidXML))
+	envRoute(mux, "GET /portal/{env}/certificados", s.authed(s.handleCertificates))
+	envRoute(mux, "POST /portal/{env}/certificados", s.authed(s.handleCertificateUpload))
+	envRoute(mux, "POST /portal/{env}/certificados/generar", s.authed(s.handleCertificateGenerate))
+	envRoute(mux, "GET /portal/{env}/certificacion", s.authed(s.handleCertification))
+	envRoute(mux, "POST /portal/{env}/certificacion", s.authed(s.handleCertificationStart))
+	envRoute(mux, "GET /portal/{env}/certificacion/{id}", s.authed(s.handleCertificationRun))
+	envRoute(mux, "GET /portal/{env}/certificacion/{id}/filas", s.authed(s.handleCertificationRows))
+	envRoute(mux, "GET /portal/{env}/certificacion/{id}/representaciones-impresas", s.authed(s.handleCertificationZIP))
+	// Received documents (received.go): every member reads them and their
+	// files; owners, admins and accountants approve and reject. The
+	// receiver's URLs and trust roots (receptor.go), read by everyone.
+	envRoute(mux, "GET /portal/{env}/recibidos", s.authed(s.handleReceived))
+	envRoute(mux, "GET /portal/{env}/recibidos/disputas", s.authed(s.handleDisputes))
+	envRoute(mux, "GET /portal/{env}/recibidos/{id}", s.authed(s.handleReceivedDoc))
+	envRoute(mux, "GET /portal/{env}/recibidos/{id}/pdf", s.authed(s.handleReceivedPDF))
+	envRoute(mux, "GET /portal/{env}/recibidos/{id}/xml", s.authed(s.handleReceivedXML))
+	envRoute(mux, "POST /portal/{env}/recibidos/{id}/aprobar", s.authed(s.handleReceivedDecision(sello.EstadoAprobado)))
+	envRoute(mux, "POST /portal/{env}/recibidos/{id}/rechazar", s.authed(s.handleReceivedDecision(sello.EstadoRechazado)))
+	envRoute(mux, "GET /portal/{env}/receptor", s.authed(s.handleReceptor))
+
 	// Anything else under /portal/ is the portal's 404 page.
 	mux.Handle("/portal/", s.public(s.handleNotFound))
 	mux.Handle(sello.LinkPath, s.public(s.handleNotFound))

@@ -42,6 +42,11 @@ type Server struct {
 	// server's workers deliver there (sello serve --allow-loopback-webhooks
 	// or --demo).
 	AllowLoopbackWebhooks bool
+	// ReceiverTrust are the trust roots the tenants' receivers check
+	// signers against (sello serve --receiver-trust-roots, the demo's CA),
+	// as the API's Server has them: the Receptor page lists them. Nil when
+	// none are configured.
+	ReceiverTrust *sello.TrustRoots
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names
 	// the client's address (as for the API).
 	TrustedProxies []netip.Prefix
@@ -126,12 +131,12 @@ func (s *Server) Handler() http.Handler {
 // maxFormBytes bounds a request's body: the portal's forms are small.
 const maxFormBytes = 1 << 20
 
-// limitBody refuses a body over maxFormBytes (the form's parse fails, and
-// the handler sees an empty form).
+// limitBody refuses a body over bodyLimit, maxFormBytes but for uploads
+// (the form's parse fails, and the handler sees an empty form).
 func limitBody(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+			r.Body = http.MaxBytesReader(w, r.Body, bodyLimit(r))
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -51,6 +51,8 @@ func init() {
 		"The chart's numbers":                                           "Los números del gráfico",
 		"No document yet.":                                              "Todavía no hay documentos.",
 		"Numbers of: %s":                                                "Números de: %s",
+		"See the e-NCF ranges":                                          "Ver las secuencias",
+		"See the certificates":                                          "Ver los certificados",
 	})
 	i18n.Register(map[string]i18n.Entry{
 		// The series of the charts (issuedSeries, receivedSeries).

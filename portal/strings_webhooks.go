@@ -199,3 +199,18 @@ func init() {
 			ES: "Se están reenviando %d entregas fallidas."},
 	})
 }
+
+// A failed attempt's cause, by class (attemptError).
+func init() {
+	i18n.Register(map[string]i18n.Entry{
+		"The endpoint answered HTTP %d, a redirect: redirects are not followed.": {EN: "The endpoint answered HTTP %d, a redirect: redirects are not followed.", ES: "El endpoint respondió HTTP %d, una redirección: las redirecciones no se siguen."},
+		"The endpoint answered HTTP %d.":                                         {EN: "The endpoint answered HTTP %d.", ES: "El endpoint respondió HTTP %d."},
+		"The endpoint's host name could not be resolved.":                        {EN: "The endpoint's host name could not be resolved.", ES: "No se pudo resolver el nombre del endpoint."},
+		"No connection could be made to the endpoint.":                           {EN: "No connection could be made to the endpoint.", ES: "No se pudo conectar con el endpoint."},
+		"The endpoint's TLS certificate or handshake failed.":                    {EN: "The endpoint's TLS certificate or handshake failed.", ES: "Falló el certificado TLS del endpoint o la negociación TLS."},
+		"The endpoint did not answer in time.":                                   {EN: "The endpoint did not answer in time.", ES: "El endpoint no respondió a tiempo."},
+		"The endpoint's address is not allowed (only public addresses are).":     {EN: "The endpoint's address is not allowed (only public addresses are).", ES: "La dirección del endpoint no está permitida (solo se permiten direcciones públicas)."},
+		"The attempt failed.":                                                    {EN: "The attempt failed.", ES: "El intento falló."},
+		"Technical detail":                                                       {EN: "Technical detail", ES: "Detalle técnico"},
+	})
+}

@@ -829,3 +829,29 @@ func endpointURLOf(view deliveriesView, d *sello.WebhookDelivery) string {
 	}
 	return d.EndpointID
 }
+
+// attemptError is a failed attempt's cause in the page's language, from its
+// class and status; the delivery client's own words (English, technical)
+// stay in the attempt's details.
+func attemptError(l *layoutData, a *sello.WebhookAttempt) string {
+	switch a.ErrorClass {
+	case "":
+		return ""
+	case "http_status":
+		if a.ResponseStatus >= 300 && a.ResponseStatus < 400 {
+			return l.T("The endpoint answered HTTP %d, a redirect: redirects are not followed.", a.ResponseStatus)
+		}
+		return l.T("The endpoint answered HTTP %d.", a.ResponseStatus)
+	case "dns":
+		return l.T("The endpoint's host name could not be resolved.")
+	case "connect":
+		return l.T("No connection could be made to the endpoint.")
+	case "tls":
+		return l.T("The endpoint's TLS certificate or handshake failed.")
+	case "timeout":
+		return l.T("The endpoint did not answer in time.")
+	case "blocked":
+		return l.T("The endpoint's address is not allowed (only public addresses are).")
+	}
+	return l.T("The attempt failed.")
+}

@@ -9,7 +9,8 @@ import (
 )
 
 // TestReceiverQueriesUseIndexes: the prune of expired seeds and tokens,
-// the count of an issuer's documents, and the receipt's lookups under an
+// the count of an issuer's documents, its hours' counts and their prune,
+// and the receipt's lookups under an
 // e-NCF can be ranges of an index (the planner, told not to scan tables,
 // finds one), not scans of a table (or of a tenant's rows) that a flood
 // makes long. The refutation of an e-NCF's documents may use any index
@@ -32,6 +33,8 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 		{"ReceiptSame", inboundSameSQL, []any{"E310000000001", "131000001", "t", "TesteCF", make([]byte, 32)}, "inbound_documents_bytes"},
 		{"ReceiptAccepted", inboundAcceptedSQL, []any{"E310000000001", "131000001", "t", "TesteCF"}, "inbound_documents_accepted"},
 		{"ReceiptUnconfirmed", inboundUnconfirmedSQL, []any{"E310000000001", "131000001", "t", "TesteCF", now}, "inbound_documents_unconfirmed"},
+		{"IssuerHours", countIssuerReceiptsSQL, []any{"t", "TesteCF", "131000001", now}, "inbound_issuer_receipts_pkey"},
+		{"PruneIssuerHours", pruneIssuerReceiptsSQL, []any{now}, "inbound_issuer_receipts_hour"},
 		{"Refute", refuteInboundSQL, []any{"refuted", "m", now, "E310000000001", "131000001", "t", "TesteCF", "id"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {

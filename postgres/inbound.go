@@ -3,7 +3,6 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -33,13 +32,12 @@ type inboundTx struct {
 // InsertInboundDocument implements sello.InboundTx. A concurrent insert of
 // the same bytes under the e-NCF waits for the other transaction and then
 // inserts nothing.
-func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument) (bool, error) {
+func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument, sum [32]byte) (bool, error) {
 	signer, err := sqlval.JSONOrNull(n.Signer)
 	if err != nil {
 		return false, err
 	}
 	status, checked, codigo, mensaje := dgiiColumns(n.DGII)
-	sum := sha256.Sum256(n.XML)
 	tag, err := t.tx.Exec(ctx, `
 		INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
 			issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
@@ -394,6 +392,48 @@ func dgiiOf(status *string, checked *time.Time, codigo *int32, mensaje *string) 
 		g.CheckedAt = &t
 	}
 	return g
+}
+
+// AddIssuerReceipts implements sello.InboundTx and sello.InboundDGIITx:
+// the hour's row stays locked until the transaction ends, so a receipt
+// or acceptance of the same issuer in the hour waits for its commit.
+func (t inboundTx) AddIssuerReceipts(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, hour time.Time, n int) error {
+	if _, err := t.tx.Exec(ctx, addIssuerReceiptsSQL, tenantID, env, issuerRNC, hour, n); err != nil {
+		return dbError(err, "count issuer's receipt")
+	}
+	return nil
+}
+
+// The issuer's counts per hour (migration 23).
+const (
+	addIssuerReceiptsSQL = `
+		INSERT INTO inbound_issuer_receipts (tenant_id, environment, issuer_rnc, hour, n) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (tenant_id, environment, issuer_rnc, hour) DO UPDATE SET n = inbound_issuer_receipts.n + excluded.n`
+	countIssuerReceiptsSQL = `
+		SELECT coalesce(sum(n), 0) FROM inbound_issuer_receipts
+		WHERE tenant_id = $1 AND environment = $2 AND issuer_rnc = $3 AND hour >= $4`
+	pruneIssuerReceiptsSQL = `DELETE FROM inbound_issuer_receipts WHERE hour <= $1`
+)
+
+// CountInboundFromIssuerHours implements sello.InboundStore: a range of
+// the counts' primary key.
+func (db *DB) CountInboundFromIssuerHours(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time) (int, error) {
+	var n int64
+	err := db.pool.QueryRow(ctx, countIssuerReceiptsSQL, tenantID, env, issuerRNC, sello.IssuerQuotaHour(since)).Scan(&n)
+	if err != nil {
+		return 0, dbError(err, "count inbound documents")
+	}
+	return int(n), nil
+}
+
+// PruneIssuerReceipts implements sello.InboundStore: a range of the
+// counts' hour index.
+func (db *DB) PruneIssuerReceipts(ctx context.Context, since time.Time) (int64, error) {
+	tag, err := db.pool.Exec(ctx, pruneIssuerReceiptsSQL, since.Add(-time.Hour))
+	if err != nil {
+		return 0, dbError(err, "prune issuer counts")
+	}
+	return tag.RowsAffected(), nil
 }
 
 // countInboundFromIssuerSQL is CountInboundFromIssuer's query.

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -32,13 +31,12 @@ type inboundTx struct {
 
 // InsertInboundDocument implements sello.InboundTx: the same bytes under
 // the issuer's e-NCF are inserted once.
-func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument) (bool, error) {
+func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDocument, sum [32]byte) (bool, error) {
 	signer, err := sqlval.JSONOrNull(n.Signer)
 	if err != nil {
 		return false, err
 	}
 	status, checked, codigo, mensaje := dgiiColumns(n.DGII)
-	sum := sha256.Sum256(n.XML)
 	res, err := t.tx.exec(ctx, `
 		INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
 			issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
@@ -418,6 +416,54 @@ func scanDGII(status, checked sql.NullString, codigo sql.NullInt64, mensaje stri
 		return nil, err
 	}
 	return g, nil
+}
+
+// AddIssuerReceipts implements sello.InboundTx and sello.InboundDGIITx.
+func (t inboundTx) AddIssuerReceipts(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, hour time.Time, n int) error {
+	if _, err := t.tx.exec(ctx, addIssuerReceiptsSQL, tenantID, env, issuerRNC, formatTime(hour), n); err != nil {
+		return dbError(err, "count issuer's receipt")
+	}
+	return nil
+}
+
+// The issuer's counts per hour (migration 22).
+const (
+	addIssuerReceiptsSQL = `
+		INSERT INTO inbound_issuer_receipts (tenant_id, environment, issuer_rnc, hour, n) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (tenant_id, environment, issuer_rnc, hour) DO UPDATE SET n = n + excluded.n`
+	countIssuerReceiptsSQL = `
+		SELECT coalesce(sum(n), 0) FROM inbound_issuer_receipts
+		WHERE tenant_id = ? AND environment = ? AND issuer_rnc = ? AND hour >= ?`
+	pruneIssuerReceiptsSQL = `DELETE FROM inbound_issuer_receipts WHERE hour <= ?`
+)
+
+// CountInboundFromIssuerHours implements sello.InboundStore: a range of
+// the counts' primary key.
+func (db *DB) CountInboundFromIssuerHours(ctx context.Context, tenantID string, env sello.Environment, issuerRNC string, since time.Time) (int, error) {
+	var n int
+	err := db.q().queryRow(ctx, countIssuerReceiptsSQL, tenantID, env, issuerRNC, formatTime(sello.IssuerQuotaHour(since))).Scan(&n)
+	if err != nil {
+		return 0, dbError(err, "count inbound documents")
+	}
+	return n, nil
+}
+
+// PruneIssuerReceipts implements sello.InboundStore: a range of the
+// counts' hour index.
+func (db *DB) PruneIssuerReceipts(ctx context.Context, since time.Time) (int64, error) {
+	var n int64
+	err := db.inTx(ctx, func(tx querier) error {
+		res, err := tx.exec(ctx, pruneIssuerReceiptsSQL, formatTime(since.Add(-time.Hour)))
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, dbError(err, "prune issuer counts")
+	}
+	return n, nil
 }
 
 // countInboundFromIssuerSQL is CountInboundFromIssuer's query.

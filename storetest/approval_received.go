@@ -194,3 +194,28 @@ func testApproval(t *testing.T, open Open) {
 		wantError(t, err, sello.CodeNotFound, doc.ENCF)
 	})
 }
+
+// MustDisputedDocument creates a type-31 document of tenant in e, moves it
+// to accepted, and records two different verdicts on it: a stranger's
+// rejection ("Falsa", signed by an untrusted certificate of
+// IDCDO-40200000009), then the buyer's approval (a trusted certificate of
+// IDCDO-00100000001). Its commercial approval is disputed, with
+// ecf.commercial_approval.disputed written. For the tests of pages that
+// show disputes.
+func MustDisputedDocument(tb testing.TB, s sello.Store, tn *sello.Tenant, e sello.Environment) *sello.Document {
+	tb.Helper()
+	doc := mustAcceptedDocument(tb, s, tn.ID, e)
+	forged := approvalOf(tn, doc, sello.ApprovalRejected, "Falsa")
+	forged.Signer = testSigner(strangerHolder, false)
+	if _, _, err := s.ReceiveCommercialApproval(tb.Context(), forged); err != nil {
+		tb.Fatal(err)
+	}
+	got, _, err := s.ReceiveCommercialApproval(tb.Context(), approvalOf(tn, doc, sello.ApprovalApproved, ""))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if got.CommercialApproval.Status != sello.ApprovalDisputed {
+		tb.Fatalf("the approval of %s is %s, want disputed", got.ENCF, got.CommercialApproval.Status)
+	}
+	return got
+}

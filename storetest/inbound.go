@@ -130,6 +130,24 @@ func testInbound(t *testing.T, open Open) {
 		// Another issuer may use the same number.
 		MustCreateInbound(t, e.s, newInbound(tn.ID, sello.EnvTest, "131000002", 1))
 	})
+	// A document whose maker hashed its bytes (reception) is keyed by that
+	// hash, which is the bytes' SHA-256: the same bytes sent again without
+	// it are held as the same. The hash is not returned.
+	t.Run("KnownSum", func(t *testing.T) {
+		e := newEnv(t, open)
+		tn := MustCreateTenant(t, e.s)
+		in := newInbound(tn.ID, sello.EnvTest, "131000001", 1)
+		in.XMLSum = sha256.Sum256(in.XML)
+		first := MustCreateInbound(t, e.s, in)
+		if first.XMLSum != ([32]byte{}) {
+			t.Errorf("the stored document carries its hash %x", first.XMLSum)
+		}
+		got, held, err := e.s.CreateInboundDocument(t.Context(), newInbound(tn.ID, sello.EnvTest, "131000001", 1), 0)
+		if err != nil || got != nil || held == nil || held.Same == nil {
+			t.Fatalf("the same bytes again: stored %v, held %+v, %v; want the first held", got, held, err)
+		}
+		deepEqual(t, "the same bytes again", held.Same, first)
+	})
 	// Nothing unproven blocks the genuine: a different document under an
 	// e-NCF the tenant holds is kept beside it until DGII accepts one;
 	// then a third is not kept.

@@ -31,20 +31,26 @@ import (
 type deliveryTest struct {
 	*hookTest
 	sim    *dgiisim.Simulator
+	url    string // the simulator's
 	signer *xmldsig.Signer
 }
 
 // mustDeliveryTest starts a simulator that signs its acuses and a worker
 // with short delivery retries; opts are the webhook clients' options (the
-// loopback allowance the simulator needs).
-func mustDeliveryTest(t *testing.T, st storetest.Store, opts webhook.Options) *deliveryTest {
+// loopback allowance the simulator needs); each of sim changes the
+// simulator's configuration (its directory's other receivers).
+func mustDeliveryTest(t *testing.T, st storetest.Store, opts webhook.Options, sim ...func(*dgiisim.Config)) *deliveryTest {
 	t.Helper()
 	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Comprador simulado"}, time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, Sign: (&xmldsig.Signer{Key: key, Cert: cert}).Sign})
-	ts := httptest.NewServer(sim)
+	cfg := dgiisim.Config{Verify: xmldsig.Verify, Sign: (&xmldsig.Signer{Key: key, Cert: cert}).Sign}
+	for _, f := range sim {
+		f(&cfg)
+	}
+	s := dgiisim.New(cfg)
+	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
 	h := mustHookTest(t, st, worker.Config{
 		DGII:          dgii.New(dgii.Config{URLs: dgii.URLs{ECF: ts.URL}}),
@@ -54,7 +60,7 @@ func mustDeliveryTest(t *testing.T, st storetest.Store, opts webhook.Options) *d
 	signer := h.mustCertificate(t, "Emisor de prueba")
 	storetest.MustAddSequence(t, st, h.tenant.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 1000)
 	h.start(t)
-	return &deliveryTest{hookTest: h, sim: sim, signer: signer}
+	return &deliveryTest{hookTest: h, sim: s, url: ts.URL, signer: signer}
 }
 
 var (

@@ -6,10 +6,12 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/sello-do/sello"
 )
 
 // ReceiverAuthPruneArgs forgets the receivers' expired seeds and tokens
-// (sello.ReceiverStore.DeleteExpiredReceiverAuth).
+// (sello.ReceiverStore.DeleteExpiredReceiverAuth), and the issuers' counts
+// of hours past the quota's window (sello.InboundStore.PruneIssuerReceipts).
 type ReceiverAuthPruneArgs struct{}
 
 // Kind implements river.JobArgs.
@@ -47,6 +49,9 @@ func (w *Worker) PruneReceiverAuth(ctx context.Context) (seeds, tokens int64, er
 	}
 	if seeds > 0 || tokens > 0 {
 		w.cfg.Logger.Info("expired receiver seeds and tokens deleted", "seeds", seeds, "tokens", tokens)
+	}
+	if _, err := w.cfg.Store.PruneIssuerReceipts(ctx, w.cfg.Now().Add(-sello.IssuerQuotaWindow)); err != nil {
+		return seeds, tokens, fmt.Errorf("prune issuer counts: %w", err)
 	}
 	return seeds, tokens, nil
 }

@@ -2,22 +2,16 @@ package main
 
 import (
 	"context"
-	"crypto/rsa"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/sello-do/sello"
-	"github.com/sello-do/sello/xmldsig"
 )
-
-// selfSignedValidity is how long a generated test certificate lasts.
-const selfSignedValidity = 365 * 24 * time.Hour
 
 func runCertificates(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	var rnc, envName, p12Path, passwordEnv string
@@ -51,23 +45,20 @@ func runCertificates(ctx context.Context, args []string, getenv func(string) str
 				if !ok {
 					return usageError{fmt.Sprintf("the environment variable %s is not set", passwordEnv)}
 				}
-				key, cert, _, err := xmldsig.ParsePKCS12(data, password)
+				mk, err := st.flags.masterKey(getenv, false)
 				if err != nil {
-					return sello.Errorf(sello.CodeInvalidRequest, "Cannot open %s: %v.", p12Path, err)
+					return err
 				}
-				if time.Now().After(cert.NotAfter) {
-					return sello.Errorf(sello.CodeInvalidRequest, "The certificate expired on %s.", sello.FormatTime(cert.NotAfter))
+				c, overridden, err := sello.OpenCertificateFile(sello.CertificateFile{Tenant: t, Environment: env, PKCS12: data, Password: password, Force: force}, mk, time.Now())
+				switch {
+				case sello.IsHolderRefusal(err):
+					return sello.Errorf(sello.CodeInvalidRequest, "%s If it is the right certificate for %s, add --force.", sello.ErrorText(err), t.RNC)
+				case err != nil:
+					return err
+				case overridden != nil:
+					fmt.Fprintf(stderr, "added with --force: %s\n", sello.ErrorMessageOf(overridden))
 				}
-				if env == sello.EnvProd && sello.SelfSigned(cert) {
-					return errSelfSignedInECF("--force does not change this")
-				}
-				if err := sello.CheckCertificateHolder(cert, t.RNC); err != nil {
-					if !force {
-						return sello.Errorf(sello.CodeInvalidRequest, "%s If it is the right certificate for %s, add --force.", sello.ErrorText(err), t.RNC)
-					}
-					fmt.Fprintf(stderr, "added with --force: %s\n", sello.ErrorMessageOf(err))
-				}
-				return addCertificate(ctx, st, getenv, t, env, cert, key, stdout)
+				return addCertificate(ctx, st, c, stdout)
 			},
 		},
 		{
@@ -84,14 +75,15 @@ func runCertificates(ctx context.Context, args []string, getenv func(string) str
 				if err != nil {
 					return err
 				}
-				if env == sello.EnvProd {
-					return errSelfSignedInECF("add it with sello certificates add")
-				}
-				key, cert, err := generateCertificate(t)
+				mk, err := st.flags.masterKey(getenv, false)
 				if err != nil {
 					return err
 				}
-				return addCertificate(ctx, st, getenv, t, env, cert, key, stdout)
+				c, err := sello.NewSelfSignedCertificate(t, env, mk)
+				if err != nil {
+					return err
+				}
+				return addCertificate(ctx, st, c, stdout)
 			},
 		},
 		{
@@ -122,15 +114,7 @@ func runCertificates(ctx context.Context, args []string, getenv func(string) str
 				tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "id\tsigns\tsubject\tnotAfter\tstate\tselfSigned\tfingerprint")
 				for _, c := range certs {
-					state := "valid"
-					switch {
-					case now.After(c.NotAfter):
-						state = "expired"
-					case now.Before(c.NotBefore):
-						state = "not yet valid"
-					case c.NotAfter.Sub(now) < sello.CertificateExpiryWarning:
-						state = "expiring"
-					}
+					state := strings.ReplaceAll(string(c.State(now)), "_", " ")
 					signs := "-"
 					if c.ID == signing {
 						signs = "yes"
@@ -146,33 +130,8 @@ func runCertificates(ctx context.Context, args []string, getenv func(string) str
 	}, args, getenv, stdout, stderr)
 }
 
-// errSelfSignedInECF refuses a self-signed certificate in eCF; hint says
-// what to do instead.
-func errSelfSignedInECF(hint string) error {
-	return sello.Errorf(sello.CodeInvalidRequest, "A self-signed certificate cannot sign in eCF: DGII requires a certificate issued by an authorized CA (%s).", hint)
-}
-
-// generateCertificate makes a self-signed test certificate for a tenant.
-func generateCertificate(t *sello.Tenant) (*rsa.PrivateKey, *x509.Certificate, error) {
-	return xmldsig.GenerateSelfSigned(pkix.Name{
-		CommonName:   t.Name + " (prueba Sello)",
-		SerialNumber: "RNC-" + t.RNC,
-		Organization: []string{t.Name},
-		Country:      []string{"DO"},
-	}, time.Now().Add(selfSignedValidity))
-}
-
-// addCertificate seals the key with the master key and stores the
-// certificate; prints its id.
-func addCertificate(ctx context.Context, st *storage, getenv func(string) string, t *sello.Tenant, env sello.Environment, cert *x509.Certificate, key *rsa.PrivateKey, stdout io.Writer) error {
-	mk, err := st.flags.masterKey(getenv, false)
-	if err != nil {
-		return err
-	}
-	c, err := sello.NewCertificate(t.ID, env, cert, key, mk)
-	if err != nil {
-		return err
-	}
+// addCertificate stores the certificate and prints its id.
+func addCertificate(ctx context.Context, st *storage, c *sello.Certificate, stdout io.Writer) error {
 	if err := st.AddCertificate(ctx, c); err != nil {
 		return err
 	}

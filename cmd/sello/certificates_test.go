@@ -207,7 +207,7 @@ func TestCertificatesChecks(t *testing.T) {
 			}
 			out, errOut, err := sh("certificates", "add", "--password-env", "P12PASS", "--env", tt.env, "--p12", tt.p12, "--force")
 			if !tt.force {
-				if err == nil || !strings.Contains(describe(err), "--force does not change this") {
+				if err == nil || !strings.Contains(describe(err), "self-signed certificate cannot sign in eCF") {
 					t.Fatalf("add --force: %q, %v; want the refusal", out, err)
 				}
 				return

@@ -107,7 +107,7 @@ func (ca *demoCA) issue(t *sello.Tenant) (*rsa.PrivateKey, *x509.Certificate, er
 		SerialNumber: "RNC-" + t.RNC,
 		Organization: []string{t.Name},
 		Country:      []string{"DO"},
-	}, time.Now().Add(selfSignedValidity))
+	}, time.Now().Add(sello.SelfSignedValidity))
 }
 
 // seedDemo creates, on first start, the demo tenants (the issuer and the

@@ -8,10 +8,7 @@ func init() {
 	registerErrors(map[string]string{
 		"No tenant has RNC %s (create it with sello tenants create).": "Ninguna empresa tiene el RNC %s (créela con sello tenants create).",
 		"Expiry %s is in the past.":                                   "El vencimiento %s ya pasó.",
-		"Cannot open %s: %v.":                                         "No se puede abrir %s: %v.",
-		"The certificate expired on %s.":                              "El certificado venció el %s.",
 		"%s If it is the right certificate for %s, add --force.":      "%s Si es el certificado correcto para %s, agregue --force.",
-		"A self-signed certificate cannot sign in eCF: DGII requires a certificate issued by an authorized CA (%s).":                           "Un certificado autofirmado no puede firmar en eCF: la DGII requiere un certificado emitido por una entidad de certificación autorizada (%s).",
 		"The endpoint is paused: the test event is held until sello webhooks resume, so there is no attempt to wait for.":                      "El endpoint está pausado: el evento de prueba queda retenido hasta sello webhooks resume, así que no hay intento que esperar.",
 		"--allow-loopback does not apply to eCF: production webhooks go only to public https:// URLs.":                                         "--allow-loopback no aplica a eCF: los webhooks de producción solo van a URL públicas https://.",
 		"%s For a receiver on this machine (tests, demos) add --allow-loopback, and run sello serve with --allow-loopback-webhooks or --demo.": "%s Para un receptor en esta máquina (pruebas, demos) agregue --allow-loopback, y ejecute sello serve con --allow-loopback-webhooks o --demo.",

@@ -173,6 +173,15 @@ func (p *Page) Select(sel, value string) {
 	}
 }
 
+// Upload chooses file (a path on this machine) in the file input sel
+// selects.
+func (p *Page) Upload(sel, file string) {
+	p.tb.Helper()
+	if err := do(p.ctx, chromedp.SetUploadFiles(chromedp.CSS(sel), []string{file})); err != nil {
+		p.tb.Fatalf("upload %s in %s: %v", file, sel, err)
+	}
+}
+
 // Tick ticks (on) or unticks the checkbox sel selects, by clicking it if
 // it is not as asked.
 func (p *Page) Tick(sel string, on bool) {

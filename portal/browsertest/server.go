@@ -59,6 +59,9 @@ type Options struct {
 	WebhookDelay time.Duration
 	// Portal, when set, changes the portal before it serves.
 	Portal func(*portal.Server)
+	// DGIIURL is the base URL of a DGII simulator (dgiisim) the worker
+	// talks to; without one, nothing reaches DGII.
+	DGIIURL string
 }
 
 // Clock is the server's clock: the wall clock plus an offset the test
@@ -147,7 +150,7 @@ func StartServer(tb testing.TB, opts ...Options) *Server {
 
 	wk := worker.New(worker.Config{
 		Store:     s.Store,
-		DGII:      dgii.New(dgii.Config{HTTPClient: &http.Client{Timeout: time.Second}, Retries: -1}),
+		DGII:      dgii.New(dgii.Config{URLs: dgii.URLs{ECF: o.DGIIURL, FC: o.DGIIURL}, HTTPClient: &http.Client{Timeout: time.Second}, Retries: -1}),
 		MasterKey: mk,
 		Logger:    logger.With("component", "worker"),
 		Now:       s.Clock.Now,
