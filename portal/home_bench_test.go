@@ -138,4 +138,3 @@ func BenchmarkHome(b *testing.B) {
 		})
 	}
 }
-
