@@ -333,6 +333,11 @@ func nullable(s string) *string {
 type DocumentFilter struct {
 	Status Status       // "" for any
 	Type   DocumentType // "" for any
+	// BuyerRNC keeps the documents of that buyer (RNCComprador, 9 or 11
+	// digits), "" for any.
+	BuyerRNC string
+	// ENCF keeps the document of that e-NCF (at most one), "" for any.
+	ENCF string
 	// CreatedFrom and CreatedTo bound createdAt, inclusive and exclusive.
 	CreatedFrom *time.Time
 	CreatedTo   *time.Time

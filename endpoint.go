@@ -545,6 +545,10 @@ type WebhookStore interface {
 	// keeps failed ones; Cursor starts after the delivery it names. Returns
 	// INVALID_REQUEST for a malformed cursor.
 	ListWebhookDeliveries(ctx context.Context, tenantID string, env Environment, f WebhookDeliveryFilter) ([]*WebhookDelivery, error)
+	// FindEventWebhookDeliveries lists the tenant's deliveries of the
+	// events eventIDs (replays included), oldest first (by createdAt,
+	// then id), without their attempts.
+	FindEventWebhookDeliveries(ctx context.Context, tenantID string, eventIDs []string) ([]*WebhookDelivery, error)
 	// ReplayWebhookDelivery creates a new delivery (trigger replay, ReplayOf
 	// the original) of the same event to the same endpoint: pending with a
 	// WebhookJob, or held if the endpoint is paused. Any delivery can be

@@ -112,4 +112,9 @@ type EventStore interface {
 	// by one at an earlier position (on PostgreSQL only events of
 	// transactions older than every running one are listed).
 	ListEvents(ctx context.Context, tenantID string, env Environment, f EventFilter) ([]*Event, error)
+	// FindDocumentEvents returns the events about the tenant's document
+	// documentID in env (those whose Document is it) that are still kept
+	// (EventRetention), in the feed's order. No index leads to them: it
+	// reads the tenant's events in env (docs/benchmarks.md).
+	FindDocumentEvents(ctx context.Context, tenantID string, env Environment, documentID string) ([]*Event, error)
 }

@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/sello-do/sello"
-	"github.com/sello-do/sello/ecf"
 	"github.com/sello-do/sello/pdf"
 )
 
@@ -35,29 +34,7 @@ func (s *Server) handleGetDocumentPDF(w http.ResponseWriter, r *http.Request) er
 	if _, err := sello.ParseENCF(encf); err != nil {
 		return err
 	}
-	doc, err := s.Store.FindDocument(r.Context(), p.Tenant.ID, p.Env, encf)
-	if err != nil {
-		return err
-	} else if doc.SignedAt == nil {
-		return sello.Errorf(sello.CodeNotFound, "Document %s is not signed yet: its printed representation needs the security code.", encf)
-	}
-	full, err := s.Store.FindDocumentByID(r.Context(), p.Tenant.ID, p.Env, doc.ID)
-	if err != nil {
-		return err
-	}
-	d, err := ecf.Decode(full.Payload)
-	if err != nil {
-		return err
-	}
-	out, err := pdf.Render(d, pdf.Meta{
-		Environment:  p.Env,
-		ENCF:         doc.ENCF,
-		SecurityCode: doc.SecurityCode,
-		SignedAt:     *doc.SignedAt,
-		QRURL:        doc.QRURL,
-		Status:       doc.Status,
-		Contingency:  doc.Contingency,
-	})
+	out, err := pdf.OfDocument(r.Context(), s.Store, p.Tenant.ID, p.Env, encf)
 	if err != nil {
 		return err
 	}

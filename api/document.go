@@ -280,13 +280,25 @@ func (s *Server) handleListDocuments(w http.ResponseWriter, r *http.Request) err
 // one. Returns INVALID_REQUEST.
 func parseDocumentFilter(q url.Values) (sello.DocumentFilter, error) {
 	f := sello.DocumentFilter{Limit: sello.DefaultPageSize, Cursor: q.Get("cursor")}
-	l := newListQuery(q, "status", "type", "from", "to", "cursor", "limit")
+	l := newListQuery(q, "status", "type", "buyer", "encf", "from", "to", "cursor", "limit")
 	if v := q.Get("status"); v != "" {
 		st, err := sello.ParseStatus(v)
 		if err != nil {
 			l.p.AddText("status", sello.ErrorText(err))
 		}
 		f.Status = st
+	}
+	if v := q.Get("buyer"); v != "" {
+		if err := sello.ValidateRNC(v); err != nil {
+			l.p.AddText("buyer", sello.ErrorText(err))
+		}
+		f.BuyerRNC = v
+	}
+	if v := q.Get("encf"); v != "" {
+		if _, err := sello.ParseENCF(v); err != nil {
+			l.p.AddText("encf", sello.ErrorText(err))
+		}
+		f.ENCF = v
 	}
 	l.docType("type", &f.Type)
 	l.time("from", &f.CreatedFrom)

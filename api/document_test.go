@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sello-do/sello"
@@ -121,5 +122,58 @@ func TestMalformedENCFOneMessage(t *testing.T) {
 			wantError(t, rec, http.StatusUnprocessableEntity, sello.CodeValidationFailed, "The document is not valid: 1 problem.")
 			wantDetails(t, rec.Body.Bytes(), sello.ErrorDetail{Path: sello.ENCFPath, Message: tt.want})
 		})
+	}
+}
+
+// TestListDocumentsBuyerAndENCF filters the list by buyer and by e-NCF,
+// as the portal's Documentos page does with the same store query; bad
+// values are refused with a detail each.
+func TestListDocumentsBuyerAndENCF(t *testing.T) {
+	f := mustFixture(t)
+	for _, buyer := range []string{"131880681", "101000001", "131880681"} {
+		body := apitest.Invoice(testRNC, func(ecf map[string]any) { apitest.Section(ecf, "Comprador")["RNCComprador"] = buyer })
+		if rec := f.do("POST", "/TesteCF/documentos-ecf", body); rec.Code != http.StatusAccepted {
+			t.Fatalf("create: %d %s", rec.Code, rec.Body)
+		}
+	}
+	list := func(query string) []string {
+		t.Helper()
+		resp, body := call(t, f, f.key, "GET", "/TesteCF/documentos-ecf?"+query, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", query, resp.StatusCode, body)
+		}
+		var l struct{ Data []sello.DocumentResource }
+		if err := json.Unmarshal(body, &l); err != nil {
+			t.Fatal(err)
+		}
+		var encfs []string
+		for _, d := range l.Data {
+			encfs = append(encfs, d.ENCF)
+		}
+		return encfs
+	}
+	for _, tt := range []struct {
+		query string
+		want  []string
+	}{
+		{"buyer=131880681", []string{"E310000000003", "E310000000001"}},
+		{"buyer=101000001", []string{"E310000000002"}},
+		{"buyer=40200000009", nil},
+		{"encf=E310000000002", []string{"E310000000002"}},
+		{"encf=E310000000002&buyer=131880681", nil},
+		{"encf=E310000000009", nil},
+	} {
+		if got := list(tt.query); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: got %v, want %v", tt.query, got, tt.want)
+		}
+	}
+	resp, body := call(t, f, f.key, "GET", "/TesteCF/documentos-ecf?buyer=12&encf=B0100000001", nil)
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("bad buyer and e-NCF: %d %s, want 400", resp.StatusCode, body)
+	}
+	for _, p := range []string{`"buyer"`, `"encf"`} {
+		if !strings.Contains(string(body), p) {
+			t.Errorf("%s: want a detail at %s", body, p)
+		}
 	}
 }

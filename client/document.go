@@ -344,6 +344,11 @@ type ListDocumentsParams struct {
 	Status Status
 	// Type is E31 … E47 (or 31 … 47).
 	Type string
+	// Buyer is the buyer's RNC or cédula (RNCComprador, 9 or 11 digits).
+	Buyer string
+	// ENCF is one document's e-NCF: the page then has at most that
+	// document.
+	ENCF string
 	// From (inclusive) and To (exclusive) bound createdAt.
 	From, To time.Time
 	// Cursor is the previous page's NextCursor; "" for the first page.
@@ -359,6 +364,8 @@ func (c *Client) ListDocuments(ctx context.Context, p ListDocumentsParams) (*Pag
 	q := pageQuery{}
 	q.set("status", string(p.Status))
 	q.set("type", p.Type)
+	q.set("buyer", p.Buyer)
+	q.set("encf", p.ENCF)
 	q.setTime("from", p.From)
 	q.setTime("to", p.To)
 	return list[Document](ctx, c, "/documentos-ecf", q.page(p.Cursor, p.Limit))

@@ -329,6 +329,36 @@ func TestAgainstRealAPI(t *testing.T) {
 		}
 	})
 
+	t.Run("ListByBuyerAndENCF", func(t *testing.T) {
+		// After Events, which counts the documents created before.
+		other, err := c.CreateDocument(ctx, client.CreateDocumentRequest{Document: invoiceDoc(func(ecf map[string]any) {
+			apitest.Section(ecf, "Comprador")["RNCComprador"] = "101000001"
+		})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := c.ListDocuments(ctx, client.ListDocumentsParams{Buyer: "101000001"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Data) != 1 || page.Data[0].ENCF != other.Document.ENCF {
+			t.Fatalf("buyer 101000001: %d documents, want %s alone", len(page.Data), other.Document.ENCF)
+		}
+		page, err = c.ListDocuments(ctx, client.ListDocumentsParams{ENCF: other.Document.ENCF, Buyer: "101000001"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page.Data) != 1 || page.Data[0].ENCF != other.Document.ENCF || page.HasMore {
+			t.Fatalf("e-NCF %s: %d documents, want it alone", other.Document.ENCF, len(page.Data))
+		}
+		if page, err = c.ListDocuments(ctx, client.ListDocumentsParams{ENCF: other.Document.ENCF, Buyer: "131880681"}); err != nil || len(page.Data) != 0 {
+			t.Fatalf("e-NCF of another buyer: %v, %v; want none", page, err)
+		}
+		if _, err := c.ListDocuments(ctx, client.ListDocumentsParams{Buyer: "12", ENCF: "B0100000001"}); !client.IsCode(err, client.CodeInvalidRequest) {
+			t.Fatalf("bad buyer and e-NCF: %v, want INVALID_REQUEST", err)
+		}
+	})
+
 	t.Run("ErrInsufficientScope", func(t *testing.T) {
 		k, key := sello.NewAPIKey(a.tenant.ID, sello.EnvTest, "reader", []sello.Scope{sello.ScopeStatusRead}, nil)
 		if err := a.db.CreateAPIKey(ctx, k); err != nil {

@@ -70,6 +70,7 @@ type menuEntry struct {
 // entry here.
 var menu = []menuEntry{
 	{Key: "Home", Path: "/", Roles: sello.Roles},
+	{Key: "Documents", Path: "/portal/{env}/documentos", Roles: sello.Roles},
 	{Key: "API keys", Path: keysPath, Roles: sello.Roles},
 	{Key: "Webhooks", Path: "/portal/{env}/webhooks", Roles: sello.Roles},
 	{Key: "Sequences", Path: "/portal/{env}/secuencias", Roles: sello.Roles},

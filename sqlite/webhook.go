@@ -511,6 +511,35 @@ func (db *DB) ListWebhookDeliveries(ctx context.Context, tenantID string, env se
 	return out, dbError(rows.Err(), "list webhook deliveries")
 }
 
+// FindEventWebhookDeliveries implements sello.WebhookStore: by the index
+// on event_id (webhook_deliveries_event). The ids go in as one JSON array,
+// so the statement is the same for any number of them.
+func (db *DB) FindEventWebhookDeliveries(ctx context.Context, tenantID string, eventIDs []string) ([]*sello.WebhookDelivery, error) {
+	if len(eventIDs) == 0 {
+		return nil, nil
+	}
+	list, err := json.Marshal(eventIDs)
+	if err != nil {
+		return nil, fmt.Errorf("encode event ids: %w", err)
+	}
+	rows, err := db.q().query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+		WHERE event_id IN (SELECT value FROM json_each(?)) AND tenant_id = ?
+		ORDER BY created_at, id`, string(list), tenantID)
+	if err != nil {
+		return nil, dbError(err, "find event webhook deliveries")
+	}
+	defer rows.Close()
+	var out []*sello.WebhookDelivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, dbError(err, "find event webhook deliveries")
+		}
+		out = append(out, d)
+	}
+	return out, dbError(rows.Err(), "find event webhook deliveries")
+}
+
 // ReplayWebhookDelivery implements sello.WebhookStore. Returns NOT_FOUND or
 // CONFLICT (endpoint disabled).
 func (db *DB) ReplayWebhookDelivery(ctx context.Context, tenantID, deliveryID string, now time.Time) (*sello.WebhookDelivery, error) {

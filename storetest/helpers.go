@@ -135,6 +135,22 @@ func (p *prepared) prepare(e sello.ENCF, seq *sello.Sequence) (*sello.PreparedDo
 	return &sello.PreparedDocument{Payload: payloadFor(e), Total: "1180.00", ITBIS: "180.00", BuyerRNC: "131880681", IssueDate: issueDate}, nil
 }
 
+// otherBuyer is a buyer's RNC other than the one newDoc's documents have.
+const otherBuyer = "101000001"
+
+// withBuyer is nd with the buyer buyerRNC.
+func withBuyer(nd sello.DocumentDraft, buyerRNC string) sello.DocumentDraft {
+	prepare := nd.Prepare
+	nd.Prepare = func(e sello.ENCF, seq *sello.Sequence) (*sello.PreparedDocument, error) {
+		p, err := prepare(e, seq)
+		if p != nil {
+			p.BuyerRNC = buyerRNC
+		}
+		return p, err
+	}
+	return nd
+}
+
 // newDoc is a create of typ with the next number.
 func newDoc(tenantID string, e sello.Environment, typ sello.DocumentType) sello.DocumentDraft {
 	p := &prepared{}

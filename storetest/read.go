@@ -93,7 +93,11 @@ func testReadDocuments(t *testing.T, open Open) {
 			if i%2 == 1 {
 				typ = sello.TypeConsumo
 			}
-			all = append(all, MustCreateDocument(t, e.s, newDoc(tn.ID, sello.EnvTest, typ)))
+			nd := newDoc(tn.ID, sello.EnvTest, typ)
+			if i == 2 || i == 5 {
+				nd = withBuyer(nd, otherBuyer)
+			}
+			all = append(all, MustCreateDocument(t, e.s, nd))
 			e.clock.Add(time.Minute)
 		}
 		from, to := all[1].CreatedAt, all[4].CreatedAt
@@ -107,6 +111,14 @@ func testReadDocuments(t *testing.T, open Open) {
 			{"OtherStatus", sello.DocumentFilter{Status: sello.StatusAccepted}, nil},
 			{"CreatedRange", sello.DocumentFilter{CreatedFrom: &from, CreatedTo: &to}, []*sello.Document{all[3], all[2], all[1]}},
 			{"TypeAndRange", sello.DocumentFilter{Type: sello.TypeCreditoFiscal, CreatedFrom: &from}, []*sello.Document{all[4], all[2]}},
+			{"Buyer", sello.DocumentFilter{BuyerRNC: otherBuyer}, []*sello.Document{all[5], all[2]}},
+			{"OtherBuyer", sello.DocumentFilter{BuyerRNC: "131880681"}, []*sello.Document{all[4], all[3], all[1], all[0]}},
+			{"UnknownBuyer", sello.DocumentFilter{BuyerRNC: "40200000009"}, nil},
+			{"BuyerAndType", sello.DocumentFilter{BuyerRNC: otherBuyer, Type: sello.TypeConsumo}, []*sello.Document{all[5]}},
+			{"ENCF", sello.DocumentFilter{ENCF: all[3].ENCF}, []*sello.Document{all[3]}},
+			{"ENCFAndOtherType", sello.DocumentFilter{ENCF: all[3].ENCF, Type: sello.TypeCreditoFiscal}, nil},
+			{"ENCFUnknown", sello.DocumentFilter{ENCF: encf(sello.TypeCreditoFiscal, 99)}, nil},
+			{"ENCFAndCursor", sello.DocumentFilter{ENCF: all[3].ENCF, Cursor: sello.FormatCursor(all[4].CreatedAt, all[4].ID)}, []*sello.Document{all[3]}},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				got, _, err := e.s.ListDocuments(ctx, tn.ID, sello.EnvTest, tt.f)

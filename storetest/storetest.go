@@ -33,6 +33,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("ReadDocuments", func(t *testing.T) { testReadDocuments(t, open) })
 	t.Run("Events", func(t *testing.T) { testEvents(t, open) })
 	t.Run("EventsOrder", func(t *testing.T) { testEventsOrder(t, open) })
+	t.Run("DocumentStory", func(t *testing.T) { testDocumentStory(t, open) })
 	t.Run("Lifecycle", func(t *testing.T) { testLifecycle(t, open) })
 	t.Run("Delivery", func(t *testing.T) { testDelivery(t, open) })
 	t.Run("Certificates", func(t *testing.T) { testCertificates(t, open) })

@@ -59,6 +59,10 @@ type Options struct {
 	WebhookDelay time.Duration
 	// Portal, when set, changes the portal before it serves.
 	Portal func(*portal.Server)
+	// Seed, when set, fills the store (its Store and Tenant are set)
+	// before the job runner starts: documents it leaves in a final state
+	// stay as they are, since the worker finds nothing to do for them.
+	Seed func(tb testing.TB, s *Server)
 	// DGIIURL is the base URL of a DGII simulator (dgiisim) the worker
 	// talks to; without one, nothing reaches DGII.
 	DGIIURL string
@@ -138,6 +142,9 @@ func StartServer(tb testing.TB, opts ...Options) *Server {
 	s.Tenant = &sello.Tenant{RNC: "130000001", Name: "Ferretería Caribe SRL", Plan: sello.DefaultRatePlan}
 	if err := s.Store.CreateTenant(ctx, s.Tenant); err != nil {
 		tb.Fatal(err)
+	}
+	if o.Seed != nil {
+		o.Seed(tb, s)
 	}
 	if ml, ok := limiter.(*sello.MemoryRateLimiter); ok {
 		ml.Now = s.Clock.Now
