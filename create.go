@@ -2,6 +2,7 @@ package sello
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -234,8 +235,10 @@ type DocumentDraft struct {
 
 // PreparedDocument is the content of a document about to be stored.
 type PreparedDocument struct {
-	Payload   json.RawMessage
-	Total     string
+	Payload json.RawMessage
+	Total   string
+	// ITBIS is TotalITBIS with two decimals, "" when the e-CF has none.
+	ITBIS     string
 	BuyerRNC  string
 	IssueDate Date
 }
@@ -288,6 +291,7 @@ func (nd DocumentDraft) Build(n ENCF, seq *Sequence, now time.Time) (*Document, 
 		ENCF:        n.String(),
 		Status:      StatusQueuedForSigning,
 		Total:       p.Total,
+		ITBIS:       cmp.Or(p.ITBIS, "0.00"),
 		BuyerRNC:    p.BuyerRNC,
 		IssueDate:   p.IssueDate,
 		Delivery:    Delivery{Status: DeliveryNotApplicable},

@@ -88,7 +88,10 @@ type Document struct {
 	SignedAt     *time.Time `json:"signedAt,omitempty"`
 	QRURL        string     `json:"qrUrl,omitempty"`
 	// Total is MontoTotal, exact, with two decimals ("1180.00").
-	Total              string              `json:"total"`
+	Total string `json:"total"`
+	// ITBIS is TotalITBIS, exact, with two decimals ("180.00"; "0.00"
+	// when the e-CF has none).
+	ITBIS              string              `json:"itbis,omitempty"`
 	BuyerRNC           string              `json:"buyerRnc,omitempty"`
 	IssueDate          Date                `json:"issueDate"`
 	DGII               *DGIIResult         `json:"dgii,omitempty"`

@@ -24,6 +24,7 @@ type InboundDocument struct {
 	BuyerRNC    string
 	IssueDate   Date
 	Total       string // MontoTotal as written in the e-CF
+	ITBIS       string // TotalITBIS as written, "" when the e-CF has none
 	// XML is the e-CF as received, byte for byte.
 	XML []byte
 	// XMLSum is the SHA-256 of XML, what the stores key a document's

@@ -55,6 +55,7 @@ type InboundHeader struct {
 	BuyerRNC   string // RNCComprador, "" when absent
 	IssueDate  Date   // FechaEmision
 	Total      string // MontoTotal as written
+	ITBIS      string // TotalITBIS as written, "" when absent
 	// SignedAt is FechaHoraFirma.
 	SignedAt time.Time
 	// SecurityCode is the first six characters of the SignatureValue, ""
@@ -334,7 +335,7 @@ func (rc *Reception) ReceiveECF(ctx context.Context, in ReceivedECF) (*ECFReceip
 	d := &InboundDocument{
 		TenantID: t.ID, Environment: env, Type: h.Type, ENCF: h.ENCF,
 		IssuerRNC: h.IssuerRNC, IssuerName: h.IssuerName, BuyerRNC: h.BuyerRNC,
-		IssueDate: h.IssueDate, Total: h.Total, XML: data, XMLSum: sum, Acuse: acuse, Signer: signer,
+		IssueDate: h.IssueDate, Total: h.Total, ITBIS: h.ITBIS, XML: data, XMLSum: sum, Acuse: acuse, Signer: signer,
 		SecurityCode: h.SecurityCode,
 	}
 	stored, held, err := rc.Store.CreateInboundDocument(ctx, d, rc.ENCFQuota)

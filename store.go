@@ -26,6 +26,7 @@ type Store interface {
 	CertificationStore
 	ReachabilityStore
 	PeopleStore
+	OverviewStore
 	// Close releases the store's connections.
 	Close() error
 }

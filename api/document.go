@@ -98,6 +98,7 @@ func (s *Server) newDocument(p *principal, doc *ecf.Document) sello.DocumentDraf
 			return &sello.PreparedDocument{
 				Payload:   payload,
 				Total:     doc.Total(),
+				ITBIS:     doc.ITBIS(),
 				BuyerRNC:  doc.BuyerRNC(),
 				IssueDate: doc.IssueDate(),
 			}, nil

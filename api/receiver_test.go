@@ -258,6 +258,16 @@ func TestRecepcion(t *testing.T) {
 		if !bytes.Equal(stored.XML, doc) || !bytes.Equal(stored.Acuse, rec.Body.Bytes()) || stored.Total != "1180.00" || stored.BuyerRNC != testRNC {
 			t.Errorf("stored: got total %s buyer %s, same xml %v, same acuse %v", stored.Total, stored.BuyerRNC, bytes.Equal(stored.XML, doc), bytes.Equal(stored.Acuse, rec.Body.Bytes()))
 		}
+		// Its TotalITBIS is kept, and counted in the day totals of Inicio.
+		if stored.ITBIS != "180.00" {
+			t.Errorf("stored ITBIS: got %q, want 180.00 as written", stored.ITBIS)
+		}
+		days, err := f.store.FindReceivedTotals(t.Context(), f.tenant.ID, sello.EnvTest, stored.IssueDate, stored.IssueDate)
+		if err != nil {
+			t.Fatal(err)
+		} else if len(days) != 1 || days[0].Count != 1 || days[0].Total.String() != "1180" || days[0].ITBIS.String() != "180" {
+			t.Errorf("the day's received totals: %+v, want the document's 1180.00 and 180.00", days)
+		}
 		events, err := f.store.ListEvents(t.Context(), f.tenant.ID, sello.EnvTest, sello.EventFilter{Type: sello.EventInboundReceived, Limit: 5})
 		if err != nil {
 			t.Fatal(err)

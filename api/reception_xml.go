@@ -25,7 +25,7 @@ func (receptionXML) ReadECFHeader(data []byte) (*sello.InboundHeader, error) {
 	h := &rx.ECFHeader
 	return &sello.InboundHeader{
 		Type: h.TipoeCF, ENCF: h.ENCF, IssuerRNC: h.RNCEmisor, IssuerName: h.RazonSocialEmisor,
-		BuyerRNC: h.RNCComprador, IssueDate: h.FechaEmision, Total: h.MontoTotal, SignedAt: h.FechaHoraFirma,
+		BuyerRNC: h.RNCComprador, IssueDate: h.FechaEmision, Total: h.MontoTotal, ITBIS: h.TotalITBIS, SignedAt: h.FechaHoraFirma,
 		SecurityCode: h.SecurityCode, Invalid: rx.Invalid,
 	}, nil
 }

@@ -29,6 +29,14 @@ func (d *Document) Total() string {
 	return ""
 }
 
+// ITBIS is Totales.TotalITBIS with two decimals, or "" when absent.
+func (d *Document) ITBIS() string {
+	if e := d.ECF.Encabezado; e != nil && e.Totales != nil && e.Totales.TotalITBIS != nil {
+		return e.Totales.TotalITBIS.Value().StringFixed(2)
+	}
+	return ""
+}
+
 // BuyerRNC is Comprador.RNCComprador, or "".
 func (d *Document) BuyerRNC() string {
 	if e := d.ECF.Encabezado; e != nil && e.Comprador != nil {

@@ -448,8 +448,8 @@ func stepTitle(l *layoutData, e timelineEntry) string {
 	return l.T("State: %s", statusLabel(l, e.Status))
 }
 
-// money is an amount ("1180.00") as the pages show it: "RD$ 1,180.00".
-func money(l *layoutData, amount string) string {
+// amountText is an amount ("1180.00") as the pages show it: "RD$ 1,180.00".
+func amountText(l *layoutData, amount string) string {
 	d, err := decimal.NewFromString(amount)
 	if err != nil {
 		return amount
@@ -495,7 +495,7 @@ func dgiiMessage(m sello.DGIIMessage) string {
 // itoa is n in decimal.
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// formatDay is t's day in the Dominican Republic, as the pages show dates.
-func formatDay(l *layoutData, t time.Time) string {
+// dayOf is t's day in the Dominican Republic, as the pages show dates.
+func dayOf(l *layoutData, t time.Time) string {
 	return i18n.FormatDate(l.V.Lang, t.In(sello.DRZone))
 }

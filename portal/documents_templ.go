@@ -836,9 +836,9 @@ func documentsPage(l *layoutData, view documentsView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var55 string
-					templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(money(l, d.Total))
+					templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(amountText(l, d.Total))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `documents.templ`, Line: 105, Col: 75}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `documents.templ`, Line: 105, Col: 80}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var55))
 					if templ_7745c5c3_Err != nil {
@@ -1238,9 +1238,9 @@ func documentPage(l *layoutData, view documentView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var82 string
-			templ_7745c5c3_Var82, templ_7745c5c3_Err = templ.JoinStringErrs(money(l, view.Document.Total))
+			templ_7745c5c3_Var82, templ_7745c5c3_Err = templ.JoinStringErrs(amountText(l, view.Document.Total))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `documents.templ`, Line: 146, Col: 39}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `documents.templ`, Line: 146, Col: 44}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var82))
 			if templ_7745c5c3_Err != nil {
@@ -2411,9 +2411,9 @@ func documentPage(l *layoutData, view documentView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var157 string
-					templ_7745c5c3_Var157, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("Issued by %s, valid %s to %s", vd.Signer.Issuer, formatDay(l, vd.Signer.NotBefore), formatDay(l, vd.Signer.NotAfter)))
+					templ_7745c5c3_Var157, templ_7745c5c3_Err = templ.JoinStringErrs(l.T("Issued by %s, valid %s to %s", vd.Signer.Issuer, dayOf(l, vd.Signer.NotBefore), dayOf(l, vd.Signer.NotAfter)))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `documents.templ`, Line: 296, Col: 152}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `documents.templ`, Line: 296, Col: 144}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var157))
 					if templ_7745c5c3_Err != nil {

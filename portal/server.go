@@ -55,7 +55,11 @@ type Server struct {
 	// whatever happens; sello.SessionIdle (30 min) and
 	// sello.SessionLifetime (12 h) when zero.
 	IdleTimeout, AbsoluteTimeout time.Duration
-	Logger                       *slog.Logger
+	// SequenceThresholds say when Inicio shows an e-NCF range as running
+	// out: the worker's (sello serve --sequence-low-percent, …); zero
+	// fields take sello.DefaultSequenceThresholds.
+	SequenceThresholds sello.SequenceThresholds
+	Logger             *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -105,12 +106,12 @@ func (t documentTx) InsertDocument(ctx context.Context, doc *sello.Document) err
 	_, err = t.tx.Exec(ctx, `
 		INSERT INTO documents (id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 			qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
-			failure_reason, payload, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
+			failure_reason, payload, created_at, updated_at, itbis)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
 		doc.ID, doc.TenantID, doc.Environment, doc.Type, doc.ENCF, doc.Status, doc.TrackID, doc.SecurityCode,
 		doc.SignedAt, doc.QRURL, doc.Total, doc.BuyerRNC, dateValue(doc.IssueDate), dgii,
 		doc.Delivery.Status, doc.Delivery.Code, approval, doc.FailureReason, string(doc.Payload),
-		doc.CreatedAt, doc.UpdatedAt)
+		doc.CreatedAt, doc.UpdatedAt, cmp.Or(doc.ITBIS, "0.00"))
 	switch errorKind(err) {
 	case kindForeignKey:
 		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", doc.TenantID).WithErr(err)
@@ -149,14 +150,14 @@ func (t documentTx) InsertJobs(ctx context.Context, jobs []sello.Job) error {
 // decimals, json its bytes.
 const documentColumns = `id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 	qr_url, total::text, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, delivery_reason, commercial_approval,
-	failure_reason, payload::text, created_at, updated_at, contingency`
+	failure_reason, payload::text, created_at, updated_at, contingency, itbis::text`
 
 // summaryColumns are documentColumns without the payload, which only
 // signing and the printed representation read: a status read of a thousand
 // documents does not copy their items.
 const summaryColumns = `id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 	qr_url, total::text, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, delivery_reason, commercial_approval,
-	failure_reason, '', created_at, updated_at, contingency`
+	failure_reason, '', created_at, updated_at, contingency, itbis::text`
 
 // FindDocument implements sello.DocumentStore. Returns NOT_FOUND.
 func (db *DB) FindDocument(ctx context.Context, tenantID string, env sello.Environment, encf string) (*sello.Document, error) {
@@ -253,7 +254,7 @@ func scanDocument(r pgx.Row) (*sello.Document, error) {
 	var payload string
 	if err := r.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.Status, &d.TrackID, &d.SecurityCode,
 		&d.SignedAt, &d.QRURL, &d.Total, &d.BuyerRNC, &issueDate, &dgii, &d.Delivery.Status, &d.Delivery.Code, &d.Delivery.Reason,
-		&approval, &d.FailureReason, &payload, &d.CreatedAt, &d.UpdatedAt, &d.Contingency); err != nil {
+		&approval, &d.FailureReason, &payload, &d.CreatedAt, &d.UpdatedAt, &d.Contingency, &d.ITBIS); err != nil {
 		return nil, err
 	}
 	if payload != "" {

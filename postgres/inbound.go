@@ -41,12 +41,12 @@ func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDo
 	tag, err := t.tx.Exec(ctx, `
 		INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
 			issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
-			xml_sha256, security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+			xml_sha256, security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje, itbis)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)
 		ON CONFLICT (encf, issuer_rnc, tenant_id, environment, xml_sha256) DO NOTHING`,
 		n.ID, n.TenantID, n.Environment, n.Type, n.ENCF, n.IssuerRNC, n.IssuerName, n.BuyerRNC,
 		dateValue(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, n.ReceivedAt, n.UpdatedAt, signer,
-		sum[:], n.SecurityCode, status, checked, codigo, mensaje)
+		sum[:], n.SecurityCode, status, checked, codigo, mensaje, n.ITBIS)
 	if errorKind(err) == kindForeignKey {
 		return false, sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", n.TenantID).WithErr(err)
 	} else if err != nil {
@@ -278,10 +278,10 @@ type rowQuerier interface {
 const (
 	inboundColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
 		issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
-		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje`
+		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje, itbis`
 	inboundListColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
 		issue_date, total, ''::bytea, ''::bytea, approval, received_at, updated_at, signer,
-		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje`
+		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje, itbis`
 )
 
 // findInbound returns the tenant's inbound document in env that where
@@ -358,7 +358,7 @@ func scanInbound(r pgx.Row) (*sello.InboundDocument, error) {
 	var codigo *int32
 	if err := r.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.IssuerRNC, &d.IssuerName, &d.BuyerRNC,
 		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &d.ReceivedAt, &d.UpdatedAt, &signer,
-		&d.SecurityCode, &status, &checked, &codigo, &mensaje); err != nil {
+		&d.SecurityCode, &status, &checked, &codigo, &mensaje, &d.ITBIS); err != nil {
 		return nil, err
 	}
 	d.DGII = dgiiOf(status, checked, codigo, mensaje)

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -118,12 +119,12 @@ func (t documentTx) InsertDocument(ctx context.Context, doc *sello.Document) err
 	_, err = t.tx.exec(ctx, `
 		INSERT INTO documents (id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 			qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
-			failure_reason, payload, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			failure_reason, payload, created_at, updated_at, itbis)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		doc.ID, doc.TenantID, doc.Environment, doc.Type, doc.ENCF, doc.Status, doc.TrackID, doc.SecurityCode,
 		formatTimePtr(doc.SignedAt), doc.QRURL, doc.Total, doc.BuyerRNC, formatDate(doc.IssueDate), dgii,
 		doc.Delivery.Status, doc.Delivery.Code, approval, doc.FailureReason, string(doc.Payload),
-		formatTime(doc.CreatedAt), formatTime(doc.UpdatedAt))
+		formatTime(doc.CreatedAt), formatTime(doc.UpdatedAt), cmp.Or(doc.ITBIS, "0.00"))
 	switch errorKind(err) {
 	case kindForeignKey:
 		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", doc.TenantID).WithErr(err)
@@ -160,14 +161,14 @@ func (t documentTx) InsertJobs(ctx context.Context, jobs []sello.Job) error {
 
 const documentColumns = `id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 	qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, delivery_reason, commercial_approval,
-	failure_reason, payload, created_at, updated_at, contingency`
+	failure_reason, payload, created_at, updated_at, contingency, itbis`
 
 // summaryColumns are documentColumns without the payload, which only
 // signing and the printed representation read: a status read of a thousand
 // documents does not copy their items.
 const summaryColumns = `id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 	qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, delivery_reason, commercial_approval,
-	failure_reason, '', created_at, updated_at, contingency`
+	failure_reason, '', created_at, updated_at, contingency, itbis`
 
 // FindDocument implements sello.DocumentStore. Returns NOT_FOUND.
 func (db *DB) FindDocument(ctx context.Context, tenantID string, env sello.Environment, encf string) (*sello.Document, error) {
@@ -282,7 +283,7 @@ func scanDocument(s scanner) (*sello.Document, error) {
 	var issueDate, payload, created, updated string
 	if err := s.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.Status, &d.TrackID, &d.SecurityCode,
 		&signedAt, &d.QRURL, &d.Total, &d.BuyerRNC, &issueDate, &dgii, &d.Delivery.Status, &d.Delivery.Code, &d.Delivery.Reason,
-		&approval, &d.FailureReason, &payload, &created, &updated, &d.Contingency); err != nil {
+		&approval, &d.FailureReason, &payload, &created, &updated, &d.Contingency, &d.ITBIS); err != nil {
 		return nil, err
 	}
 	if payload != "" {

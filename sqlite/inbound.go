@@ -40,12 +40,12 @@ func (t inboundTx) InsertInboundDocument(ctx context.Context, n *sello.InboundDo
 	res, err := t.tx.exec(ctx, `
 		INSERT INTO inbound_documents (id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
 			issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
-			xml_sha256, security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			xml_sha256, security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje, itbis)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (encf, issuer_rnc, tenant_id, environment, xml_sha256) DO NOTHING`,
 		n.ID, n.TenantID, n.Environment, n.Type, n.ENCF, n.IssuerRNC, n.IssuerName, n.BuyerRNC,
 		formatDate(n.IssueDate), n.Total, n.XML, n.Acuse, n.Approval, formatTime(n.ReceivedAt), formatTime(n.UpdatedAt), signer,
-		sum[:], n.SecurityCode, status, checked, codigo, mensaje)
+		sum[:], n.SecurityCode, status, checked, codigo, mensaje, n.ITBIS)
 	if errorKind(err) == kindForeignKey {
 		return false, sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", n.TenantID).WithErr(err)
 	} else if err != nil {
@@ -285,10 +285,10 @@ func (db *DB) FindInboundDocumentByENCF(ctx context.Context, tenantID string, en
 const (
 	inboundColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
 		issue_date, total, xml, acuse, approval, received_at, updated_at, signer,
-		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje`
+		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje, itbis`
 	inboundListColumns = `id, tenant_id, environment, type, encf, issuer_rnc, issuer_name, buyer_rnc,
 		issue_date, total, x'', x'', approval, received_at, updated_at, signer,
-		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje`
+		security_code, dgii_status, dgii_checked_at, dgii_codigo, dgii_mensaje, itbis`
 )
 
 // findInbound returns the tenant's inbound document in env that where
@@ -377,7 +377,7 @@ func scanInbound(s scanner) (*sello.InboundDocument, error) {
 	var mensaje string
 	if err := s.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.IssuerRNC, &d.IssuerName, &d.BuyerRNC,
 		&issued, &d.Total, &d.XML, &d.Acuse, &d.Approval, &received, &updated, &signer,
-		&d.SecurityCode, &status, &checked, &codigo, &mensaje); err != nil {
+		&d.SecurityCode, &status, &checked, &codigo, &mensaje, &d.ITBIS); err != nil {
 		return nil, err
 	}
 	var err error

@@ -33,7 +33,7 @@ func testCreateDocument(t *testing.T, open Open) {
 		}
 		want := &sello.Document{
 			ID: doc.ID, TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
-			ENCF: n.String(), Status: sello.StatusQueuedForSigning, Total: "1180.00", BuyerRNC: "131880681",
+			ENCF: n.String(), Status: sello.StatusQueuedForSigning, Total: "1180.00", ITBIS: "180.00", BuyerRNC: "131880681",
 			IssueDate: issueDate, Delivery: sello.Delivery{Status: sello.DeliveryNotSent},
 			CreatedAt: doc.CreatedAt, UpdatedAt: doc.CreatedAt, Payload: payloadFor(n),
 		}

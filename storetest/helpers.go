@@ -132,7 +132,7 @@ func (p *prepared) prepare(e sello.ENCF, seq *sello.Sequence) (*sello.PreparedDo
 	p.mu.Lock()
 	p.calls = append(p.calls, prepareCall{ENCF: e, Seq: *seq})
 	p.mu.Unlock()
-	return &sello.PreparedDocument{Payload: payloadFor(e), Total: "1180.00", BuyerRNC: "131880681", IssueDate: issueDate}, nil
+	return &sello.PreparedDocument{Payload: payloadFor(e), Total: "1180.00", ITBIS: "180.00", BuyerRNC: "131880681", IssueDate: issueDate}, nil
 }
 
 // otherBuyer is a buyer's RNC other than the one newDoc's documents have.

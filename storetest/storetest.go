@@ -54,4 +54,5 @@ func Run(t *testing.T, open Open) {
 	t.Run("EnvironmentIsolation", func(t *testing.T) { testEnvironmentIsolation(t, open) })
 	t.Run("Voids", func(t *testing.T) { testVoids(t, open) })
 	t.Run("People", func(t *testing.T) { testPeople(t, open) })
+	t.Run("Overview", func(t *testing.T) { testOverview(t, open) })
 }

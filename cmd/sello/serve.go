@@ -249,6 +249,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	ps.AllowLoopbackWebhooks = *allowLoopback
 	// The Receptor page lists the roots the receivers trust.
 	ps.ReceiverTrust = roots
+	// Inicio shows a range as running out when the worker warns of it.
+	ps.SequenceThresholds = sello.SequenceThresholds{LowPercent: *lowPercent, LowCount: *lowCount, ExpiryWarning: *expiryWarning}
 	var conns connCounter
 	hs := &http.Server{
 		Handler:           conns.handler(siteHandler(srv.Handler(), ps.Handler())),
