@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -376,16 +375,13 @@ func TestDayTotalsTriggersFire(t *testing.T) {
 	}
 }
 
-// TestDayTotalsMillion writes a million documents of one company over a
+// BenchmarkDayTotalsMillion (go test -run=^$ -bench=DayTotalsMillion -benchtime=1x) writes a million documents of one company over a
 // year (SQL, so that it takes minutes, not hours; the triggers fire for
 // each) and shows what Inicio's read of them costs: its plan and time
 // through the day totals, against the same sums computed from the
 // documents. Logged for docs/benchmarks.md; it runs only with
 // SELLO_MILLION=1 (a few minutes and 1 GB of disk).
-func TestDayTotalsMillion(t *testing.T) {
-	if os.Getenv("SELLO_MILLION") == "" {
-		t.Skip("SELLO_MILLION not set: the million documents are written only when asked")
-	}
+func BenchmarkDayTotalsMillion(t *testing.B) {
 	db, err := Open(t.Context(), pgtest.MustSchema(t))
 	if err != nil {
 		t.Fatal(err)

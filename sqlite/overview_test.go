@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -332,16 +331,13 @@ func median(ds []time.Duration) float64 {
 	return float64(s[len(s)/2].Nanoseconds())
 }
 
-// TestDayTotalsMillion writes a million documents of one company over a
+// BenchmarkDayTotalsMillion (go test -run=^$ -bench=DayTotalsMillion -benchtime=1x) writes a million documents of one company over a
 // year (SQL, so that it takes minutes, not hours; the triggers fire for
 // each) and shows what Inicio's read of them costs: its plan and time
 // through the day totals, against the same sums computed from the
 // documents. Logged for docs/benchmarks.md; it runs only with
 // SELLO_MILLION=1 (a few minutes and 1 GB of disk).
-func TestDayTotalsMillion(t *testing.T) {
-	if os.Getenv("SELLO_MILLION") == "" {
-		t.Skip("SELLO_MILLION not set: the million documents are written only when asked")
-	}
+func BenchmarkDayTotalsMillion(t *testing.B) {
 	db := mustOpenInternal(t)
 	tn := storetest.MustCreateTenant(t, db)
 	other := storetest.MustCreateTenant(t, db)
