@@ -375,12 +375,12 @@ func TestDayTotalsTriggersFire(t *testing.T) {
 	}
 }
 
-// BenchmarkDayTotalsMillion (go test -run=^$ -bench=DayTotalsMillion -benchtime=1x) writes a million documents of one company over a
-// year (SQL, so that it takes minutes, not hours; the triggers fire for
+// BenchmarkDayTotalsMillion writes a million documents of one company
+// over a year (SQL, so that it takes minutes, not hours; the triggers fire for
 // each) and shows what Inicio's read of them costs: its plan and time
 // through the day totals, against the same sums computed from the
-// documents. Logged for docs/benchmarks.md; it runs only with
-// SELLO_MILLION=1 (a few minutes and 1 GB of disk).
+// documents. Logged for docs/benchmarks.md; a few minutes and 1 GB of
+// disk: go test -run='^$' -bench=DayTotalsMillion -benchtime=1x.
 func BenchmarkDayTotalsMillion(t *testing.B) {
 	db, err := Open(t.Context(), pgtest.MustSchema(t))
 	if err != nil {
