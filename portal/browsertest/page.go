@@ -278,7 +278,11 @@ func (p *Page) SwapUntil(sel string, timeout time.Duration) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if Eval[int](p, `window.__selloSwaps.settled`) == 0 {
+	// A swap that came before the watch above was installed (a loaded
+	// machine can take seconds between a page's load and this call) left
+	// no count, but its request is in the page's resource timing, which a
+	// navigation would have emptied: htmx requests by XMLHttpRequest.
+	if Eval[int](p, `window.__selloSwaps.settled + performance.getEntriesByType('resource').filter(e => e.initiatorType === 'xmlhttprequest').length`) == 0 {
 		p.tb.Fatalf("%s appeared without a swap by htmx", sel)
 	}
 }
