@@ -2,7 +2,6 @@ package portal
 
 import (
 	"bytes"
-	"fmt"
 	"net/http"
 
 	"github.com/sello-do/sello"
@@ -245,9 +244,7 @@ func (s *Server) handleCertificationZIP(w http.ResponseWriter, r *http.Request, 
 	} else if n == 0 {
 		return pageError(sello.CodeConflict, v.T("No e-CF of this run is signed yet: its printed representations follow its signatures."))
 	}
-	w.Header().Set("Content-Type", "application/zip")
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="representaciones-impresas-%s.zip"`, view.Run.ID))
-	w.Write(zb)
+	writeFile(w, "application/zip", "representaciones-impresas-"+view.Run.ID+".zip", zb)
 	return nil
 }
 

@@ -369,7 +369,7 @@ func (s *Server) handleReceivedXML(w http.ResponseWriter, r *http.Request, v *vi
 	if err != nil {
 		return err
 	}
-	recvDownload(w, "application/xml", d.IssuerRNC+d.ENCF+".xml", d.XML)
+	writeFile(w, "application/xml", d.IssuerRNC+d.ENCF+".xml", d.XML)
 	return nil
 }
 
@@ -388,17 +388,8 @@ func (s *Server) handleReceivedPDF(w http.ResponseWriter, r *http.Request, v *vi
 	if err != nil {
 		return err
 	}
-	recvDownload(w, "application/pdf", d.IssuerRNC+d.ENCF+".pdf", out)
+	writeFile(w, "application/pdf", d.IssuerRNC+d.ENCF+".pdf", out)
 	return nil
-}
-
-// recvDownload sends body as a file to save, named name.
-func recvDownload(w http.ResponseWriter, contentType, name string, body []byte) {
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
-	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	w.WriteHeader(http.StatusOK)
-	w.Write(body)
 }
 
 // The disputed approvals of the company's own documents.

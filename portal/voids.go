@@ -263,8 +263,6 @@ func (s *Server) handleVoidXML(w http.ResponseWriter, r *http.Request, v *visit)
 	if view.Void.ANECF == nil {
 		return pageError(sello.CodeNotFound, v.T("The void has no signed ANECF yet: the worker signs it before sending it to DGII."))
 	}
-	w.Header().Set("Content-Type", "application/xml")
-	w.Header().Set("Content-Disposition", `attachment; filename="`+v.Tenant.RNC+`ANECF-`+view.Void.ID+`.xml"`)
-	w.Write(view.Void.ANECF)
+	writeFile(w, "application/xml", v.Tenant.RNC+"ANECF-"+view.Void.ID+".xml", view.Void.ANECF)
 	return nil
 }
