@@ -28,6 +28,8 @@ type DB struct {
 	jobsPool *pgxpool.Pool
 	// river inserts jobs in the store's transactions.
 	river *river.Client[pgx.Tx]
+	// creates queues document creates for their committers (create.go).
+	creates createQueues
 }
 
 var _ sello.Store = (*DB)(nil)
@@ -119,8 +121,10 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 // JobsPool returns the job runners' connection pool (see Pools), for tests.
 func (db *DB) JobsPool() *pgxpool.Pool { return db.jobsPool }
 
-// Close implements sello.Store. Stop job runners first.
+// Close implements sello.Store. Stop job runners first. Creates waiting
+// for their commit are committed first; later ones fail.
 func (db *DB) Close() error {
+	db.closeCreates()
 	db.jobsPool.Close()
 	db.pool.Close()
 	return nil

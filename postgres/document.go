@@ -14,10 +14,12 @@ import (
 )
 
 // CreateDocument implements sello.DocumentStore with sello.CreateDocument,
-// in one transaction.
+// in one transaction, which creates of the same tenant, environment and
+// type may share (create.go).
 func (db *DB) CreateDocument(ctx context.Context, d sello.DocumentDraft) (*sello.Document, bool, error) {
+	key := createKey{tenantID: d.TenantID, env: d.Environment, typ: d.Type}
 	return sello.CreateDocument(ctx, d, func(fn func(sello.DocumentTx, time.Time) error) error {
-		return db.inTx(ctx, func(tx pgx.Tx) error { return fn(documentTx{db: db, tx: tx}, db.now()) })
+		return db.inCreateTx(ctx, key, func(tx pgx.Tx) error { return fn(documentTx{db: db, tx: tx}, db.now()) })
 	})
 }
 

@@ -28,10 +28,22 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // both migration lines.
 func MustOpen(tb testing.TB) *sqlite.DB {
 	tb.Helper()
+	return mustOpenPath(tb, mustFile(tb))
+}
+
+// mustFile writes a new store file (see MustOpen) and returns its path.
+func mustFile(tb testing.TB) string {
+	tb.Helper()
 	path := filepath.Join(tb.TempDir(), "sello.db")
 	if err := os.WriteFile(path, mustTemplate(tb), 0o600); err != nil {
 		tb.Fatal(err)
 	}
+	return path
+}
+
+// mustOpenPath opens the store at path, closed at cleanup.
+func mustOpenPath(tb testing.TB, path string) *sqlite.DB {
+	tb.Helper()
 	db, err := sqlite.Open(tb.Context(), path)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
@@ -79,6 +91,17 @@ func TestStore(t *testing.T) {
 		db := MustOpen(t)
 		db.Now = now
 		return db
+	})
+}
+
+// TestNodes runs the suite's two-node contract on two stores over one
+// file, as a server and the operator CLI share it.
+func TestNodes(t *testing.T) {
+	storetest.RunNodes(t, func(t *testing.T, now func() time.Time) (storetest.Store, storetest.Store) {
+		path := mustFile(t)
+		a, b := mustOpenPath(t, path), mustOpenPath(t, path)
+		a.Now, b.Now = now, now
+		return a, b
 	})
 }
 
