@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -38,7 +40,7 @@ import (
 // come runs to its end.
 //
 // Across nodes. Each group takes, before anything else, a transaction
-// advisory lock named for its key: the groups of a key, from any node,
+// advisory lock of its key (createKey.lockID): the groups of a key, from any node,
 // run one after the other, and numbers stay unique and gapless as they
 // were. The lock comes first because a group keeps every piece's locks
 // until it commits: had its pieces taken the ranges' lock as they came,
@@ -47,9 +49,8 @@ import (
 // waits for that row, a deadlock that single creates never met. Now a
 // group waiting for its turn holds nothing.
 //
-// Under no load a group is one create, in a savepoint like the others:
-// the lock and the savepoint are three statements more than a transaction
-// of its own, for one way to run a create.
+// Under no load a group is one create, in a transaction of its own as
+// before, which also takes the lock (in the round trip that begins it).
 
 // maxCreates bounds a group: its first create waits for a bounded number
 // of others, and each piece's savepoint takes a subtransaction id, of
@@ -161,40 +162,58 @@ func (db *DB) closeCreates() {
 
 // runCreates runs group, creates of key, in one transaction, setting each
 // piece's err, and returns the error of the transaction itself.
+//
+// Round trips are what a group's pieces wait for, one after the other, so
+// it spends few: the transaction begins, takes the key's lock and sets the
+// first savepoint in one; a piece that succeeded is released and the next
+// one's savepoint set in one; the commit releases the last. A group of one
+// create sets no savepoint: its failure rolls the transaction back.
 func (db *DB) runCreates(key createKey, group []*createReq) error {
 	ctx, cancel := groupContext(group)
 	defer cancel()
-	tx, err := db.pool.Begin(ctx)
+	shared := len(group) > 1
+	begin := "BEGIN; SELECT pg_advisory_xact_lock(" + strconv.FormatInt(key.lockID(), 10) + ")"
+	if shared {
+		begin += "; SAVEPOINT c"
+	}
+	tx, err := db.pool.BeginTx(ctx, pgx.TxOptions{BeginQuery: begin})
 	if err != nil {
-		return dbError(err, "begin")
+		return dbError(err, "begin and lock creates")
 	}
 	defer tx.Rollback(context.Background())
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, key.lockName()); err != nil {
-		return dbError(err, "lock creates")
-	}
+	clean := true // whether savepoint c holds no piece's changes yet
 	for _, r := range group {
 		if err := r.ctx.Err(); err != nil {
 			r.err = fmt.Errorf("wait to create: %w", err)
 			continue
 		}
-		if _, err := tx.Exec(ctx, "SAVEPOINT c"); err != nil {
-			return dbError(err, "savepoint")
-		}
-		if !r.run(ctx, tx) {
-			if _, err := tx.Exec(ctx, "ROLLBACK TO c"); err != nil {
-				return dbError(err, "rollback to savepoint")
+		if !clean {
+			if _, err := tx.Exec(ctx, "RELEASE c; SAVEPOINT c"); err != nil {
+				return dbError(err, "savepoint")
 			}
 		}
-		if _, err := tx.Exec(ctx, "RELEASE c"); err != nil {
-			return dbError(err, "release savepoint")
+		if r.run(ctx, tx) {
+			clean = false
+			continue
 		}
+		if !shared {
+			return nil // r carries why
+		}
+		if _, err := tx.Exec(ctx, "ROLLBACK TO c"); err != nil {
+			return dbError(err, "rollback to savepoint")
+		}
+		clean = true
 	}
 	return dbError(tx.Commit(ctx), "commit")
 }
 
-// lockName names the advisory lock a group of creates of k takes first.
-func (k createKey) lockName() string {
-	return "creates/" + k.tenantID + "/" + string(k.env) + "/" + string(k.typ)
+// lockID is the advisory lock a group of creates of k takes first: a
+// 64-bit FNV-1a hash of the key. Two keys that share one only wait for
+// each other.
+func (k createKey) lockID() int64 {
+	h := fnv.New64a()
+	h.Write([]byte("sello creates\x00" + k.tenantID + "\x00" + string(k.env) + "\x00" + string(k.typ)))
+	return int64(h.Sum64())
 }
 
 // groupContext returns the context of group's transaction: it ends when

@@ -59,13 +59,13 @@ func (e createsEnv) hold(t *testing.T) (release func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.Exec(t.Context(), `SELECT pg_advisory_lock(hashtextextended($1, 0))`, e.key.lockName()); err != nil {
+	if _, err := conn.Exec(t.Context(), `SELECT pg_advisory_lock($1)`, e.key.lockID()); err != nil {
 		t.Fatal(err)
 	}
 	var once sync.Once
 	release = func() {
 		once.Do(func() {
-			if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock(hashtextextended($1, 0))`, e.key.lockName()); err != nil {
+			if _, err := conn.Exec(context.Background(), `SELECT pg_advisory_unlock($1)`, e.key.lockID()); err != nil {
 				t.Error(err)
 			}
 			conn.Close(context.Background())
