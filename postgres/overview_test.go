@@ -148,7 +148,14 @@ func TestMigrateDailyTotals(t *testing.T) {
 // as "day type state count total itbis" lines, sorted.
 func wantDays(t *testing.T, find func(context.Context, string, sello.Environment, sello.Date, sello.Date) ([]sello.DayTotals, error), want []string) {
 	t.Helper()
-	ts, err := find(t.Context(), "t1", sello.EnvTest, sello.Date{Year: 2026, Month: 3, Day: 1}, sello.Date{Year: 2026, Month: 3, Day: 31})
+	wantDaysOf(t, find, "t1", 2026, time.March, want)
+}
+
+// wantDaysOf compares a tenant's day totals in TesteCF in a month, as
+// "day type state count total itbis" lines, sorted.
+func wantDaysOf(t *testing.T, find func(context.Context, string, sello.Environment, sello.Date, sello.Date) ([]sello.DayTotals, error), tenantID string, year int, month time.Month, want []string) {
+	t.Helper()
+	ts, err := find(t.Context(), tenantID, sello.EnvTest, sello.Date{Year: year, Month: month, Day: 1}, sello.Date{Year: year, Month: month, Day: 31})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,16 +545,5 @@ func TestDayTotalsShards(t *testing.T) {
 	if err := db.pool.QueryRow(ctx, `SELECT count(DISTINCT slot) FROM document_days WHERE tenant_id = $1`, tn.ID).Scan(&slots); err != nil || slots < 2 {
 		t.Errorf("slots written: %d (%v), want several", slots, err)
 	}
-	ts, err := db.FindIssuedTotals(ctx, tn.ID, sello.EnvTest, sello.Date{Year: 2026, Month: 11, Day: 1}, sello.Date{Year: 2026, Month: 11, Day: 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, d := range ts {
-		got = append(got, fmt.Sprintf("%s %s %s %d %s %s", d.Day, d.Type, d.State, d.Count, d.Total, d.ITBIS))
-	}
-	slices.Sort(got)
-	if want := []string{"2026-11-27 31 accepted 3 354 54", "2026-11-27 31 in_process 1 118 18"}; !slices.Equal(got, want) {
-		t.Errorf("day totals:\n got  %q\n want %q", got, want)
-	}
+	wantDaysOf(t, db.FindIssuedTotals, tn.ID, 2026, time.November, []string{"2026-11-27 31 accepted 3 354 54", "2026-11-27 31 in_process 1 118 18"})
 }
