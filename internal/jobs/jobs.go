@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/sello-do/sello"
 )
 
@@ -41,6 +42,8 @@ type Config struct {
 	RescueAfter time.Duration
 	// Periodic are the jobs inserted on a schedule.
 	Periodic []*river.PeriodicJob
+	// Middleware wraps the work of every job (the metrics' observer).
+	Middleware []rivertype.Middleware
 }
 
 // RiverConfig is the River configuration of a runner working the default
@@ -64,6 +67,7 @@ func RiverConfig(workers *river.Workers, cfg Config) (*river.Config, error) {
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: n}},
 		Workers:              workers,
 		PeriodicJobs:         cfg.Periodic,
+		Middleware:           cfg.Middleware,
 		JobTimeout:           timeout,
 		RescueStuckJobsAfter: rescue,
 		Logger:               logger,
@@ -91,3 +95,26 @@ func InsertParams(js []sello.Job) ([]river.InsertManyParams, error) {
 	}
 	return params, nil
 }
+
+// Count is how many jobs of a kind are in a state (one of LiveStates).
+type Count struct {
+	Kind  string
+	State rivertype.JobState
+	N     int
+}
+
+// LiveStates are the states of the jobs not finished, which the stores'
+// CountJobs counts: finished jobs (completed, cancelled, discarded) stay
+// in River's table for a while, and are not counted.
+var LiveStates = []rivertype.JobState{
+	rivertype.JobStateAvailable,
+	rivertype.JobStatePending,
+	rivertype.JobStateRetryable,
+	rivertype.JobStateRunning,
+	rivertype.JobStateScheduled,
+}
+
+// MaxCounted bounds the jobs one CountJobs reads, so that a scrape of a
+// queue millions deep stays cheap: past it the counts are those of the
+// first MaxCounted jobs read.
+const MaxCounted = 100_000
