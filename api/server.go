@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/metrics"
 )
 
 // MaxBodyBytes is the largest request body accepted (DESIGN §2).
@@ -42,6 +43,9 @@ type Server struct {
 	// Ready reports whether the service can take traffic (GET /readyz);
 	// nil means always ready.
 	Ready func(ctx context.Context) error
+	// Metrics observes the requests, the documents created, the
+	// receivers' calls and refusals; nil observes nothing.
+	Metrics *metrics.Metrics
 
 	// seedKey makes the receivers' seeds: derived from MasterKey, so every
 	// node shares it; random (this process's only) without one.
@@ -85,7 +89,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return s.withCorrelation(s.withRecover(s.withAccessLog(withReceiverCase(s.withUnmatched(mux)))))
+	return s.withCorrelation(s.withRecover(s.withAccessLog(withReceiverCase(s.Metrics.Instrument(s.withUnmatched(mux))))))
 }
 
 // handlerFunc is a handler that returns its error to one adapter.
