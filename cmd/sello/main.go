@@ -10,6 +10,8 @@
 //	sello users create|list …
 //	sello audit verify|list …
 //	sello listen [--addr 127.0.0.1:4000] --secret S [--forward-to URL]
+//	sello backup --out FILE | --check FILE
+//	sello version
 //
 // Every command takes --data DIR (SQLite, default ./sello-data) or
 // --database-url postgres://… and works while a server runs on the same
@@ -131,6 +133,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runDGIISim(ctx, rest, getenv, stdout, stderr)
 	case "bench":
 		return runBench(ctx, rest, getenv, stdout, stderr)
+	case "backup":
+		return runBackup(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version", "-v":
 		runVersion(stdout)
 		return nil
