@@ -17,6 +17,10 @@ SHELL := /bin/bash
 # first tag, the commit's short hash. sello version prints it, with COMMIT.
 VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --always --dirty 2>/dev/null | sed 's/^v//')
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+# Asked of git once per make run, so that every binary of a release names
+# the same version.
+VERSION := $(VERSION)
+COMMIT := $(COMMIT)
 LDFLAGS = -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 # The platforms make release builds, GOOS/GOARCH.
 RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/arm64 windows/amd64
