@@ -30,7 +30,10 @@ COPY --from=build /out/sello /usr/local/bin/sello
 # The SQLite data folder (SELLO_DATA), owned by nonroot: mount a volume
 # here, or use PostgreSQL (SELLO_DATABASE_URL).
 COPY --from=build --chown=nonroot:nonroot /out/data /data
-ENV SELLO_DATA=/data \
+# PATH names the binary's folder, so that docker exec CONTAINER sello …
+# runs the operator commands on the container's storage.
+ENV PATH=/usr/local/bin:/usr/bin:/bin \
+	SELLO_DATA=/data \
 	SELLO_ADDR=0.0.0.0:8080 \
 	SELLO_LOG_FORMAT=json
 USER nonroot:nonroot

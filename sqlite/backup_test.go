@@ -15,22 +15,6 @@ import (
 	"github.com/sello-do/sello/storetest"
 )
 
-// mustOpenAt opens a new store (a copy of the migrated template) at
-// dir/sello.db; it is closed at cleanup.
-func mustOpenAt(tb testing.TB, dir string) *sqlite.DB {
-	tb.Helper()
-	path := filepath.Join(dir, "sello.db")
-	if err := os.WriteFile(path, mustTemplate(tb), 0o600); err != nil {
-		tb.Fatal(err)
-	}
-	db, err := sqlite.Open(tb.Context(), path)
-	if err != nil {
-		tb.Fatalf("Open: %v", err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
-
 // TestBackup copies a store while a writer numbers documents in it: the
 // copy passes the check, holds every document committed before the copy
 // began and none that was not committed by its end, numbered without a gap
