@@ -59,6 +59,8 @@ type Server struct {
 	keyUses *sello.APIKeyUses
 	// noKeyUses keeps Handler from setting keyUses (export_test.go).
 	noKeyUses bool
+	// deprecations replaces deprecatedRoutes (tests); nil: the table.
+	deprecations map[string]deprecation
 }
 
 func (s *Server) now() time.Time {
@@ -89,7 +91,11 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return s.withCorrelation(s.withRecover(s.withAccessLog(withReceiverCase(s.Metrics.Instrument(s.withUnmatched(mux))))))
+	deprecations := s.deprecations
+	if deprecations == nil {
+		deprecations = deprecatedRoutes
+	}
+	return s.withCorrelation(s.withRecover(s.withAccessLog(withReceiverCase(s.Metrics.Instrument(withDeprecation(s.withUnmatched(mux), mux, deprecations))))))
 }
 
 // handlerFunc is a handler that returns its error to one adapter.

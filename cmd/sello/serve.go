@@ -201,6 +201,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if *allowLoopback {
 		logger.Warn("webhooks of TesteCF and CerteCF endpoints may reach loopback receivers (--allow-loopback-webhooks); eCF's never do")
 	}
+	bi := buildInfo()
 	wk := worker.New(worker.Config{
 		Store:     st,
 		DGII:      dgii.New(dgii.Config{URLs: urls, HTTPClient: &http.Client{Timeout: df.timeout, Transport: dgii.NewTransport()}, OnCall: dgiiObserver(m)}),
@@ -208,7 +209,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		MasterKey: mk,
 		Logger:    logger.With("component", "worker"),
 		Webhooks:  webhook.Options{AllowLoopback: *allowLoopback},
-		Version:   version,
+		Version:   bi.version,
 		SequenceThresholds: sello.SequenceThresholds{
 			LowPercent: *lowPercent, LowCount: *lowCount, ExpiryWarning: *expiryWarning,
 		},
@@ -280,7 +281,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		ConnState:         conns.track,
 	}
-	logger.Info("serving", append([]any{"addr", ln.Addr().String(), "storage", st.desc, "dgii", dgiiDesc, "version", version}, poolAttrs(st)...)...)
+	logger.Info("serving", append([]any{"addr", ln.Addr().String(), "storage", st.desc, "dgii", dgiiDesc, "version", bi.version, "commit", bi.commit}, poolAttrs(st)...)...)
 	selfURL := "http://" + ln.Addr().String()
 	self.Store(&selfURL)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
