@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/sello-do/sello"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Runner works jobs until it is stopped (a River client).
@@ -41,6 +43,9 @@ type Config struct {
 	RescueAfter time.Duration
 	// Periodic are the jobs inserted on a schedule.
 	Periodic []*river.PeriodicJob
+	// TracerProvider makes a span for every run of a job (see
+	// Propagation); nil, tracing off, makes none.
+	TracerProvider trace.TracerProvider
 }
 
 // RiverConfig is the River configuration of a runner working the default
@@ -67,7 +72,15 @@ func RiverConfig(workers *river.Workers, cfg Config) (*river.Config, error) {
 		JobTimeout:           timeout,
 		RescueStuckJobsAfter: rescue,
 		Logger:               logger,
+		Middleware:           []rivertype.Middleware{&Propagation{TracerProvider: cfg.TracerProvider, Logger: logger}},
 	}, nil
+}
+
+// InsertConfig is the River configuration of a store's insert-only client:
+// it logs nothing and carries the inserting context's correlation id and
+// trace into the jobs (Propagation).
+func InsertConfig() *river.Config {
+	return &river.Config{Logger: DiscardLogger, Middleware: []rivertype.Middleware{&Propagation{}}}
 }
 
 // DiscardLogger is River's logger where nothing is to be logged
