@@ -15,7 +15,10 @@ import (
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/api"
 	"github.com/sello-do/sello/apitest"
+	"github.com/sello-do/sello/internal/tracing"
 	"github.com/sello-do/sello/sqlite"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 const testRNC = "130000001"
@@ -31,20 +34,21 @@ type fixture struct {
 	logs    *bytes.Buffer
 }
 
-func mustFixture(tb testing.TB) *fixture {
+func mustFixture(tb testing.TB, opts ...func(*api.Server)) *fixture {
 	tb.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "sello.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	f := mustFixtureOn(tb, db, db.SQL().PingContext)
+	f := mustFixtureOn(tb, db, db.SQL().PingContext, opts...)
 	f.db = db
 	return f
 }
 
-// mustFixtureOn is mustFixture over any store (db is then nil).
-func mustFixtureOn(tb testing.TB, st sello.Store, ready func(context.Context) error) *fixture {
+// mustFixtureOn is mustFixture over any store (db is then nil); each of
+// opts changes the server before it serves.
+func mustFixtureOn(tb testing.TB, st sello.Store, ready func(context.Context) error, opts ...func(*api.Server)) *fixture {
 	tb.Helper()
 	ctx := context.Background()
 	t := &sello.Tenant{RNC: testRNC, Name: "Prueba SRL", Plan: sello.RatePlan{Name: "bench", Rate: 1e9, Burst: 1e9}}
@@ -61,6 +65,9 @@ func mustFixtureOn(tb testing.TB, st sello.Store, ready func(context.Context) er
 	}
 	logs := &bytes.Buffer{}
 	srv := &api.Server{Store: st, Logger: slog.New(slog.NewJSONHandler(logs, nil)), Ready: ready}
+	for _, o := range opts {
+		o(srv)
+	}
 	return &fixture{store: st, handler: srv.Handler(), key: plaintext, tenant: t, logs: logs}
 }
 
@@ -136,6 +143,26 @@ func TestHTTPStatusCoversEveryCode(t *testing.T) {
 // status history in one SQLite transaction.
 func BenchmarkCreateDocument(b *testing.B) {
 	f := mustFixture(b)
+	body := apitest.Invoice(testRNC)
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if rec := f.do("POST", "/TesteCF/documentos-ecf", body); rec.Code != http.StatusAccepted {
+			b.Fatalf("status %d: %.300s", rec.Code, rec.Body)
+		}
+	}
+}
+
+// BenchmarkCreateDocumentTraced is BenchmarkCreateDocument with tracing on
+// as serve has it (docs/tracing.md): the request's span and its job's trace
+// context, spans batched to an exporter (one that drops them), and serve's
+// log handler, which adds the ids to the access log's line.
+func BenchmarkCreateDocumentTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	f := mustFixture(b, func(s *api.Server) {
+		s.TracerProvider = tp
+		s.Logger = slog.New(tracing.LogHandler(s.Logger.Handler()))
+	})
 	body := apitest.Invoice(testRNC)
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // MaxBodyBytes is the largest request body accepted (DESIGN §2).
@@ -37,6 +38,9 @@ type Server struct {
 	// address its X-Forwarded-For names (clientAddress).
 	TrustedProxies []netip.Prefix
 	Logger         *slog.Logger
+	// TracerProvider makes a span for every request, the root of its
+	// trace (docs/tracing.md); nil, tracing off, makes none.
+	TracerProvider trace.TracerProvider
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Ready reports whether the service can take traffic (GET /readyz);
@@ -85,7 +89,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return s.withCorrelation(s.withRecover(s.withAccessLog(withReceiverCase(s.withUnmatched(mux)))))
+	return s.withCorrelation(s.withTrace(s.withRecover(s.withAccessLog(withReceiverCase(s.withUnmatched(mux))))))
 }
 
 // handlerFunc is a handler that returns its error to one adapter.

@@ -12,6 +12,9 @@ import (
 	"net/textproto"
 	"net/url"
 	"time"
+
+	"github.com/sello-do/sello/internal/tracing"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // maxResponse bounds how much of a response body is read; the whole
@@ -67,10 +70,28 @@ func multipartBody(f *filePart) (body []byte, contentType string, err error) {
 	return buf.Bytes(), w.FormDataContentType(), nil
 }
 
-// do performs r: it adds the token, re-authenticates once on a 401,
+// do performs r (call) in a span "dgii OP", child of ctx's span when its
+// trace is recorded (docs/tracing.md), with the service, the environment,
+// the last HTTP status and the outcome.
+func (s *Session) do(ctx context.Context, r request) (*response, error) {
+	ctx, span := tracing.Start(ctx, "dgii "+r.op, trace.WithSpanKind(trace.SpanKindClient))
+	if !span.IsRecording() {
+		return s.call(ctx, r)
+	}
+	span.SetAttributes(AttrService.String(r.op), tracing.AttrEnvironment.String(string(s.env)))
+	resp, err := s.call(ctx, r)
+	status := 0
+	if resp != nil {
+		status = resp.status
+	}
+	endSpan(span, status, err)
+	return resp, err
+}
+
+// call performs r: it adds the token, re-authenticates once on a 401,
 // retries idempotent calls, and classifies failures. It returns only 2xx
 // answers; anything else is an error.
-func (s *Session) do(ctx context.Context, r request) (*response, error) {
+func (s *Session) call(ctx context.Context, r request) (*response, error) {
 	var body []byte
 	var contentType string
 	if r.file != nil {
@@ -92,6 +113,7 @@ func (s *Session) do(ctx context.Context, r request) (*response, error) {
 			// call was not processed, so this is safe for sends too.
 			s.dropToken(token)
 			reauthenticated = true
+			trace.SpanFromContext(ctx).AddEvent("reauthenticate")
 			continue
 		}
 		var ae *authError
@@ -108,6 +130,7 @@ func (s *Session) do(ctx context.Context, r request) (*response, error) {
 			return nil, classify(ctx, r, err)
 		}
 		attempt++
+		trace.SpanFromContext(ctx).AddEvent("retry")
 		if err := sleep(ctx, s.c.backoff(attempt)); err != nil {
 			return nil, fmt.Errorf("dgii: %s: %w", r.op, err)
 		}
