@@ -6,10 +6,12 @@ import (
 	"compress/gzip"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -345,4 +347,41 @@ func TestTraces(t *testing.T) {
 			t.Errorf("%d log lines in the document's trace, want at least the request's and its jobs' runs", inTrace)
 		}
 	})
+}
+
+// TestTracingFlags: serve refuses an OTLP endpoint that is not an http(s)
+// URL, from the flag or from OTEL_EXPORTER_OTLP_ENDPOINT, and a log level
+// it does not know, before it opens anything.
+func TestTracingFlags(t *testing.T) {
+	env := func(k, v string) func(string) string {
+		return func(name string) string {
+			if name == k {
+				return v
+			}
+			return ""
+		}
+	}
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		getenv func(string) string
+		want   string
+	}{
+		{"ErrEndpoint", []string{"--otlp-endpoint", "localhost:4318"}, noEnv, `--otlp-endpoint: OTLP endpoint "localhost:4318": want an http or https URL`},
+		{"ErrEndpointEnv", nil, env("OTEL_EXPORTER_OTLP_ENDPOINT", "grpc://collector:4317"), `OTLP endpoint "grpc://collector:4317"`},
+		{"ErrLogLevel", []string{"--log-level", "loud"}, noEnv, `--log-level must be debug, info, warn or error, not "loud"`},
+		{"ErrLogLevelEnv", nil, env("SELLO_LOG_LEVEL", "verbose"), `not "verbose"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := t.TempDir()
+			err := run(t.Context(), append([]string{"serve", "--data", data}, tt.args...), tt.getenv, io.Discard, io.Discard)
+			var usage usageError
+			if !errors.As(err, &usage) || !strings.Contains(usage.msg, tt.want) {
+				t.Fatalf("got %v, want a usage error with %q", err, tt.want)
+			}
+			if entries, _ := os.ReadDir(data); len(entries) != 0 {
+				t.Fatalf("serve wrote %d files before refusing", len(entries))
+			}
+		})
+	}
 }
