@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -252,5 +253,27 @@ func TestStartRequest(t *testing.T) {
 	}
 	if s.Status().Code != codes.Error {
 		t.Errorf("status %v: a 503 is an error", s.Status())
+	}
+}
+
+// BenchmarkLogHandler is the API's access log line of a request (which
+// names its correlation id itself) written by the JSON handler alone
+// (Plain, before LogHandler) and through LogHandler, as serve writes it
+// with tracing off (Wrapped: the record is scanned, nothing added).
+func BenchmarkLogHandler(b *testing.B) {
+	ctx := tracing.WithCorrelationID(context.Background(), "0d6f1c2e-8a7b-4c1d-9e2f-3a4b5c6d7e8f")
+	for _, bc := range []struct {
+		name string
+		h    slog.Handler
+	}{
+		{"Plain", slog.NewJSONHandler(io.Discard, nil)},
+		{"Wrapped", tracing.LogHandler(slog.NewJSONHandler(io.Discard, nil))},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			l := slog.New(bc.h)
+			for b.Loop() {
+				l.LogAttrs(ctx, slog.LevelInfo, "request", slog.String("correlation_id", tracing.CorrelationID(ctx)), slog.String("method", "POST"), slog.String("path", "/TesteCF/documentos-ecf"), slog.Int("status", 202))
+			}
+		})
 	}
 }
