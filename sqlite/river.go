@@ -374,3 +374,30 @@ func (t *queuedTx) release() {
 		<-t.conn.writer
 	})
 }
+
+// CountJobs counts River's unfinished jobs (jobs.LiveStates) by kind and
+// state, reading at most limit of them (jobs.MaxCounted when limit is not
+// positive), for the metrics. It reads the state's index and, for the
+// kind, the rows.
+func (db *DB) CountJobs(ctx context.Context, limit int) ([]jobs.Count, error) {
+	if limit <= 0 {
+		limit = jobs.MaxCounted
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT kind, state, count(*) FROM (
+		SELECT kind, state FROM river_job
+		WHERE state IN ('available', 'pending', 'retryable', 'running', 'scheduled') LIMIT ?
+	) GROUP BY kind, state ORDER BY kind, state`, limit)
+	if err != nil {
+		return nil, dbError(err, "count jobs")
+	}
+	defer rows.Close()
+	var out []jobs.Count
+	for rows.Next() {
+		var c jobs.Count
+		if err := rows.Scan(&c.Kind, &c.State, &c.N); err != nil {
+			return nil, dbError(err, "count jobs")
+		}
+		out = append(out, c)
+	}
+	return out, dbError(rows.Err(), "count jobs")
+}

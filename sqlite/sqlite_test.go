@@ -28,7 +28,13 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // both migration lines.
 func MustOpen(tb testing.TB) *sqlite.DB {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "sello.db")
+	return mustOpenAt(tb, tb.TempDir())
+}
+
+// mustOpenAt is MustOpen at dir/sello.db.
+func mustOpenAt(tb testing.TB, dir string) *sqlite.DB {
+	tb.Helper()
+	path := filepath.Join(dir, "sello.db")
 	if err := os.WriteFile(path, mustTemplate(tb), 0o600); err != nil {
 		tb.Fatal(err)
 	}

@@ -87,16 +87,20 @@ func (dw *deliveryWorker) Work(ctx context.Context, job *river.Job[sello.Deliver
 		out = sello.Delivery{Status: sello.DeliveryFailed, Reason: fmt.Sprintf("Could not deliver %s to the buyer %s: %v", doc.ENCF, doc.BuyerRNC, err)}
 	default:
 		w.cfg.Logger.InfoContext(ctx, "delivery attempt failed", "document_id", doc.ID, "attempt", job.Attempt, "err", err)
+		w.cfg.Metrics.DeliveryRetried()
 		return fmt.Errorf("deliver: %w", err)
 	}
 	if span.IsRecording() {
 		span.SetAttributes(tracing.AttrENCF.String(doc.ENCF), tracing.AttrDelivery.String(out.Status))
 	}
-	_, err = w.cfg.Store.UpdateDocument(ctx, a.TenantID, a.Environment, a.DocumentID, sello.DeliveryOutcome(doc, out, arecf))
+	after, err := w.cfg.Store.UpdateDocument(ctx, a.TenantID, a.Environment, a.DocumentID, sello.DeliveryOutcome(doc, out, arecf))
 	if sello.ErrorCodeOf(err) == sello.CodeConflict {
 		return nil // another run recorded it first
+	} else if err != nil {
+		return err
 	}
-	return err
+	w.cfg.Metrics.DeliveryRecorded(after)
+	return nil
 }
 
 // deliver sends doc to its buyer and returns the outcome and the buyer's

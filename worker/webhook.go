@@ -183,6 +183,7 @@ func (w *Worker) attemptWebhook(ctx context.Context, work *sello.WebhookWork) (*
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("webhook delivery %s: %w: %w", d.ID, errInterrupted, err)
 	}
+	w.cfg.Metrics.WebhookAttempt(a.Class)
 	if a.Class == webhook.ClassBlocked && e.Environment == sello.EnvProd && w.hooks.loopback != nil && strings.Contains(a.Message, "loopback") {
 		a.Message += " (the loopback allowance of --allow-loopback-webhooks never applies to eCF)"
 	}

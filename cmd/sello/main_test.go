@@ -22,6 +22,9 @@ import (
 type testServer struct {
 	URL  string
 	Data string
+	// MetricsURL is the metrics' address on the debug listener
+	// (--debug-addr), "" without one.
+	MetricsURL string
 	// Keys are the demo keys by environment; BuyerKeys, the demo buyer's.
 	Keys      map[sello.Environment]string
 	BuyerKeys map[sello.Environment]string
@@ -105,6 +108,8 @@ func mustStartServerLogging(tb testing.TB, data string, fresh bool, stderr io.Wr
 				s.Keys[sello.Environment(env)] = key
 			} else if _, err := fmt.Sscanf(line, "demo buyer key %s %s", &env, &key); err == nil {
 				s.BuyerKeys[sello.Environment(env)] = key
+			} else if u, ok := strings.CutPrefix(line, "metrics "); ok {
+				s.MetricsURL = u
 			} else if addr, ok := strings.CutPrefix(line, "listening on "); ok {
 				s.URL = addr
 			}

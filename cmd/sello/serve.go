@@ -22,6 +22,7 @@ import (
 	"github.com/sello-do/sello/api"
 	"github.com/sello-do/sello/dgii"
 	"github.com/sello-do/sello/internal/jobs"
+	"github.com/sello-do/sello/internal/metrics"
 	"github.com/sello-do/sello/internal/tracing"
 	"github.com/sello-do/sello/postgres"
 	"github.com/sello-do/sello/webhook"
@@ -73,7 +74,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	var df dgiiFlags
 	df.register(fs, getenv)
 	workers := fs.Int("workers", 4096, "jobs worked at once (signing, DGII calls; most of a job is waiting for DGII, in process while it validates a document)")
-	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off by default")
+	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) and the Prometheus metrics (/metrics; docs/metrics.md) on this address, e.g. 127.0.0.1:6060; off by default")
+	tenantLabels := fs.Bool("metrics-tenant-labels", false, "with --debug-addr: add the per-tenant gauges of certificate expiry and e-NCF numbers left, one series per tenant (docs/metrics.md)")
 	rescueAfter := fs.Duration("job-rescue-after", 2*time.Minute, "how long a job may run before it is deemed interrupted and run again")
 	deliveryRetry := fs.Duration("delivery-first-retry", sello.DeliveryRetryDelay(1), "wait before the first retry of a delivery to a buyer or of a commercial approval; the later waits of the schedule (docs/lifecycle.md) scale with it")
 	allowLoopback := fs.Bool("allow-loopback-webhooks", false, "let webhooks of TesteCF and CerteCF endpoints reach receivers on this machine (127.0.0.0/8, ::1), for tests and demos; never eCF's; --demo turns it on")
@@ -102,6 +104,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 	if err := checkServeFlags(fs, &sf, *shutdownTimeout); err != nil {
 		return err
+	}
+	if *tenantLabels && *debugAddr == "" {
+		return usageError{"--metrics-tenant-labels adds metrics, served only on --debug-addr: give it too"}
 	}
 	receiverLimits, trustedProxies, err := rf.parse()
 	if err != nil {
@@ -155,6 +160,16 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer st.Close()
+	// The metrics exist only where they are served (--debug-addr); nil
+	// observes nothing.
+	var m *metrics.Metrics
+	if *debugAddr != "" {
+		m = metrics.New(metrics.Options{Version: version, TenantLabels: *tenantLabels})
+		st.observeCommits(m.Commit)
+		m.WatchStore(metrics.Source{Reachability: st.FindReachability, CountJobs: st.countJobs})
+	}
+	pruner, _ := st.limiter.(bucketPruner)
+	st.limiter = m.RateLimiter(st.limiter)
 	// The in-process simulator's directory answers for this server's own
 	// tenants: their receivers are this server, once it listens
 	// (docs/receptor.md), so one tenant's e-CFs reach another in process.
@@ -203,13 +218,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if *allowLoopback {
 		logger.Warn("webhooks of TesteCF and CerteCF endpoints may reach loopback receivers (--allow-loopback-webhooks); eCF's never do")
 	}
+	bi := buildInfo()
 	wk := worker.New(worker.Config{
 		Store:     st,
-		DGII:      dgii.New(dgii.Config{URLs: urls, HTTPClient: &http.Client{Timeout: df.timeout, Transport: dgii.NewTransport()}}),
+		DGII:      dgii.New(dgii.Config{URLs: urls, HTTPClient: &http.Client{Timeout: df.timeout, Transport: dgii.NewTransport()}, OnCall: dgiiObserver(m)}),
+		Metrics:   m,
 		MasterKey: mk,
 		Logger:    logger.With("component", "worker"),
 		Webhooks:  webhook.Options{AllowLoopback: *allowLoopback},
-		Version:   version,
+		Version:   bi.version,
 		SequenceThresholds: sello.SequenceThresholds{
 			LowPercent: *lowPercent, LowCount: *lowCount, ExpiryWarning: *expiryWarning,
 		},
@@ -225,6 +242,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		JobTimeout:  min(time.Minute, *rescueAfter/2),
 		RescueAfter: *rescueAfter,
 		Periodic:    wk.Periodic(),
+		Middleware:  m.JobMiddleware(),
 
 		TracerProvider: traces.TracerProvider(),
 	})
@@ -236,7 +254,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	if *debugAddr != "" {
-		stopDebug, err := serveDebug(*debugAddr, logger)
+		stopDebug, err := serveDebug(*debugAddr, m, logger, stdout)
 		if err != nil {
 			return err
 		}
@@ -244,9 +262,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	srv := &api.Server{Store: st, RateLimiter: st.limiter, MasterKey: mk, ReceiverTrust: roots, Logger: logger, Ready: st.ready,
-		ReceiverLimits: receiverLimits, TrustedProxies: trustedProxies, TracerProvider: traces.TracerProvider()}
-	if p, ok := st.limiter.(bucketPruner); ok {
-		defer startPruning(p, logger)()
+		ReceiverLimits: receiverLimits, TrustedProxies: trustedProxies, Metrics: m,
+		TracerProvider: traces.TracerProvider()}
+	if pruner != nil {
+		defer startPruning(pruner, logger)()
 	}
 	var logins []demoLogin
 	if *demo {
@@ -270,6 +289,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	ps.ReceiverTrust = roots
 	// Inicio shows a range as running out when the worker warns of it.
 	ps.SequenceThresholds = sello.SequenceThresholds{LowPercent: *lowPercent, LowCount: *lowCount, ExpiryWarning: *expiryWarning}
+	ps.Metrics = m
 	var conns connCounter
 	hs := &http.Server{
 		Handler:           conns.handler(siteHandler(srv.Handler(), ps.Handler())),
@@ -281,7 +301,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		ConnState:         conns.track,
 	}
-	logger.Info("serving", append([]any{"addr", ln.Addr().String(), "storage", st.desc, "dgii", dgiiDesc, "version", version}, poolAttrs(st)...)...)
+	logger.Info("serving", append([]any{"addr", ln.Addr().String(), "storage", st.desc, "dgii", dgiiDesc, "version", bi.version, "commit", bi.commit}, poolAttrs(st)...)...)
 	selfURL := "http://" + ln.Addr().String()
 	self.Store(&selfURL)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
@@ -517,8 +537,9 @@ func flushTraces(traces *tracing.Provider, logger *slog.Logger) {
 // (docs/api.md, "Answers that are not JSON").
 const maxHeaderBytes = 64 << 10
 
-// serveDebug serves net/http/pprof on addr, apart from the API.
-func serveDebug(addr string, logger *slog.Logger) (stop func(), err error) {
+// serveDebug serves net/http/pprof and m's metrics (/metrics) on addr,
+// apart from the API, and prints "metrics http://ADDR/metrics" on stdout.
+func serveDebug(addr string, m *metrics.Metrics, logger *slog.Logger, stdout io.Writer) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("debug listener: %w", err)
@@ -527,8 +548,18 @@ func serveDebug(addr string, logger *slog.Logger) (stop func(), err error) {
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("GET /metrics", m.Handler())
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
-	logger.Info("profiler", "addr", ln.Addr().String())
+	logger.Info("profiler and metrics", "addr", ln.Addr().String())
+	fmt.Fprintf(stdout, "metrics http://%s/metrics\n", ln.Addr())
 	return func() { hs.Close() }, nil
+}
+
+// dgiiObserver is the DGII client's OnCall for m: nil without metrics.
+func dgiiObserver(m *metrics.Metrics) func(dgii.Call) {
+	if m == nil {
+		return nil
+	}
+	return m.DGIICall
 }

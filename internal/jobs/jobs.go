@@ -46,6 +46,8 @@ type Config struct {
 	// TracerProvider makes a span for every run of a job (see
 	// Propagation); nil, tracing off, makes none.
 	TracerProvider trace.TracerProvider
+	// Middleware wraps the work of every job (the metrics' observer).
+	Middleware []rivertype.Middleware
 }
 
 // RiverConfig is the River configuration of a runner working the default
@@ -72,7 +74,9 @@ func RiverConfig(workers *river.Workers, cfg Config) (*river.Config, error) {
 		JobTimeout:           timeout,
 		RescueStuckJobsAfter: rescue,
 		Logger:               logger,
-		Middleware:           []rivertype.Middleware{&Propagation{TracerProvider: cfg.TracerProvider, Logger: logger}},
+		// Propagation first: the other middleware run in the job's
+		// context, its correlation id and span.
+		Middleware: append([]rivertype.Middleware{&Propagation{TracerProvider: cfg.TracerProvider, Logger: logger}}, cfg.Middleware...),
 	}, nil
 }
 
@@ -104,3 +108,26 @@ func InsertParams(js []sello.Job) ([]river.InsertManyParams, error) {
 	}
 	return params, nil
 }
+
+// Count is how many jobs of a kind are in a state (one of LiveStates).
+type Count struct {
+	Kind  string
+	State rivertype.JobState
+	N     int
+}
+
+// LiveStates are the states of the jobs not finished, which the stores'
+// CountJobs counts: finished jobs (completed, cancelled, discarded) stay
+// in River's table for a while, and are not counted.
+var LiveStates = []rivertype.JobState{
+	rivertype.JobStateAvailable,
+	rivertype.JobStatePending,
+	rivertype.JobStateRetryable,
+	rivertype.JobStateRunning,
+	rivertype.JobStateScheduled,
+}
+
+// MaxCounted bounds the jobs one CountJobs reads, so that a scrape of a
+// queue millions deep stays cheap: past it the counts are those of the
+// first MaxCounted jobs read.
+const MaxCounted = 100_000
