@@ -44,8 +44,7 @@ const (
 	AttrJobID      = attribute.Key("river.job.id")
 	AttrJobKind    = attribute.Key("river.job.kind")
 	AttrJobAttempt = attribute.Key("river.job.attempt")
-	// AttrJobOutcome is how the run ended: done, snoozed, cancelled or
-	// failed.
+	// AttrJobOutcome is how the run ended (Outcome).
 	AttrJobOutcome = attribute.Key("river.job.outcome")
 )
 
@@ -146,7 +145,7 @@ func (p *Propagation) Work(ctx context.Context, job *rivertype.JobRow, doInner f
 	}
 	start := time.Now()
 	err := doInner(ctx)
-	outcome := runOutcome(err)
+	outcome := Outcome(err)
 	if span.IsRecording() {
 		span.SetAttributes(AttrJobOutcome.String(outcome))
 		if outcome == "failed" || outcome == "cancelled" {
@@ -165,13 +164,15 @@ func (p *Propagation) Work(ctx context.Context, job *rivertype.JobRow, doInner f
 	return err
 }
 
-// runOutcome names how a run that returned err ended.
-func runOutcome(err error) string {
+// Outcome names how a run of a job that returned err ended: completed,
+// snoozed, cancelled or failed (the spans' river.job.outcome, the metrics'
+// outcome label).
+func Outcome(err error) string {
 	var snooze *rivertype.JobSnoozeError
 	var cancel *rivertype.JobCancelError
 	switch {
 	case err == nil:
-		return "done"
+		return "completed"
 	case errors.As(err, &snooze):
 		return "snoozed"
 	case errors.As(err, &cancel):

@@ -117,7 +117,7 @@ func TestPropagationWork(t *testing.T) {
 		err     error
 		outcome string
 	}{
-		{"OK", nil, "done"},
+		{"OK", nil, "completed"},
 		{"Snooze", river.JobSnooze(0), "snoozed"},
 		{"Fail", errors.New("boom"), "failed"},
 	} {
