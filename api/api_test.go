@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,10 @@ import (
 	"github.com/sello-do/sello/apitest"
 	"github.com/sello-do/sello/internal/metrics"
 	"github.com/sello-do/sello/internal/metrics/metricstest"
+	"github.com/sello-do/sello/internal/tracing"
 	"github.com/sello-do/sello/sqlite"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 const testRNC = "130000001"
@@ -188,6 +192,50 @@ func BenchmarkCreateDocumentMetrics(b *testing.B) {
 	if got := metricstest.Values(b, m, "sello_documents_total")["environment=TesteCF,status=queued_for_signing"]; got != float64(i) {
 		b.Fatalf("%v documents counted, want %d", got, i)
 	}
+}
+
+// BenchmarkCreateDocumentTraced compares a create with tracing off (the
+// server as BenchmarkCreateDocument has it) and on, as serve has it
+// (docs/tracing.md): the request's span and its job's trace context, spans
+// batched to an exporter (one that drops them), and serve's log handler.
+// Each iteration makes one create of each, in turn first, on two servers
+// with their own stores, so that the machine's noise slows them alike; it
+// reports each one's median and the median of their ratio.
+func BenchmarkCreateDocumentTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	off := mustFixture(b)
+	on := mustFixture(b, func(s *api.Server) {
+		s.TracerProvider = tp
+		s.Logger = slog.New(tracing.LogHandler(s.Logger.Handler()))
+	})
+	body := apitest.Invoice(testRNC)
+	create := func(f *fixture) time.Duration {
+		start := time.Now()
+		if rec := f.do("POST", "/TesteCF/documentos-ecf", body); rec.Code != http.StatusAccepted {
+			b.Fatalf("status %d: %.300s", rec.Code, rec.Body)
+		}
+		return time.Since(start)
+	}
+	var offs, ons, ratios []float64
+	for i := 0; b.Loop(); i++ {
+		var o, n time.Duration
+		if i%2 == 0 {
+			o, n = create(off), create(on)
+		} else {
+			n, o = create(on), create(off)
+		}
+		offs, ons, ratios = append(offs, float64(o.Microseconds())), append(ons, float64(n.Microseconds())), append(ratios, float64(n)/float64(o))
+	}
+	b.ReportMetric(median(offs), "off-µs")
+	b.ReportMetric(median(ons), "on-µs")
+	b.ReportMetric(median(ratios), "on/off")
+}
+
+// median is the middle of xs (sorted in place).
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }
 
 // BenchmarkCreateDocumentParallel creates from 16 goroutines at once, as

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/metrics"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // MaxBodyBytes is the largest request body accepted (DESIGN §2).
@@ -38,6 +39,9 @@ type Server struct {
 	// address its X-Forwarded-For names (clientAddress).
 	TrustedProxies []netip.Prefix
 	Logger         *slog.Logger
+	// TracerProvider makes a span for every request, the root of its
+	// trace (docs/tracing.md); nil, tracing off, makes none.
+	TracerProvider trace.TracerProvider
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Ready reports whether the service can take traffic (GET /readyz);
@@ -95,7 +99,7 @@ func (s *Server) Handler() http.Handler {
 	if deprecations == nil {
 		deprecations = deprecatedRoutes
 	}
-	return s.withCorrelation(s.withRecover(s.withAccessLog(withReceiverCase(s.Metrics.Instrument(withDeprecation(s.withUnmatched(mux), mux, deprecations))))))
+	return s.withCorrelation(s.withTrace(s.withRecover(s.withAccessLog(withReceiverCase(s.Metrics.Instrument(withDeprecation(s.withUnmatched(mux), mux, deprecations)))))))
 }
 
 // handlerFunc is a handler that returns its error to one adapter.

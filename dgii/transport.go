@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/tracing"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // maxResponse bounds how much of a response body is read; the whole
@@ -69,10 +71,28 @@ func multipartBody(f *filePart) (body []byte, contentType string, err error) {
 	return buf.Bytes(), w.FormDataContentType(), nil
 }
 
-// do performs r: it adds the token, re-authenticates once on a 401,
+// do performs r (call) in a span "dgii OP", child of ctx's span when its
+// trace is recorded (docs/tracing.md), with the service, the environment,
+// the last HTTP status and the outcome.
+func (s *Session) do(ctx context.Context, r request) (*response, error) {
+	ctx, span := tracing.Start(ctx, "dgii "+r.op, trace.WithSpanKind(trace.SpanKindClient))
+	if !span.IsRecording() {
+		return s.call(ctx, r)
+	}
+	span.SetAttributes(AttrService.String(r.op), tracing.AttrEnvironment.String(string(s.env)))
+	resp, err := s.call(ctx, r)
+	status := 0
+	if resp != nil {
+		status = resp.status
+	}
+	endSpan(span, status, err)
+	return resp, err
+}
+
+// call performs r: it adds the token, re-authenticates once on a 401,
 // retries idempotent calls, and classifies failures. It returns only 2xx
 // answers; anything else is an error. Config.OnCall hears of it.
-func (s *Session) do(ctx context.Context, r request) (_ *response, err error) {
+func (s *Session) call(ctx context.Context, r request) (_ *response, err error) {
 	if s.c.onCall != nil {
 		start := time.Now()
 		defer func() {
@@ -100,6 +120,7 @@ func (s *Session) do(ctx context.Context, r request) (_ *response, err error) {
 			// call was not processed, so this is safe for sends too.
 			s.dropToken(token)
 			reauthenticated = true
+			trace.SpanFromContext(ctx).AddEvent("reauthenticate")
 			continue
 		}
 		var ae *authError
@@ -116,6 +137,7 @@ func (s *Session) do(ctx context.Context, r request) (_ *response, err error) {
 			return nil, classify(ctx, r, err)
 		}
 		attempt++
+		trace.SpanFromContext(ctx).AddEvent("retry")
 		if err := sleep(ctx, s.c.backoff(attempt)); err != nil {
 			return nil, fmt.Errorf("dgii: %s: %w", r.op, err)
 		}

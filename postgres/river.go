@@ -30,7 +30,7 @@ func migrateRiver(ctx context.Context, pool *pgxpool.Pool) error {
 // newInsertClient returns the River client that inserts jobs in the store's
 // transactions; it works none.
 func newInsertClient(pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
-	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: jobs.DiscardLogger})
+	client, err := river.NewClient(riverpgxv5.New(pool), jobs.InsertConfig())
 	if err != nil {
 		return nil, fmt.Errorf("river client: %w", err)
 	}

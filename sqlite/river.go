@@ -58,7 +58,7 @@ func openRiver(ctx context.Context, dsn string, writer chan struct{}) (*sql.DB, 
 		pool.Close()
 		return nil, nil, err
 	}
-	client, err := river.NewClient(riversqlite.New(pool), &river.Config{Logger: jobs.DiscardLogger})
+	client, err := river.NewClient(riversqlite.New(pool), jobs.InsertConfig())
 	if err != nil {
 		pool.Close()
 		return nil, nil, fmt.Errorf("river client: %w", err)

@@ -53,7 +53,7 @@ func (cw *inboundConfirmWorker) Work(ctx context.Context, job *river.Job[sello.I
 	wait := min(w.cfg.ConfirmDelay(age), w.cfg.ConfirmFor-age)
 	ans, err := w.askEstado(ctx, d)
 	if err != nil {
-		w.cfg.Logger.Info("dgii confirmation: no answer", "inbound_document_id", d.ID, "wait", wait, "err", err)
+		w.cfg.Logger.InfoContext(ctx, "dgii confirmation: no answer", "inbound_document_id", d.ID, "wait", wait, "err", err)
 		return river.JobSnooze(wait)
 	}
 	after, err := w.cfg.Store.RecordInboundDGII(ctx, j.TenantID, j.Environment, d.ID, *ans)

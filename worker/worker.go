@@ -258,7 +258,7 @@ func (w *Worker) wait(since time.Time) time.Duration {
 func (w *Worker) transition(ctx context.Context, ref sello.DocumentJob, ch sello.DocumentChange) (*sello.Document, error) {
 	doc, err := w.cfg.Store.UpdateDocument(ctx, ref.TenantID, ref.Environment, ref.DocumentID, ch)
 	if sello.ErrorCodeOf(err) == sello.CodeConflict {
-		w.cfg.Logger.Info("transition already done", "document_id", ref.DocumentID, "to", ch.Status)
+		w.cfg.Logger.InfoContext(ctx, "transition already done", "document_id", ref.DocumentID, "to", ch.Status)
 		return nil, nil
 	}
 	if err == nil && ch.Status != "" {

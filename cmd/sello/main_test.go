@@ -58,6 +58,13 @@ func (s *testServer) Restart(tb testing.TB, extraArgs ...string) *testServer {
 // fresh.
 func mustStartServer(tb testing.TB, data string, fresh bool, extraArgs ...string) *testServer {
 	tb.Helper()
+	return mustStartServerLogging(tb, data, fresh, io.Discard, extraArgs...)
+}
+
+// mustStartServerLogging is mustStartServer writing the server's log to
+// stderr.
+func mustStartServerLogging(tb testing.TB, data string, fresh bool, stderr io.Writer, extraArgs ...string) *testServer {
+	tb.Helper()
 	s := &testServer{
 		Data:      data,
 		Keys:      map[sello.Environment]string{},
@@ -89,7 +96,7 @@ func mustStartServer(tb testing.TB, data string, fresh bool, extraArgs ...string
 	}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", s.Data, "--demo"}, extraArgs...)
 	go func() {
-		s.done <- run(ctx, args, noEnv, pw, io.Discard)
+		s.done <- run(ctx, args, noEnv, pw, stderr)
 		pw.Close()
 	}()
 	timeout := time.After(30 * time.Second)

@@ -23,6 +23,7 @@ import (
 	"github.com/sello-do/sello/dgii"
 	"github.com/sello-do/sello/internal/jobs"
 	"github.com/sello-do/sello/internal/metrics"
+	"github.com/sello-do/sello/internal/tracing"
 	"github.com/sello-do/sello/postgres"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
@@ -68,6 +69,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	addr := fs.String("addr", envOr(getenv, "SELLO_ADDR", "127.0.0.1:8080"), "address to listen on (env SELLO_ADDR)")
 	demo := fs.Bool("demo", false, "create a demo tenant with sequences and keys on first start")
 	logFormat := fs.String("log-format", envOr(getenv, "SELLO_LOG_FORMAT", "text"), "log format on stderr: text or json (env SELLO_LOG_FORMAT)")
+	logLevel := fs.String("log-level", envOr(getenv, "SELLO_LOG_LEVEL", "info"), "least level logged: debug, info, warn or error; debug adds a line per job run (env SELLO_LOG_LEVEL)")
+	otlpEndpoint := fs.String("otlp-endpoint", getenv(tracing.EndpointEnv), "export traces over OTLP/HTTP to this collector, e.g. http://localhost:4318 (/v1/traces is added to a URL without a path); off by default (env "+tracing.EndpointEnv+"; docs/tracing.md)")
 	var df dgiiFlags
 	df.register(fs, getenv)
 	workers := fs.Int("workers", 4096, "jobs worked at once (signing, DGII calls; most of a job is waiting for DGII, in process while it validates a document)")
@@ -126,9 +129,23 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	logger, err := newLogger(*logFormat, stderr)
+	logger, err := newLogger(*logFormat, *logLevel, stderr)
 	if err != nil {
 		return err
+	}
+	if *otlpEndpoint != "" {
+		if _, err := tracing.ParseEndpoint(*otlpEndpoint); err != nil {
+			return usageError{"--otlp-endpoint: " + err.Error()}
+		}
+	}
+	traces, err := tracing.New(ctx, tracing.Config{Endpoint: *otlpEndpoint, Version: version})
+	if err != nil {
+		return err
+	}
+	// Registered first, run last: the spans of the stop are flushed too.
+	defer flushTraces(traces, logger)
+	if traces.Enabled() {
+		logger.Info("exporting traces", "otlp_endpoint", *otlpEndpoint)
 	}
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
@@ -226,6 +243,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		RescueAfter: *rescueAfter,
 		Periodic:    wk.Periodic(),
 		Middleware:  m.JobMiddleware(),
+
+		TracerProvider: traces.TracerProvider(),
 	})
 	if err != nil {
 		return fmt.Errorf("jobs: %w", err)
@@ -243,7 +262,8 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	srv := &api.Server{Store: st, RateLimiter: st.limiter, MasterKey: mk, ReceiverTrust: roots, Logger: logger, Ready: st.ready,
-		ReceiverLimits: receiverLimits, TrustedProxies: trustedProxies, Metrics: m}
+		ReceiverLimits: receiverLimits, TrustedProxies: trustedProxies, Metrics: m,
+		TracerProvider: traces.TracerProvider()}
 	if pruner != nil {
 		defer startPruning(pruner, logger)()
 	}
@@ -480,14 +500,36 @@ func poolAttrs(st *storage) []any {
 	return []any{"db_max_conns", db.Pool().Config().MaxConns, "jobs_db_max_conns", db.JobsPool().Config().MaxConns}
 }
 
-func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+// newLogger is serve's logger on w: every line logged within a request or
+// a job names its correlation id, and its trace when traced
+// (tracing.LogHandler).
+func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usageError{fmt.Sprintf("--log-level must be debug, info, warn or error, not %q", level)}
+	}
+	opts := &slog.HandlerOptions{Level: lv}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		return slog.New(tracing.LogHandler(slog.NewTextHandler(w, opts))), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(tracing.LogHandler(slog.NewJSONHandler(w, opts))), nil
 	}
 	return nil, usageError{fmt.Sprintf("--log-format must be text or json, not %q", format)}
+}
+
+// traceFlushTimeout bounds the export of the spans still buffered when
+// serve stops.
+const traceFlushTimeout = 5 * time.Second
+
+// flushTraces exports the spans still buffered, when tracing is on: the
+// last step of serve's stop.
+func flushTraces(traces *tracing.Provider, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), traceFlushTimeout)
+	defer cancel()
+	if err := traces.Shutdown(ctx); err != nil {
+		logger.Warn("traces not flushed", "err", err)
+	}
 }
 
 // maxHeaderBytes bounds a request's header block. Go's server answers a

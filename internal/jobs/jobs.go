@@ -16,6 +16,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/sello-do/sello"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Runner works jobs until it is stopped (a River client).
@@ -42,6 +43,9 @@ type Config struct {
 	RescueAfter time.Duration
 	// Periodic are the jobs inserted on a schedule.
 	Periodic []*river.PeriodicJob
+	// TracerProvider makes a span for every run of a job (see
+	// Propagation); nil, tracing off, makes none.
+	TracerProvider trace.TracerProvider
 	// Middleware wraps the work of every job (the metrics' observer).
 	Middleware []rivertype.Middleware
 }
@@ -67,11 +71,20 @@ func RiverConfig(workers *river.Workers, cfg Config) (*river.Config, error) {
 		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: n}},
 		Workers:              workers,
 		PeriodicJobs:         cfg.Periodic,
-		Middleware:           cfg.Middleware,
 		JobTimeout:           timeout,
 		RescueStuckJobsAfter: rescue,
 		Logger:               logger,
+		// Propagation first: the other middleware run in the job's
+		// context, its correlation id and span.
+		Middleware: append([]rivertype.Middleware{&Propagation{TracerProvider: cfg.TracerProvider, Logger: logger}}, cfg.Middleware...),
 	}, nil
+}
+
+// InsertConfig is the River configuration of a store's insert-only client:
+// it logs nothing and carries the inserting context's correlation id and
+// trace into the jobs (Propagation).
+func InsertConfig() *river.Config {
+	return &river.Config{Logger: DiscardLogger, Middleware: []rivertype.Middleware{&Propagation{}}}
 }
 
 // DiscardLogger is River's logger where nothing is to be logged

@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/riverqueue/river/rivertype"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgii"
+	"github.com/sello-do/sello/internal/jobs"
 	"github.com/sello-do/sello/webhook"
 )
 
@@ -210,21 +210,6 @@ func (j *jobMiddleware) Work(ctx context.Context, job *rivertype.JobRow, doInner
 	}
 	j.m.jobWait.WithLabelValues(job.Kind).Observe(max(took.Sub(job.ScheduledAt), 0).Seconds())
 	err := doInner(ctx)
-	j.m.jobDuration.WithLabelValues(job.Kind, jobOutcome(err)).Observe(time.Since(start).Seconds())
+	j.m.jobDuration.WithLabelValues(job.Kind, jobs.Outcome(err)).Observe(time.Since(start).Seconds())
 	return err
-}
-
-// jobOutcome is the outcome of a run that returned err.
-func jobOutcome(err error) string {
-	var snooze *rivertype.JobSnoozeError
-	var cancel *rivertype.JobCancelError
-	switch {
-	case err == nil:
-		return "completed"
-	case errors.As(err, &snooze):
-		return "snoozed"
-	case errors.As(err, &cancel):
-		return "cancelled"
-	}
-	return "failed"
 }
