@@ -32,7 +32,8 @@ func (d deprecation) header(h http.Header) {
 	h.Set("Deprecation", "@"+strconv.FormatInt(d.At.Unix(), 10))
 	h.Set("Sunset", d.Sunset.UTC().Format(http.TimeFormat))
 	if d.Link != "" {
-		h.Add("Link", "<"+d.Link+`>; rel="deprecation"`)
+		link := "<" + d.Link + `>; rel="deprecation"` // RFC 8288's link-value
+		h.Add("Link", link)
 	}
 }
 
