@@ -73,3 +73,51 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 		})
 	}
 }
+
+// TestInboundConfirmQueueUsesKey: the sweep of the confirmation queue
+// takes the first entries of its key and deletes them through it, with the
+// planner left free and told not to scan tables alike: every entry of the
+// queue is due, so the walk of the key stops after the batch, with no sort
+// of the queue and no scan of inbound_documents.
+func TestInboundConfirmQueueUsesKey(t *testing.T) {
+	db, err := Open(t.Context(), pgtest.MustSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for name, setting := range map[string]string{"Free": "", "NoSeqScan": "SET LOCAL enable_seqscan = off"} {
+		t.Run(name, func(t *testing.T) {
+			tx, err := db.pool.Begin(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tx.Rollback(t.Context())
+			if setting != "" {
+				if _, err := tx.Exec(t.Context(), setting); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rows, err := tx.Query(t.Context(), "EXPLAIN "+takeInboundConfirmsSQL, 200)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var plan []string
+			for rows.Next() {
+				var line string
+				if err := rows.Scan(&line); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, strings.TrimSpace(line))
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			got := strings.Join(plan, "; ")
+			batch := strings.Contains(got, "Index Scan using inbound_confirm_queue_pkey on inbound_confirm_queue")
+			deleted := strings.Contains(got, "Index Cond: (inbound_document_id = ANY")
+			if !batch || !deleted || strings.Contains(got, "Seq Scan") || strings.Contains(got, "Sort") || strings.Contains(got, "inbound_documents") {
+				t.Errorf("plan %q, want the first entries of inbound_confirm_queue_pkey, deleted through it", got)
+			}
+		})
+	}
+}

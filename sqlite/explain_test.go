@@ -100,3 +100,30 @@ func TestInboundListUsesIndex(t *testing.T) {
 		})
 	}
 }
+
+// TestInboundConfirmQueueUsesKey: the sweep of the confirmation queue
+// walks the queue's key (a WITHOUT ROWID table is its key's tree) in order,
+// with no sort, and deletes each entry through it. Every entry of the
+// queue is due, so the walk stops after the batch (LIMIT); inbound_documents
+// is not read.
+func TestInboundConfirmQueueUsesKey(t *testing.T) {
+	db := mustOpenInternal(t)
+	rows, err := db.db.Query("EXPLAIN QUERY PLAN "+takeInboundConfirmsSQL, 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	got := strings.Join(plan, "; ")
+	if got != "SEARCH inbound_confirm_queue USING PRIMARY KEY (inbound_document_id=?); LIST SUBQUERY 1; SCAN inbound_confirm_queue" {
+		t.Errorf("plan %q, want the key's first entries (a scan in key order, no TEMP B-TREE), deleted through the key", got)
+	}
+}

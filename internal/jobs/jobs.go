@@ -41,6 +41,10 @@ type Config struct {
 	RescueAfter time.Duration
 	// Periodic are the jobs inserted on a schedule.
 	Periodic []*river.PeriodicJob
+	// ConfirmSweep is how often the runner moves the receipts'
+	// confirmation queue into jobs (NewRunner; default
+	// sello.InboundConfirmSweep). Tests shorten it.
+	ConfirmSweep time.Duration
 }
 
 // RiverConfig is the River configuration of a runner working the default
