@@ -174,13 +174,13 @@ type InboundTx interface {
 // tax.public.receiver.ecf.received event, its entry in the confirmation
 // queue (QueueInboundConfirm: the job runners turn it into its
 // InboundConfirmJob, QueueInboundConfirmJobs) and one more in its issuer's
-// count of the hour (AddIssuerReceipts), and returns it. When the tenant already holds, under d.IssuerRNC and d.ENCF in
-// d.Environment, the same bytes or a document DGII accepted, it stores
-// nothing and returns what it holds instead (InboundENCF: Same, else
-// Accepted). Other documents under the e-NCF do not stop d, DGII's
-// confirmation decides between them, unless quota (more than 0) of them
-// are unconfirmed and received within ENCFQuotaWindow: then it stores
-// nothing (ENCFQuotaExceeded). Stores implement
+// count of the hour (AddIssuerReceipts), and returns it. When the tenant
+// already holds, under d.IssuerRNC and d.ENCF in d.Environment, the same
+// bytes or a document DGII accepted, it stores nothing and returns what it
+// holds instead (InboundENCF: Same, else Accepted). Other documents under
+// the e-NCF do not stop d, DGII's confirmation decides between them, unless
+// quota (more than 0) of them are unconfirmed and received within
+// ENCFQuotaWindow: then it stores nothing (ENCFQuotaExceeded). Stores implement
 // InboundStore.CreateInboundDocument with it. Returns INVALID_REQUEST
 // (CheckNew), RATE_LIMITED and NOT_FOUND when the tenant does not exist.
 func StoreInboundDocument(ctx context.Context, d *InboundDocument, quota int, inTx func(fn func(tx InboundTx, now time.Time) error) error) (stored *InboundDocument, held *InboundENCF, err error) {
@@ -252,13 +252,13 @@ type InboundStore interface {
 	// CreateInboundDocument stores d (StoreInboundDocument, with quota:
 	// ReceiverLimits.ENCFQuota, 0 for none): the document, its acuse, its
 	// tax.public.receiver.ecf.received event and its entry in the
-	// confirmation queue in one transaction, and returns it; or, when the tenant already holds
-	// d's bytes or a document DGII accepted under d.IssuerRNC and d.ENCF
-	// in d.Environment, stores nothing and returns what it holds (held.Same,
-	// else held.Accepted). Receipts of one e-NCF take turns, so that quota
-	// is not passed. It reads no other document's XML. Returns
-	// INVALID_REQUEST (CheckNew), RATE_LIMITED (ENCFQuotaExceeded) and
-	// NOT_FOUND if the tenant does not exist.
+	// confirmation queue in one transaction, and returns it; or, when the
+	// tenant already holds d's bytes or a document DGII accepted under
+	// d.IssuerRNC and d.ENCF in d.Environment, stores nothing and returns
+	// what it holds (held.Same, else held.Accepted). Receipts of one e-NCF
+	// take turns, so that quota is not passed. It reads no other
+	// document's XML. Returns INVALID_REQUEST (CheckNew), RATE_LIMITED
+	// (ENCFQuotaExceeded) and NOT_FOUND if the tenant does not exist.
 	CreateInboundDocument(ctx context.Context, d *InboundDocument, quota int) (stored *InboundDocument, held *InboundENCF, err error)
 	// FindInboundENCF returns what the tenant holds under issuerRNC and
 	// encf in env for a receipt of the bytes whose SHA-256 is sum

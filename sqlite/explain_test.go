@@ -31,21 +31,7 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 		{"Refute", refuteInboundSQL, []any{"refuted", "m", "2026-01-01", "E310000000001", "131000001", "t", "TesteCF", "id"}, "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rows, err := db.db.Query("EXPLAIN QUERY PLAN "+c.sql, c.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			got := strings.Join(plan, "; ")
+			got := queryPlan(t, db, c.sql, c.args...)
 			switch {
 			case c.index == "": // any index, no scan
 				if !strings.HasPrefix(got, "SEARCH inbound_documents USING INDEX ") || strings.Contains(got, "SCAN") {
@@ -79,21 +65,7 @@ func TestInboundListUsesIndex(t *testing.T) {
 			if name == "Later" {
 				args = []any{"t", "TesteCF", "2026-01-01", "id", 51}
 			}
-			rows, err := db.db.Query("EXPLAIN QUERY PLAN "+q, args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			got := strings.Join(plan, "; ")
+			got := queryPlan(t, db, q, args...)
 			if !strings.Contains(got, "INDEX inbound_documents_list (") || strings.Contains(got, "TEMP B-TREE") {
 				t.Errorf("plan %q, want a walk of inbound_documents_list with no sort", got)
 			}
@@ -108,7 +80,16 @@ func TestInboundListUsesIndex(t *testing.T) {
 // is not read.
 func TestInboundConfirmQueueUsesKey(t *testing.T) {
 	db := mustOpenInternal(t)
-	rows, err := db.db.Query("EXPLAIN QUERY PLAN "+takeInboundConfirmsSQL, 200)
+	if got := queryPlan(t, db, takeInboundConfirmsSQL, 200); got != "SEARCH inbound_confirm_queue USING PRIMARY KEY (inbound_document_id=?); LIST SUBQUERY 1; SCAN inbound_confirm_queue" {
+		t.Errorf("plan %q, want the key's first entries (a scan in key order, no TEMP B-TREE), deleted through the key", got)
+	}
+}
+
+// queryPlan is SQLite's plan of sql over args: its steps' details joined
+// by "; ".
+func queryPlan(t *testing.T, db *DB, sql string, args ...any) string {
+	t.Helper()
+	rows, err := db.db.Query("EXPLAIN QUERY PLAN "+sql, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,8 +103,8 @@ func TestInboundConfirmQueueUsesKey(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	got := strings.Join(plan, "; ")
-	if got != "SEARCH inbound_confirm_queue USING PRIMARY KEY (inbound_document_id=?); LIST SUBQUERY 1; SCAN inbound_confirm_queue" {
-		t.Errorf("plan %q, want the key's first entries (a scan in key order, no TEMP B-TREE), deleted through the key", got)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return strings.Join(plan, "; ")
 }

@@ -15,16 +15,8 @@ import (
 // mustConfirmJobs lists the sello.InboundConfirmJobs, oldest first.
 func mustConfirmJobs(tb testing.TB, r jobs.Runner) []sello.InboundConfirmJob {
 	tb.Helper()
-	l, ok := r.(jobLister)
-	if !ok {
-		tb.Fatalf("runner %T cannot list jobs", r)
-	}
-	res, err := l.JobList(tb.Context(), river.NewJobListParams().Kinds(sello.InboundConfirmJob{}.Kind()).First(10_000))
-	if err != nil {
-		tb.Fatalf("JobList: %v", err)
-	}
 	var out []sello.InboundConfirmJob
-	for _, j := range res.Jobs {
+	for _, j := range mustListJobs(tb, r, sello.InboundConfirmJob{}.Kind()).Jobs {
 		var a sello.InboundConfirmJob
 		if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
 			tb.Fatalf("decode job args %s: %v", j.EncodedArgs, err)
