@@ -54,7 +54,8 @@ func (db *DB) insertJobs(ctx context.Context, tx pgx.Tx, js []sello.Job) error {
 }
 
 // NewJobRunner is the store's job runner: a River client working the default
-// queue with cfg.Workers workers (default 8). River's own queries (fetching,
+// queue with cfg.Workers workers (default 8), which also moves the receipts'
+// confirmation queue into jobs (jobs.NewRunner). River's own queries (fetching,
 // completing, electing a leader, LISTEN, maintenance) run on the jobs pool
 // (see Pools), apart from the store's: an API holding every store
 // connection delays the jobs' work, never the queue. The jobs themselves
@@ -69,7 +70,7 @@ func (db *DB) NewJobRunner(workers *river.Workers, cfg jobs.Config) (jobs.Runner
 	if err != nil {
 		return nil, fmt.Errorf("new job runner: %w", err)
 	}
-	return client, nil
+	return jobs.NewRunner(client, db.QueueInboundConfirmJobs, cfg), nil
 }
 
 // Fetching. The runner looks for due jobs (retries, snoozes, scheduled

@@ -108,8 +108,10 @@ func (db *DB) insertJobs(ctx context.Context, tx querier, js []sello.Job) error 
 }
 
 // NewJobRunner is the store's job runner: a River client working the default
-// queue with cfg.Workers workers (default 8) on River's own pool. workers
-// must be a *river.Workers and cfg.Periodic nil or []*river.PeriodicJob.
+// queue with cfg.Workers workers (default 8) on River's own pool, which
+// also moves the receipts' confirmation queue into jobs
+// (jobs.NewRunner). workers must be a *river.Workers and cfg.Periodic nil
+// or []*river.PeriodicJob.
 func (db *DB) NewJobRunner(workers *river.Workers, cfg jobs.Config) (jobs.Runner, error) {
 	rc, err := jobs.RiverConfig(workers, cfg)
 	if err != nil {
@@ -120,7 +122,7 @@ func (db *DB) NewJobRunner(workers *river.Workers, cfg jobs.Config) (jobs.Runner
 	if err != nil {
 		return nil, fmt.Errorf("new job runner: %w", err)
 	}
-	return client, nil
+	return jobs.NewRunner(client, db.QueueInboundConfirmJobs, cfg), nil
 }
 
 // queuedConnector opens modernc connections that keep their statements and

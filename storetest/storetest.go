@@ -51,6 +51,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Inbound", func(t *testing.T) { testInbound(t, open) })
 	t.Run("InboundList", func(t *testing.T) { testInboundList(t, open) })
 	t.Run("InboundDGII", func(t *testing.T) { testInboundDGII(t, open) })
+	t.Run("InboundConfirmQueue", func(t *testing.T) { testInboundConfirmQueue(t, open) })
 	t.Run("ApprovalReceived", func(t *testing.T) { testApproval(t, open) })
 	t.Run("Approvals", func(t *testing.T) { testApprovals(t, open) })
 	t.Run("ApprovalList", func(t *testing.T) { testApprovalList(t, open) })

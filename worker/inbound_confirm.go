@@ -10,7 +10,9 @@ import (
 
 // DGII's confirmation of received documents (docs/receptor.md,
 // "Confirmation with DGII"). The transaction that stores an inbound
-// document queues a sello.InboundConfirmJob; a run of it:
+// document queues it for confirmation, and every job runner turns that
+// queue into sello.InboundConfirmJobs within sello.InboundConfirmSweep
+// (jobs.NewRunner); a run of one:
 //
 //	the document gone ──> cancelled
 //	its confirmation final (accepted, rejected, refuted), or from before

@@ -48,6 +48,10 @@ type Config struct {
 	TracerProvider trace.TracerProvider
 	// Middleware wraps the work of every job (the metrics' observer).
 	Middleware []rivertype.Middleware
+	// ConfirmSweep is how often the runner moves the receipts'
+	// confirmation queue into jobs (NewRunner; default
+	// sello.InboundConfirmSweep). Tests shorten it.
+	ConfirmSweep time.Duration
 }
 
 // RiverConfig is the River configuration of a runner working the default
