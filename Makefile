@@ -98,7 +98,8 @@ FUZZ_TARGETS = \
 		./webhook/:FuzzCheckAddr \
 		./testset/:FuzzReadJSON \
 		./testset/:FuzzReadWorkbook \
-		./ecf/:FuzzReadFields
+		./ecf/:FuzzReadFields \
+		./cmd/sello/:FuzzParseMetrics
 FUZZTIME ?= 30s
 
 fuzz: ## run each fuzz target for FUZZTIME (30 s); every parser of outside input has one

@@ -52,8 +52,8 @@ func getStatus(tb testing.TB, url string) int {
 	return resp.StatusCode
 }
 
-// parseMetrics parses a scrape.
-func parseMetrics(tb testing.TB, body []byte) map[string]*dto.MetricFamily {
+// scrapeFamilies parses a scrape.
+func scrapeFamilies(tb testing.TB, body []byte) map[string]*dto.MetricFamily {
 	tb.Helper()
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(bytes.NewReader(body))
@@ -133,7 +133,7 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("promtool check metrics: %v\n%s", err, out)
 	}
 
-	fams := parseMetrics(t, body)
+	fams := scrapeFamilies(t, body)
 	for _, tt := range []struct {
 		family string
 		labels []string // of one of its samples at least
@@ -190,7 +190,7 @@ func TestMetricsTenantCardinality(t *testing.T) {
 		getStatus(t, s.URL+"/TesteCF/receptor/"+rnc+"/fe/autenticacion/api/semilla")
 	}
 	routeSeries := func() []string {
-		fams := parseMetrics(t, s.scrape(t))
+		fams := scrapeFamilies(t, s.scrape(t))
 		var out []string
 		for _, name := range []string{"sello_http_request_duration_seconds", "sello_receiver_requests_total"} {
 			if f := fams[name]; f != nil {
@@ -220,7 +220,7 @@ func TestMetricsTenantCardinality(t *testing.T) {
 		}
 		names = append(names, tn.RNC, tn.ID)
 	}
-	for name, f := range parseMetrics(t, s.scrape(t)) {
+	for name, f := range scrapeFamilies(t, s.scrape(t)) {
 		for _, labels := range series(f) {
 			for _, n := range names {
 				if strings.Contains(labels, n) {
