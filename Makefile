@@ -10,13 +10,44 @@ PG_URL ?= postgres://postgres@127.0.0.1:5432/test?sslmode=disable
 SHELL := /bin/bash
 .SHELLFLAGS := -o pipefail -ec
 
-.PHONY: help build run test test-postgres bench fuzz lint generate vendor-htmx
+.PHONY: help build run test test-postgres bench fuzz lint generate vendor-htmx release image
+
+# The release's name: git describe's (the last v* tag, commits since,
+# -dirty), without the tag's "v": 1.2.0, 1.2.0-3-g1a2b3c4-dirty; before the
+# first tag, the commit's short hash. sello version prints it, with COMMIT.
+VERSION ?= $(shell git describe --tags --match 'v[0-9]*' --always --dirty 2>/dev/null | sed 's/^v//')
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+# Asked of git once per make run, so that every binary of a release names
+# the same version.
+VERSION := $(VERSION)
+COMMIT := $(COMMIT)
+LDFLAGS = -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+# The platforms make release builds, GOOS/GOARCH.
+RELEASE_PLATFORMS ?= linux/amd64 linux/arm64 darwin/arm64 windows/amd64
+SHA256SUM ?= sha256sum
+IMAGE ?= sello:$(VERSION)
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
-build: ## build the sello binary into bin/sello
-	$(GO) build -o bin/sello ./cmd/sello
+build: ## build the sello binary into bin/sello (sello version names VERSION and COMMIT)
+	$(GO) build -ldflags "-X main.version=$(VERSION) -X main.commit=$(COMMIT)" -o bin/sello ./cmd/sello
+
+release: ## static binaries (CGO_ENABLED=0; SQLite is pure Go) for RELEASE_PLATFORMS into dist/sello_VERSION_OS_ARCH[.exe], with dist/SHA256SUMS
+	rm -rf dist && mkdir -p dist
+	@test -n "$(VERSION)" || { echo "make release: no VERSION (not a git checkout?): make release VERSION=1.2.3 COMMIT=…"; exit 1; }
+	@for p in $(RELEASE_PLATFORMS); do \
+		os=$${p%/*}; arch=$${p#*/}; ext=; \
+		if [ "$$os" = windows ]; then ext=.exe; fi; \
+		out=dist/sello_$(VERSION)_$${os}_$${arch}$$ext; \
+		echo "$$out"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $$out ./cmd/sello; \
+	done
+	cd dist && $(SHA256SUM) sello_* > SHA256SUMS
+	@cat dist/SHA256SUMS
+
+image: ## build the container image IMAGE (sello:VERSION) from the Dockerfile, with VERSION and COMMIT
+	docker build --build-arg VERSION=$(VERSION) --build-arg COMMIT=$(COMMIT) -t $(IMAGE) .
 
 run: ## run the service on the embedded default with demo data
 	$(GO) run ./cmd/sello serve --demo
@@ -67,7 +98,8 @@ FUZZ_TARGETS = \
 		./webhook/:FuzzCheckAddr \
 		./testset/:FuzzReadJSON \
 		./testset/:FuzzReadWorkbook \
-		./ecf/:FuzzReadFields
+		./ecf/:FuzzReadFields \
+		./cmd/sello/:FuzzParseMetrics
 FUZZTIME ?= 30s
 
 fuzz: ## run each fuzz target for FUZZTIME (30 s); every parser of outside input has one

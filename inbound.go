@@ -158,8 +158,10 @@ type InboundTx interface {
 	InsertInboundDocument(ctx context.Context, d *InboundDocument, sum [32]byte) (inserted bool, err error)
 	// InsertEvent writes ev to the outbox with its webhook deliveries.
 	InsertEvent(ctx context.Context, ev *Event) error
-	// InsertJobs inserts jobs, to run once the transaction commits.
-	InsertJobs(ctx context.Context, jobs []Job) error
+	// QueueInboundConfirm adds d to the confirmation queue, the store's
+	// own table of documents whose InboundConfirmJob is not inserted yet
+	// (QueueInboundConfirmJobs inserts it), once the transaction commits.
+	QueueInboundConfirm(ctx context.Context, d *InboundDocument) error
 	// AddIssuerReceipts adds n (1 or -1) to the tenant's count of
 	// documents of issuerRNC received in env in the hour that starts at
 	// hour (IssuerQuotaHour), creating it at n.
@@ -169,15 +171,16 @@ type InboundTx interface {
 // StoreInboundDocument stores d, received, in the one transaction inTx runs
 // (the store's; now is the time read in it): the document with its ID,
 // Approval (pending), DGII (pending), ReceivedAt and UpdatedAt set, its
-// tax.public.receiver.ecf.received event, its InboundConfirmJob and one
-// more in its issuer's count of the hour (AddIssuerReceipts), and returns
-// it. When the tenant already holds, under d.IssuerRNC and d.ENCF in
-// d.Environment, the same bytes or a document DGII accepted, it stores
-// nothing and returns what it holds instead (InboundENCF: Same, else
-// Accepted). Other documents under the e-NCF do not stop d, DGII's
-// confirmation decides between them, unless quota (more than 0) of them
-// are unconfirmed and received within ENCFQuotaWindow: then it stores
-// nothing (ENCFQuotaExceeded). Stores implement
+// tax.public.receiver.ecf.received event, its entry in the confirmation
+// queue (QueueInboundConfirm: the job runners turn it into its
+// InboundConfirmJob, QueueInboundConfirmJobs) and one more in its issuer's
+// count of the hour (AddIssuerReceipts), and returns it. When the tenant
+// already holds, under d.IssuerRNC and d.ENCF in d.Environment, the same
+// bytes or a document DGII accepted, it stores nothing and returns what it
+// holds instead (InboundENCF: Same, else Accepted). Other documents under
+// the e-NCF do not stop d, DGII's confirmation decides between them, unless
+// quota (more than 0) of them are unconfirmed and received within
+// ENCFQuotaWindow: then it stores nothing (ENCFQuotaExceeded). Stores implement
 // InboundStore.CreateInboundDocument with it. Returns INVALID_REQUEST
 // (CheckNew), RATE_LIMITED and NOT_FOUND when the tenant does not exist.
 func StoreInboundDocument(ctx context.Context, d *InboundDocument, quota int, inTx func(fn func(tx InboundTx, now time.Time) error) error) (stored *InboundDocument, held *InboundENCF, err error) {
@@ -224,11 +227,14 @@ func StoreInboundDocument(ctx context.Context, d *InboundDocument, quota int, in
 		}
 		stored = &n
 		// What a received document sets off, in the transaction that
-		// stores it: its event and the job that asks DGII to confirm it.
+		// stores it: its event and its entry in the confirmation queue,
+		// whose job asks DGII to confirm it. The entry, not the job: River's
+		// insert was the largest part of a receipt after the acuse's
+		// signature (docs/decisions.md).
 		if err := tx.InsertEvent(ctx, NewInboundReceivedEvent(&n, now)); err != nil {
 			return err
 		}
-		if err := tx.InsertJobs(ctx, []Job{InboundConfirmJob{TenantID: n.TenantID, Environment: n.Environment, InboundDocumentID: n.ID}}); err != nil {
+		if err := tx.QueueInboundConfirm(ctx, &n); err != nil {
 			return err
 		}
 		// The issuer's count last: on an engine with row locks, receipts
@@ -245,14 +251,14 @@ func StoreInboundDocument(ctx context.Context, d *InboundDocument, quota int, in
 type InboundStore interface {
 	// CreateInboundDocument stores d (StoreInboundDocument, with quota:
 	// ReceiverLimits.ENCFQuota, 0 for none): the document, its acuse, its
-	// tax.public.receiver.ecf.received event and its InboundConfirmJob in
-	// one transaction, and returns it; or, when the tenant already holds
-	// d's bytes or a document DGII accepted under d.IssuerRNC and d.ENCF
-	// in d.Environment, stores nothing and returns what it holds (held.Same,
-	// else held.Accepted). Receipts of one e-NCF take turns, so that quota
-	// is not passed. It reads no other document's XML. Returns
-	// INVALID_REQUEST (CheckNew), RATE_LIMITED (ENCFQuotaExceeded) and
-	// NOT_FOUND if the tenant does not exist.
+	// tax.public.receiver.ecf.received event and its entry in the
+	// confirmation queue in one transaction, and returns it; or, when the
+	// tenant already holds d's bytes or a document DGII accepted under
+	// d.IssuerRNC and d.ENCF in d.Environment, stores nothing and returns
+	// what it holds (held.Same, else held.Accepted). Receipts of one e-NCF
+	// take turns, so that quota is not passed. It reads no other
+	// document's XML. Returns INVALID_REQUEST (CheckNew), RATE_LIMITED
+	// (ENCFQuotaExceeded) and NOT_FOUND if the tenant does not exist.
 	CreateInboundDocument(ctx context.Context, d *InboundDocument, quota int) (stored *InboundDocument, held *InboundENCF, err error)
 	// FindInboundENCF returns what the tenant holds under issuerRNC and
 	// encf in env for a receipt of the bytes whose SHA-256 is sum
@@ -291,6 +297,12 @@ type InboundStore interface {
 	// PruneIssuerReceipts deletes the issuer counts of hours that end at
 	// or before since, and returns how many.
 	PruneIssuerReceipts(ctx context.Context, since time.Time) (int64, error)
+	// QueueInboundConfirmJobs moves up to limit entries of the
+	// confirmation queue, oldest first, into River's queue as their
+	// InboundConfirmJobs, and returns how many (QueueInboundConfirmJobs):
+	// each entry becomes one job, however many transactions run it at
+	// once. Reading an empty queue writes nothing.
+	QueueInboundConfirmJobs(ctx context.Context, limit int) (int, error)
 }
 
 // InboundFilter selects inbound documents in ListInboundDocuments.

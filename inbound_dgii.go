@@ -10,8 +10,10 @@ import (
 // "Confirmation with DGII"). What a tenant's receiver can check of an e-CF
 // ends at its signature and signer; whether the document is the one the
 // issuer sent to DGII, and whether DGII accepted it, only DGII knows. So
-// every document stored gets an InboundConfirmJob in the transaction that
-// stores it; the job asks DGII's consultaestado (FACTS §1.6: the issuer's
+// every document stored is queued for confirmation in the transaction that
+// stores it, and the job runners turn each entry of that queue into an
+// InboundConfirmJob within InboundConfirmSweep (QueueInboundConfirmJobs);
+// the job asks DGII's consultaestado (FACTS §1.6: the issuer's
 // RNC, the e-NCF, the tenant as buyer and the security code, the first six
 // characters of the document's SignatureValue) with the tenant's own DGII
 // session (the receiver asks as the buyer's delegate), and records the
@@ -152,7 +154,8 @@ func (d *InboundDocument) CheckConfirmed() error {
 }
 
 // InboundConfirmJob asks DGII to confirm an inbound document (the worker
-// package works it). StoreInboundDocument inserts it with the document.
+// package works it). StoreInboundDocument queues the document for it, and
+// QueueInboundConfirmJobs inserts it.
 type InboundConfirmJob struct {
 	TenantID          string      `json:"tenantId"`
 	Environment       Environment `json:"environment"`
@@ -161,6 +164,66 @@ type InboundConfirmJob struct {
 
 // Kind implements Job (River's JobArgs).
 func (InboundConfirmJob) Kind() string { return "sello.inbound_confirm" }
+
+// The confirmation queue. A receipt does not insert its InboundConfirmJob:
+// River's insert (a JSON batch and river_job's indexes) was the largest part
+// of a receipt after the acuse's signature. It writes a small entry in the
+// store's confirmation queue instead, in the transaction that stores the
+// document, so a stored document is queued however the process dies after
+// the commit. Every job runner moves the queue into River's
+// (QueueInboundConfirmJobs) when it starts and every InboundConfirmSweep
+// after, in batches of InboundConfirmBatch, each batch in one transaction
+// that deletes the entries and inserts their jobs: an entry becomes one job,
+// whatever number of runners sweep at once, and none is lost.
+const (
+	// InboundConfirmSweep is how often a job runner moves the confirmation
+	// queue into jobs: DGII is first asked about a document at most this
+	// long after its receipt, well within InboundConfirmDelay's first wait.
+	InboundConfirmSweep = time.Second
+	// InboundConfirmBatch is how many entries one transaction of the sweep
+	// moves: on SQLite's single writer, receipts wait for at most one
+	// batch.
+	InboundConfirmBatch = 200
+)
+
+// InboundConfirmQueueTx is what QueueInboundConfirmJobs asks of the
+// transaction that moves the confirmation queue into jobs: the statements,
+// no rules.
+type InboundConfirmQueueTx interface {
+	// TakeInboundConfirms deletes up to limit entries of the confirmation
+	// queue, oldest first, that no other transaction holds, and returns
+	// their jobs.
+	TakeInboundConfirms(ctx context.Context, limit int) ([]InboundConfirmJob, error)
+	// InsertJobs inserts jobs, to run once the transaction commits.
+	InsertJobs(ctx context.Context, jobs []Job) error
+}
+
+// QueueInboundConfirmJobs moves up to limit (at least 1) entries of the
+// confirmation queue into their InboundConfirmJobs, in the one transaction
+// inTx runs (the store's), and returns how many. An entry is deleted in the
+// transaction that inserts its job, so each becomes one job: a concurrent
+// sweep skips or waits for the entries this one holds, and finds them gone
+// once it commits. Stores implement InboundStore.QueueInboundConfirmJobs
+// with it.
+func QueueInboundConfirmJobs(ctx context.Context, limit int, inTx func(fn func(tx InboundConfirmQueueTx) error) error) (int, error) {
+	n := 0
+	err := inTx(func(tx InboundConfirmQueueTx) error {
+		taken, err := tx.TakeInboundConfirms(ctx, max(limit, 1))
+		if err != nil {
+			return err
+		}
+		js := make([]Job, len(taken))
+		for i, j := range taken {
+			js[i] = j
+		}
+		n = len(js)
+		return tx.InsertJobs(ctx, js)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("queue inbound confirmations: %w", err)
+	}
+	return n, nil
+}
 
 // InboundDGIIAnswer is what the confirmation job learnt: consultaestado's
 // Codigo and Estado, or, with GiveUp, that it stops asking.

@@ -9,13 +9,20 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/api"
 	"github.com/sello-do/sello/apitest"
+	"github.com/sello-do/sello/internal/metrics"
+	"github.com/sello-do/sello/internal/metrics/metricstest"
+	"github.com/sello-do/sello/internal/tracing"
 	"github.com/sello-do/sello/sqlite"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
 
 const testRNC = "130000001"
@@ -31,20 +38,21 @@ type fixture struct {
 	logs    *bytes.Buffer
 }
 
-func mustFixture(tb testing.TB) *fixture {
+func mustFixture(tb testing.TB, configure ...func(*api.Server)) *fixture {
 	tb.Helper()
 	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "sello.db"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { db.Close() })
-	f := mustFixtureOn(tb, db, db.SQL().PingContext)
+	f := mustFixtureOn(tb, db, db.SQL().PingContext, configure...)
 	f.db = db
 	return f
 }
 
-// mustFixtureOn is mustFixture over any store (db is then nil).
-func mustFixtureOn(tb testing.TB, st sello.Store, ready func(context.Context) error) *fixture {
+// mustFixtureOn is mustFixture over any store (db is then nil); configure
+// sets the server's fields before its handler is made.
+func mustFixtureOn(tb testing.TB, st sello.Store, ready func(context.Context) error, configure ...func(*api.Server)) *fixture {
 	tb.Helper()
 	ctx := context.Background()
 	t := &sello.Tenant{RNC: testRNC, Name: "Prueba SRL", Plan: sello.RatePlan{Name: "bench", Rate: 1e9, Burst: 1e9}}
@@ -61,6 +69,9 @@ func mustFixtureOn(tb testing.TB, st sello.Store, ready func(context.Context) er
 	}
 	logs := &bytes.Buffer{}
 	srv := &api.Server{Store: st, Logger: slog.New(slog.NewJSONHandler(logs, nil)), Ready: ready}
+	for _, c := range configure {
+		c(srv)
+	}
 	return &fixture{store: st, handler: srv.Handler(), key: plaintext, tenant: t, logs: logs}
 }
 
@@ -143,6 +154,88 @@ func BenchmarkCreateDocument(b *testing.B) {
 			b.Fatalf("status %d: %.300s", rec.Code, rec.Body)
 		}
 	}
+}
+
+// BenchmarkCreateDocumentMetrics is BenchmarkCreateDocument without
+// metrics (off) and with them (on: the request's histogram, the
+// document's counter, the store's commit histograms), each on its own
+// store, alternated in every iteration (each going first in turn) so
+// that the machine's noise slows them alike: what observing costs a
+// create. on/off is the ratio of their total times.
+func BenchmarkCreateDocumentMetrics(b *testing.B) {
+	body := apitest.Invoice(testRNC)
+	off := mustFixture(b)
+	m := metrics.New(metrics.Options{})
+	on := mustFixture(b, func(s *api.Server) { s.Metrics = m })
+	on.db.ObserveCommits(m.Commit)
+	var offTime, onTime time.Duration
+	create := func(f *fixture, total *time.Duration) {
+		start := time.Now()
+		if rec := f.do("POST", "/TesteCF/documentos-ecf", body); rec.Code != http.StatusAccepted {
+			b.Fatalf("status %d: %.300s", rec.Code, rec.Body)
+		}
+		*total += time.Since(start)
+	}
+	i := 0
+	for b.Loop() {
+		if i++; i%2 == 0 {
+			create(off, &offTime)
+			create(on, &onTime)
+		} else {
+			create(on, &onTime)
+			create(off, &offTime)
+		}
+	}
+	b.ReportMetric(float64(offTime.Nanoseconds())/float64(i), "off-ns/op")
+	b.ReportMetric(float64(onTime.Nanoseconds())/float64(i), "on-ns/op")
+	b.ReportMetric(float64(onTime)/float64(offTime), "on/off")
+	if got := metricstest.Values(b, m, "sello_documents_total")["environment=TesteCF,status=queued_for_signing"]; got != float64(i) {
+		b.Fatalf("%v documents counted, want %d", got, i)
+	}
+}
+
+// BenchmarkCreateDocumentTraced compares a create with tracing off (the
+// server as BenchmarkCreateDocument has it) and on, as serve has it
+// (docs/tracing.md): the request's span and its job's trace context, spans
+// batched to an exporter (one that drops them), and serve's log handler.
+// Each iteration makes one create of each, in turn first, on two servers
+// with their own stores, so that the machine's noise slows them alike; it
+// reports each one's median and the median of their ratio.
+func BenchmarkCreateDocumentTraced(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+	b.Cleanup(func() { tp.Shutdown(context.Background()) })
+	off := mustFixture(b)
+	on := mustFixture(b, func(s *api.Server) {
+		s.TracerProvider = tp
+		s.Logger = slog.New(tracing.LogHandler(s.Logger.Handler()))
+	})
+	body := apitest.Invoice(testRNC)
+	create := func(f *fixture) time.Duration {
+		start := time.Now()
+		if rec := f.do("POST", "/TesteCF/documentos-ecf", body); rec.Code != http.StatusAccepted {
+			b.Fatalf("status %d: %.300s", rec.Code, rec.Body)
+		}
+		return time.Since(start)
+	}
+	var offs, ons, ratios []float64
+	for i := 0; b.Loop(); i++ {
+		var o, n time.Duration
+		if i%2 == 0 {
+			o, n = create(off), create(on)
+		} else {
+			n, o = create(on), create(off)
+		}
+		offs, ons, ratios = append(offs, float64(o.Microseconds())), append(ons, float64(n.Microseconds())), append(ratios, float64(n)/float64(o))
+	}
+	b.ReportMetric(median(offs), "off-µs")
+	b.ReportMetric(median(ons), "on-µs")
+	b.ReportMetric(median(ratios), "on/off")
+}
+
+// median is the middle of xs (sorted in place).
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }
 
 // BenchmarkCreateDocumentParallel creates from 16 goroutines at once, as

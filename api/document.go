@@ -66,6 +66,8 @@ func (s *Server) handleCreateDocument(w http.ResponseWriter, r *http.Request) er
 	}
 	if replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
+	} else {
+		s.Metrics.DocumentCreated(d.Environment)
 	}
 	writeJSON(w, http.StatusAccepted, documentBody{OK: true, Document: d.Resource(), CorrelationID: correlationID(r.Context())})
 	return nil

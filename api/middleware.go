@@ -15,13 +15,13 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/tracing"
 )
 
 type contextKey int
 
 const (
-	correlationKey contextKey = iota
-	principalKey
+	principalKey contextKey = iota
 )
 
 // principal is the authenticated caller of a request.
@@ -31,10 +31,7 @@ type principal struct {
 	Env    sello.Environment
 }
 
-func correlationID(ctx context.Context) string {
-	id, _ := ctx.Value(correlationKey).(string)
-	return id
-}
+func correlationID(ctx context.Context) string { return tracing.CorrelationID(ctx) }
 
 func principalFrom(ctx context.Context) *principal {
 	p, _ := ctx.Value(principalKey).(*principal)
@@ -47,7 +44,7 @@ func (s *Server) withCorrelation(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := uuid.NewString()
 		w.Header().Set("X-Correlation-Id", id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), correlationKey, id)))
+		next.ServeHTTP(w, r.WithContext(tracing.WithCorrelationID(r.Context(), id)))
 	})
 }
 
@@ -112,6 +109,7 @@ func (s *Server) withAccessLog(next http.Handler) http.Handler {
 func (s *Server) withUnmatched(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h, pattern := mux.Handler(r)
+		tracing.SetRoute(r.Context(), pattern)
 		if pattern != "" {
 			mux.ServeHTTP(w, r)
 			return

@@ -263,6 +263,7 @@ func (s *Server) handleRecepcion(w http.ResponseWriter, r *http.Request) error {
 	}
 	if rec.Why != nil {
 		s.logRefusal(r, t.RNC, env, fmt.Sprintf("an e-CF (code %d)", rec.Code), rec.Why)
+		s.Metrics.ReceiptRefused(rec.Code)
 	}
 	return writeXML(w, http.StatusOK, rec.Acuse)
 }

@@ -27,8 +27,8 @@ import (
 // of a genuine delivery in eCF is on: the per-address and per-receiver rate
 // limits (set too high to refuse), the bearer token bought with the
 // supplier's signed seed and its holder, the signer's certificate chained
-// to the trust roots, the issuer's quota counted, and the confirmation job
-// queued with the document. recv/rsa is the ratio of wall times;
+// to the trust roots, the issuer's quota counted, and the document queued
+// for its confirmation with DGII. recv/rsa is the ratio of wall times;
 // recv-cpu/rsa-cpu the ratio of the process's CPU time in each (all its
 // threads: the store's writer and the GC included), which a busy machine
 // distorts less. Each iteration posts a new document; the supplier signs

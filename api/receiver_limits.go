@@ -24,13 +24,15 @@ func (s *Server) receiverLimits() sello.ReceiverLimits {
 	return sello.DefaultReceiverLimits
 }
 
-// receiver adapts a receiver service's handler: the call must be within
-// the limits per address and per receiver (429 RATE_LIMITED with
-// Retry-After otherwise), and its context and the reading of its body end
-// at the limits' Timeout, so that a call past it stops where it is,
-// signing and storing nothing more.
-func (s *Server) receiver(h handlerFunc) http.Handler {
-	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+// receiver adapts the handler of a receiver service (named service in
+// the metrics): the call must be within the limits per address and per
+// receiver (429 RATE_LIMITED with Retry-After otherwise), and its context
+// and the reading of its body end at the limits' Timeout, so that a call
+// past it stops where it is, signing and storing nothing more. The call,
+// and its refusal with an error, are counted in the metrics.
+func (s *Server) receiver(service string, h handlerFunc) http.Handler {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) (err error) {
+		defer func() { s.Metrics.ReceiverCalled(service, err) }()
 		lim := s.receiverLimits()
 		if err := s.limitReceiver(r, lim); err != nil {
 			return err
@@ -41,7 +43,7 @@ func (s *Server) receiver(h handlerFunc) http.Handler {
 		// Not every ResponseWriter reaches a connection (tests' recorders);
 		// the context's deadline holds either way.
 		_ = http.NewResponseController(w).SetReadDeadline(deadline)
-		err := h(w, r.WithContext(ctx))
+		err = h(w, r.WithContext(ctx))
 		if expired := sello.CallExpired(ctx); expired != nil && sello.ErrorCodeOf(err) == sello.CodeInternal {
 			// A query cut short by the deadline.
 			return expired

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +26,8 @@ import (
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/api"
 	"github.com/sello-do/sello/ecf"
+	"github.com/sello-do/sello/internal/metrics"
+	"github.com/sello-do/sello/internal/metrics/metricstest"
 	"github.com/sello-do/sello/oracle"
 	"github.com/sello-do/sello/sqlite"
 	"github.com/sello-do/sello/storetest"
@@ -336,9 +339,17 @@ func TestRecepcion(t *testing.T) {
 		}
 	})
 	t.Run("Tampered", func(t *testing.T) {
-		f := mustReceiverFixture(t, true)
+		m := metrics.New(metrics.Options{})
+		f := mustReceiverFixture(t, true).with(func(s *api.Server) { s.Metrics = m })
 		doc := bytes.Replace(f.signedECF(t, testRNC, 5), []byte("Cliente Ejemplo"), []byte("Cliente Ejemplx"), 1)
 		f.wantAcuse(t, f.post(t, recepcion, "", doc), ecf.ReceiptNotReceived, ecf.ReasonSignature)
+		// The metrics count the call, and its refusal by the acuse's code.
+		if got, want := metricstest.Values(t, m, "sello_receiver_requests_total"), map[string]float64{"service=recepcion": 1}; !maps.Equal(got, want) {
+			t.Errorf("receiver requests %v, want %v", got, want)
+		}
+		if got, want := metricstest.Values(t, m, "sello_receiver_refusals_total"), map[string]float64{"reason=not_received_signature,service=recepcion": 1}; !maps.Equal(got, want) {
+			t.Errorf("receiver refusals %v, want %v", got, want)
+		}
 	})
 	t.Run("ThousandItems", func(t *testing.T) {
 		// DGII's largest documents verify and read: 1,000 items.

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/metrics"
 )
 
 // routes registers every route of the API: this is the one place to read
@@ -58,10 +59,10 @@ func (s *Server) routes(mux *http.ServeMux) {
 	// (withReceiverCase). Reception requires a token unless the tenant
 	// turned that off; so does commercial approval. Every call is limited
 	// per client address and per receiver, and bounded in time (receiver).
-	mux.Handle("GET /{env}/receptor/{rnc}/fe/autenticacion/api/semilla", s.receiver(s.handleSemilla))
-	mux.Handle("POST /{env}/receptor/{rnc}/fe/autenticacion/api/validacioncertificado", s.receiver(s.handleValidacionCertificado))
-	mux.Handle("POST /{env}/receptor/{rnc}/fe/recepcion/api/ecf", s.receiver(s.handleRecepcion))
-	mux.Handle("POST /{env}/receptor/{rnc}/fe/aprobacioncomercial/api/ecf", s.receiver(s.handleAprobacionComercial))
+	mux.Handle("GET /{env}/receptor/{rnc}/fe/autenticacion/api/semilla", s.receiver(metrics.ServiceSemilla, s.handleSemilla))
+	mux.Handle("POST /{env}/receptor/{rnc}/fe/autenticacion/api/validacioncertificado", s.receiver(metrics.ServiceValidacionCertificado, s.handleValidacionCertificado))
+	mux.Handle("POST /{env}/receptor/{rnc}/fe/recepcion/api/ecf", s.receiver(metrics.ServiceRecepcion, s.handleRecepcion))
+	mux.Handle("POST /{env}/receptor/{rnc}/fe/aprobacioncomercial/api/ecf", s.receiver(metrics.ServiceAprobacionComercial, s.handleAprobacionComercial))
 
 	// Inbound documents (DESIGN §4, §6): what suppliers posted to the
 	// tenant's receiver.

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/metrics"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // MaxBodyBytes is the largest request body accepted (DESIGN §2).
@@ -37,11 +39,17 @@ type Server struct {
 	// address its X-Forwarded-For names (clientAddress).
 	TrustedProxies []netip.Prefix
 	Logger         *slog.Logger
+	// TracerProvider makes a span for every request, the root of its
+	// trace (docs/tracing.md); nil, tracing off, makes none.
+	TracerProvider trace.TracerProvider
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Ready reports whether the service can take traffic (GET /readyz);
 	// nil means always ready.
 	Ready func(ctx context.Context) error
+	// Metrics observes the requests, the documents created, the
+	// receivers' calls and refusals; nil observes nothing.
+	Metrics *metrics.Metrics
 
 	// seedKey makes the receivers' seeds: derived from MasterKey, so every
 	// node shares it; random (this process's only) without one.
@@ -55,6 +63,8 @@ type Server struct {
 	keyUses *sello.APIKeyUses
 	// noKeyUses keeps Handler from setting keyUses (export_test.go).
 	noKeyUses bool
+	// deprecations replaces deprecatedRoutes (tests); nil: the table.
+	deprecations map[string]deprecation
 }
 
 func (s *Server) now() time.Time {
@@ -85,7 +95,11 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return s.withCorrelation(s.withRecover(s.withAccessLog(withReceiverCase(s.withUnmatched(mux)))))
+	deprecations := s.deprecations
+	if deprecations == nil {
+		deprecations = deprecatedRoutes
+	}
+	return s.withCorrelation(s.withTrace(s.withRecover(s.withAccessLog(withReceiverCase(s.Metrics.Instrument(withDeprecation(s.withUnmatched(mux), mux, deprecations)))))))
 }
 
 // handlerFunc is a handler that returns its error to one adapter.

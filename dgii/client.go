@@ -59,6 +59,10 @@ type Config struct {
 	// Backoff is how long to wait before retry attempt (1, 2, …). Default
 	// DefaultBackoff.
 	Backoff func(attempt int) time.Duration
+	// OnCall, when set, is told of every call once it is over (its
+	// retries and re-authentication included), in the caller's goroutine:
+	// the wiring points it at the metrics.
+	OnCall func(Call)
 }
 
 // DefaultBackoff waits 250 ms before the first retry, doubling each time up
@@ -102,6 +106,7 @@ type Client struct {
 	now     func() time.Time
 	retries int
 	backoff func(int) time.Duration
+	onCall  func(Call)
 
 	mu     sync.Mutex
 	tokens map[tokenKey]*tokenEntry
@@ -115,6 +120,7 @@ func New(cfg Config) *Client {
 		now:     cfg.Now,
 		retries: cfg.Retries,
 		backoff: cfg.Backoff,
+		onCall:  cfg.OnCall,
 		tokens:  map[tokenKey]*tokenEntry{},
 	}
 	c.urls.ECF = strings.TrimRight(c.urls.ECF, "/")

@@ -8,6 +8,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/sello-do/sello/internal/tracing"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Receptor talks to another taxpayer's receiver services (FACTS §2.2), the
@@ -129,8 +132,21 @@ func (p *Receptor) authenticate(ctx context.Context, base string, sign Signer) (
 	return token, nil
 }
 
-// do makes one exchange and returns a 2xx answer's body.
+// do makes one exchange (call) in a span "receptor OP", child of ctx's
+// span when its trace is recorded (docs/tracing.md).
 func (p *Receptor) do(ctx context.Context, op, method, url string, body []byte, contentType, token string) ([]byte, error) {
+	ctx, span := tracing.Start(ctx, "receptor "+op, trace.WithSpanKind(trace.SpanKindClient))
+	if !span.IsRecording() {
+		return p.call(ctx, op, method, url, body, contentType, token)
+	}
+	span.SetAttributes(AttrService.String(op))
+	b, err := p.call(ctx, op, method, url, body, contentType, token)
+	endSpan(span, 0, err) // a ReceptorError carries the status of a refusal
+	return b, err
+}
+
+// call makes one exchange and returns a 2xx answer's body.
+func (p *Receptor) call(ctx context.Context, op, method, url string, body []byte, contentType, token string) ([]byte, error) {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)

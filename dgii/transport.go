@@ -12,6 +12,10 @@ import (
 	"net/textproto"
 	"net/url"
 	"time"
+
+	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/tracing"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // maxResponse bounds how much of a response body is read; the whole
@@ -67,10 +71,34 @@ func multipartBody(f *filePart) (body []byte, contentType string, err error) {
 	return buf.Bytes(), w.FormDataContentType(), nil
 }
 
-// do performs r: it adds the token, re-authenticates once on a 401,
-// retries idempotent calls, and classifies failures. It returns only 2xx
-// answers; anything else is an error.
+// do performs r (call) in a span "dgii OP", child of ctx's span when its
+// trace is recorded (docs/tracing.md), with the service, the environment,
+// the last HTTP status and the outcome.
 func (s *Session) do(ctx context.Context, r request) (*response, error) {
+	ctx, span := tracing.Start(ctx, "dgii "+r.op, trace.WithSpanKind(trace.SpanKindClient))
+	if !span.IsRecording() {
+		return s.call(ctx, r)
+	}
+	span.SetAttributes(AttrService.String(r.op), tracing.AttrEnvironment.String(string(s.env)))
+	resp, err := s.call(ctx, r)
+	status := 0
+	if resp != nil {
+		status = resp.status
+	}
+	endSpan(span, status, err)
+	return resp, err
+}
+
+// call performs r: it adds the token, re-authenticates once on a 401,
+// retries idempotent calls, and classifies failures. It returns only 2xx
+// answers; anything else is an error. Config.OnCall hears of it.
+func (s *Session) call(ctx context.Context, r request) (_ *response, err error) {
+	if s.c.onCall != nil {
+		start := time.Now()
+		defer func() {
+			s.c.onCall(Call{Environment: s.env, Service: r.op, Outcome: callOutcome(ctx, err), Duration: time.Since(start)})
+		}()
+	}
 	var body []byte
 	var contentType string
 	if r.file != nil {
@@ -92,6 +120,7 @@ func (s *Session) do(ctx context.Context, r request) (*response, error) {
 			// call was not processed, so this is safe for sends too.
 			s.dropToken(token)
 			reauthenticated = true
+			trace.SpanFromContext(ctx).AddEvent("reauthenticate")
 			continue
 		}
 		var ae *authError
@@ -108,10 +137,61 @@ func (s *Session) do(ctx context.Context, r request) (*response, error) {
 			return nil, classify(ctx, r, err)
 		}
 		attempt++
+		trace.SpanFromContext(ctx).AddEvent("retry")
 		if err := sleep(ctx, s.c.backoff(attempt)); err != nil {
 			return nil, fmt.Errorf("dgii: %s: %w", r.op, err)
 		}
 	}
+}
+
+// Call is one call to a DGII service, over (Config.OnCall).
+type Call struct {
+	Environment sello.Environment
+	// Service is the service's name: semilla, validarsemilla, recepcion,
+	// consultaresultado, recepcionfc, consultatrackids, consultaestado,
+	// consultadirectorio, aprobacioncomercial or anulacionrangos.
+	Service string
+	// Outcome is one of the Call outcomes.
+	Outcome  string
+	Duration time.Duration
+}
+
+// The outcomes of a Call.
+const (
+	CallOK = "ok"
+	// CallUnavailable: DGII could not be reached, or answered 5xx or 429
+	// (ErrUnavailable).
+	CallUnavailable = "unavailable"
+	// CallUncertain: a send went out and no answer came (ErrUncertain).
+	CallUncertain = "uncertain"
+	// CallUnauthorized: DGII refused the credentials (ErrUnauthorized).
+	CallUnauthorized = "unauthorized"
+	// CallRefused: DGII answered another 4xx: it refused the request.
+	CallRefused = "refused"
+	// CallCancelled: the caller gave up (its context ended).
+	CallCancelled = "cancelled"
+	// CallFailed: anything else (a request that could not be built).
+	CallFailed = "error"
+)
+
+// callOutcome is the outcome of a call that ended with err.
+func callOutcome(ctx context.Context, err error) string {
+	var de *Error
+	switch {
+	case err == nil:
+		return CallOK
+	case errors.Is(err, ErrUncertain):
+		return CallUncertain
+	case errors.Is(err, ErrUnavailable):
+		return CallUnavailable
+	case errors.Is(err, ErrUnauthorized):
+		return CallUnauthorized
+	case ctx.Err() != nil:
+		return CallCancelled
+	case errors.As(err, &de):
+		return CallRefused
+	}
+	return CallFailed
 }
 
 // retryable reports whether an idempotent call that failed with err may

@@ -1,5 +1,5 @@
 // Package oracle finds the independent programs tests check Sello against
-// (xmlsec1, xmllint, zbarimg, pdftotext) and DGII's XSD schemas (in
+// (xmlsec1, xmllint, zbarimg, pdftotext, promtool) and DGII's XSD schemas (in
 // ../shared/dgii/xsd-libxml2 beside the project, or where SELLO_DGII_XSD
 // says).
 //
@@ -33,6 +33,7 @@ var debianPackage = map[string]string{
 	"pdftotext": "poppler-utils",
 	"pdftoppm":  "poppler-utils",
 	"chromium":  "chromium",
+	"promtool":  "prometheus",
 }
 
 // XSDEnv names the variable that points the tests at another folder of

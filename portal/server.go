@@ -14,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/i18n"
+	"github.com/sello-do/sello/internal/metrics"
 )
 
 // Server is the portal. Set the fields, then serve Handler(). It serves
@@ -62,6 +63,8 @@ type Server struct {
 	Logger             *slog.Logger
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Metrics observes the requests; nil observes nothing.
+	Metrics *metrics.Metrics
 
 	cop *http.CrossOriginProtection
 }
@@ -125,7 +128,10 @@ func (s *Server) Handler() http.Handler {
 	s.cop.SetDenyHandler(http.HandlerFunc(s.denyCrossOrigin))
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return s.withRecover(s.withAccessLog(s.withHeaders(s.refuseAPIKeys(s.cop.Handler(limitBody(mux))))))
+	// Metrics reads the mux's pattern on the request it was given: every
+	// handler in between passes r on. A request refused before the mux
+	// (cross-origin, an API key) is "unmatched".
+	return s.Metrics.Instrument(s.withRecover(s.withAccessLog(s.withHeaders(s.refuseAPIKeys(s.cop.Handler(limitBody(mux)))))))
 }
 
 // maxFormBytes bounds a request's body: the portal's forms are small.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -204,7 +205,14 @@ func (db *DB) runCreates(key createKey, group []*createReq) error {
 		}
 		clean = true
 	}
-	return dbError(tx.Commit(ctx), "commit")
+	start := time.Now()
+	if err := tx.Commit(ctx); err != nil {
+		return dbError(err, "commit")
+	}
+	if db.onCommit != nil {
+		db.onCommit(len(group), time.Since(start))
+	}
+	return nil
 }
 
 // lockID is the advisory lock a group of creates of k takes first: a

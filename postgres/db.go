@@ -28,6 +28,8 @@ type DB struct {
 	jobsPool *pgxpool.Pool
 	// river inserts jobs in the store's transactions.
 	river *river.Client[pgx.Tx]
+	// onCommit hears of every commit (ObserveCommits).
+	onCommit func(group int, took time.Duration)
 	// creates queues document creates for their committers (create.go).
 	creates createQueues
 }
@@ -144,11 +146,22 @@ func (db *DB) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if err := fn(tx); err != nil {
 		return err
 	}
+	start := time.Now()
 	if err := tx.Commit(ctx); err != nil {
 		return dbError(err, "commit")
 	}
+	if db.onCommit != nil {
+		db.onCommit(1, time.Since(start))
+	}
 	return nil
 }
+
+// ObserveCommits has f told of every COMMIT of the store's write
+// transactions, in the committing goroutine: how many writes it committed
+// (group: 1 for inTx's, the creates of a group for create.go's, as
+// SQLite's group commit counts them) and how long the COMMIT took. Call it before the store is used (the server's wiring
+// points it at the metrics).
+func (db *DB) ObserveCommits(f func(group int, took time.Duration)) { db.onCommit = f }
 
 // utc returns a time read from the database in UTC.
 func utc(t time.Time) time.Time { return t.UTC() }

@@ -38,30 +38,7 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 		{"Refute", refuteInboundSQL, []any{"refuted", "m", now, "E310000000001", "131000001", "t", "TesteCF", "id"}, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			tx, err := db.pool.Begin(t.Context())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer tx.Rollback(t.Context())
-			if _, err := tx.Exec(t.Context(), "SET LOCAL enable_seqscan = off"); err != nil {
-				t.Fatal(err)
-			}
-			rows, err := tx.Query(t.Context(), "EXPLAIN "+c.sql, c.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var plan []string
-			for rows.Next() {
-				var line string
-				if err := rows.Scan(&line); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, strings.TrimSpace(line))
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-			got := strings.Join(plan, "; ")
+			got := explainPlan(t, db, true, c.sql, c.args...)
 			switch {
 			case c.index == "":
 				if !strings.Contains(got, "Index Scan using inbound_documents_") && !strings.Contains(got, "Bitmap Index Scan on inbound_documents_") {
@@ -72,4 +49,61 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestInboundConfirmQueueUsesKey: the sweep of the confirmation queue
+// takes the first entries of its key and deletes them through it, with the
+// planner left free and told not to scan tables alike: every entry of the
+// queue is due, so the walk of the key stops after the batch, with no sort
+// of the queue and no scan of inbound_documents.
+func TestInboundConfirmQueueUsesKey(t *testing.T) {
+	db, err := Open(t.Context(), pgtest.MustSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for name, noSeqScan := range map[string]bool{"Free": false, "NoSeqScan": true} {
+		t.Run(name, func(t *testing.T) {
+			got := explainPlan(t, db, noSeqScan, takeInboundConfirmsSQL, 200)
+			batch := strings.Contains(got, "Index Scan using inbound_confirm_queue_pkey on inbound_confirm_queue")
+			deleted := strings.Contains(got, "Index Cond: (inbound_document_id = ANY")
+			if !batch || !deleted || strings.Contains(got, "Seq Scan") || strings.Contains(got, "Sort") || strings.Contains(got, "inbound_documents") {
+				t.Errorf("plan %q, want the first entries of inbound_confirm_queue_pkey, deleted through it", got)
+			}
+		})
+	}
+}
+
+// explainPlan is PostgreSQL's plan of sql over args, its lines trimmed and
+// joined by "; ", with sequential scans off when noSeqScan (on empty
+// tables the planner would rather scan them: off, it shows the index it
+// can use).
+func explainPlan(t *testing.T, db *DB, noSeqScan bool, sql string, args ...any) string {
+	t.Helper()
+	tx, err := db.pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(t.Context())
+	if noSeqScan {
+		if _, err := tx.Exec(t.Context(), "SET LOCAL enable_seqscan = off"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := tx.Query(t.Context(), "EXPLAIN "+sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, strings.TrimSpace(line))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "; ")
 }

@@ -128,10 +128,68 @@ func (t inboundTx) InsertEvent(ctx context.Context, ev *sello.Event) error {
 	return t.db.insertEvent(ctx, t.tx, ev)
 }
 
-// InsertJobs implements sello.InboundTx.
+// QueueInboundConfirm implements sello.InboundTx: one row of the
+// confirmation queue (migration 25).
+func (t inboundTx) QueueInboundConfirm(ctx context.Context, d *sello.InboundDocument) error {
+	_, err := t.tx.Exec(ctx, queueInboundConfirmSQL, d.ID, d.TenantID, d.Environment)
+	return dbError(err, "queue inbound confirmation")
+}
+
+// InsertJobs implements sello.InboundConfirmQueueTx.
 func (t inboundTx) InsertJobs(ctx context.Context, jobs []sello.Job) error {
 	return t.db.insertJobs(ctx, t.tx, jobs)
 }
+
+// TakeInboundConfirms implements sello.InboundConfirmQueueTx: the first
+// entries of the queue's key that no other transaction holds (SKIP
+// LOCKED), deleted. An entry a concurrent sweep deleted and committed
+// meanwhile is not returned: a row is deleted once.
+func (t inboundTx) TakeInboundConfirms(ctx context.Context, limit int) ([]sello.InboundConfirmJob, error) {
+	rows, err := t.tx.Query(ctx, takeInboundConfirmsSQL, limit)
+	if err != nil {
+		return nil, dbError(err, "take inbound confirmations")
+	}
+	js, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sello.InboundConfirmJob, error) {
+		var j sello.InboundConfirmJob
+		err := r.Scan(&j.InboundDocumentID, &j.TenantID, &j.Environment)
+		return j, err
+	})
+	if err != nil {
+		return nil, dbError(err, "take inbound confirmations")
+	}
+	// In the documents' receipt order (their ids are UUIDv7), which
+	// RETURNING does not keep.
+	slices.SortFunc(js, func(a, b sello.InboundConfirmJob) int { return cmp.Compare(a.InboundDocumentID, b.InboundDocumentID) })
+	return js, nil
+}
+
+// QueueInboundConfirmJobs implements sello.InboundStore with
+// sello.QueueInboundConfirmJobs, in one transaction; an empty queue is
+// seen with a read, without beginning one.
+func (db *DB) QueueInboundConfirmJobs(ctx context.Context, limit int) (int, error) {
+	var queued bool
+	if err := db.pool.QueryRow(ctx, anyInboundConfirmSQL).Scan(&queued); err != nil {
+		return 0, dbError(err, "read inbound confirmation queue")
+	} else if !queued {
+		return 0, nil
+	}
+	return sello.QueueInboundConfirmJobs(ctx, limit, func(fn func(sello.InboundConfirmQueueTx) error) error {
+		return db.inTx(ctx, func(tx pgx.Tx) error { return fn(inboundTx{db: db, tx: tx}) })
+	})
+}
+
+// The confirmation queue (migration 25), keyed by the document's id: the
+// sweep reads the first limit entries of that key, each one due
+// (TestInboundConfirmQueueUsesKey).
+const (
+	queueInboundConfirmSQL = `INSERT INTO inbound_confirm_queue (inbound_document_id, tenant_id, environment) VALUES ($1, $2, $3)`
+	anyInboundConfirmSQL   = `SELECT EXISTS (SELECT 1 FROM inbound_confirm_queue)`
+	takeInboundConfirmsSQL = `
+		DELETE FROM inbound_confirm_queue WHERE inbound_document_id = ANY (ARRAY (
+			SELECT inbound_document_id FROM inbound_confirm_queue ORDER BY inbound_document_id LIMIT $1
+			FOR UPDATE SKIP LOCKED))
+		RETURNING inbound_document_id, tenant_id, environment`
+)
 
 // UpdateInboundDGII implements sello.InboundDGIITx.
 func (t inboundTx) UpdateInboundDGII(ctx context.Context, d *sello.InboundDocument) error {

@@ -30,7 +30,7 @@ func migrateRiver(ctx context.Context, pool *pgxpool.Pool) error {
 // newInsertClient returns the River client that inserts jobs in the store's
 // transactions; it works none.
 func newInsertClient(pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
-	client, err := river.NewClient(riverpgxv5.New(pool), &river.Config{Logger: jobs.DiscardLogger})
+	client, err := river.NewClient(riverpgxv5.New(pool), jobs.InsertConfig())
 	if err != nil {
 		return nil, fmt.Errorf("river client: %w", err)
 	}
@@ -54,7 +54,8 @@ func (db *DB) insertJobs(ctx context.Context, tx pgx.Tx, js []sello.Job) error {
 }
 
 // NewJobRunner is the store's job runner: a River client working the default
-// queue with cfg.Workers workers (default 8). River's own queries (fetching,
+// queue with cfg.Workers workers (default 8), which also moves the receipts'
+// confirmation queue into jobs (jobs.NewRunner). River's own queries (fetching,
 // completing, electing a leader, LISTEN, maintenance) run on the jobs pool
 // (see Pools), apart from the store's: an API holding every store
 // connection delays the jobs' work, never the queue. The jobs themselves
@@ -69,7 +70,7 @@ func (db *DB) NewJobRunner(workers *river.Workers, cfg jobs.Config) (jobs.Runner
 	if err != nil {
 		return nil, fmt.Errorf("new job runner: %w", err)
 	}
-	return client, nil
+	return jobs.NewRunner(client, db.QueueInboundConfirmJobs, cfg), nil
 }
 
 // Fetching. The runner looks for due jobs (retries, snoozes, scheduled
@@ -81,3 +82,30 @@ const (
 	fetchPollInterval = 250 * time.Millisecond
 	fetchCooldown     = 20 * time.Millisecond
 )
+
+// CountJobs counts River's unfinished jobs (jobs.LiveStates) by kind and
+// state, reading at most limit of them (jobs.MaxCounted when limit is not
+// positive), for the metrics. It reads the state's index and, for the
+// kind, the rows.
+func (db *DB) CountJobs(ctx context.Context, limit int) ([]jobs.Count, error) {
+	if limit <= 0 {
+		limit = jobs.MaxCounted
+	}
+	rows, err := db.pool.Query(ctx, `SELECT kind, state::text, count(*) FROM (
+		SELECT kind, state FROM river_job
+		WHERE state IN ('available', 'pending', 'retryable', 'running', 'scheduled') LIMIT $1
+	) j GROUP BY kind, state ORDER BY kind, state`, limit)
+	if err != nil {
+		return nil, dbError(err, "count jobs")
+	}
+	defer rows.Close()
+	var out []jobs.Count
+	for rows.Next() {
+		var c jobs.Count
+		if err := rows.Scan(&c.Kind, &c.State, &c.N); err != nil {
+			return nil, dbError(err, "count jobs")
+		}
+		out = append(out, c)
+	}
+	return out, dbError(rows.Err(), "count jobs")
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Group commit.
@@ -151,7 +152,14 @@ func (db *DB) runGroup(group []*writeReq) error {
 			}
 		}
 	}
-	return dbError(tx.Commit(), "commit")
+	start := time.Now()
+	if err := tx.Commit(); err != nil {
+		return dbError(err, "commit")
+	}
+	if db.onCommit != nil {
+		db.onCommit(len(group), time.Since(start))
+	}
+	return nil
 }
 
 // run runs r's work, catching a panic.

@@ -46,6 +46,8 @@ type DB struct {
 	wake       chan struct{} // tells the committer that work is pending
 	stopCommit chan struct{}
 	committer  sync.WaitGroup
+	// onCommit hears of every group committed (ObserveCommits).
+	onCommit func(group int, took time.Duration)
 
 	// riverDB is River's own pool on the file; river inserts jobs in the
 	// store's transactions.
@@ -99,6 +101,13 @@ func Open(ctx context.Context, path string) (*DB, error) {
 	db.checkpoints = db.startCheckpointer()
 	return db, nil
 }
+
+// ObserveCommits has f told of every COMMIT of the store's write
+// transactions, in the committer's goroutine: how many it committed
+// together (see commit.go) and how long the COMMIT took. Call it before
+// the store is used (the server's wiring points it at the metrics). River's
+// own transactions are not the store's.
+func (db *DB) ObserveCommits(f func(group int, took time.Duration)) { db.onCommit = f }
 
 // SQL returns the underlying database, for tests and tools that read the
 // file directly.

@@ -31,21 +31,7 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 		{"Refute", refuteInboundSQL, []any{"refuted", "m", "2026-01-01", "E310000000001", "131000001", "t", "TesteCF", "id"}, "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rows, err := db.db.Query("EXPLAIN QUERY PLAN "+c.sql, c.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			got := strings.Join(plan, "; ")
+			got := queryPlan(t, db, c.sql, c.args...)
 			switch {
 			case c.index == "": // any index, no scan
 				if !strings.HasPrefix(got, "SEARCH inbound_documents USING INDEX ") || strings.Contains(got, "SCAN") {
@@ -79,24 +65,46 @@ func TestInboundListUsesIndex(t *testing.T) {
 			if name == "Later" {
 				args = []any{"t", "TesteCF", "2026-01-01", "id", 51}
 			}
-			rows, err := db.db.Query("EXPLAIN QUERY PLAN "+q, args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			got := strings.Join(plan, "; ")
+			got := queryPlan(t, db, q, args...)
 			if !strings.Contains(got, "INDEX inbound_documents_list (") || strings.Contains(got, "TEMP B-TREE") {
 				t.Errorf("plan %q, want a walk of inbound_documents_list with no sort", got)
 			}
 		})
 	}
+}
+
+// TestInboundConfirmQueueUsesKey: the sweep of the confirmation queue
+// walks the queue's key (a WITHOUT ROWID table is its key's tree) in order,
+// with no sort, and deletes each entry through it. Every entry of the
+// queue is due, so the walk stops after the batch (LIMIT); inbound_documents
+// is not read.
+func TestInboundConfirmQueueUsesKey(t *testing.T) {
+	db := mustOpenInternal(t)
+	if got := queryPlan(t, db, takeInboundConfirmsSQL, 200); got != "SEARCH inbound_confirm_queue USING PRIMARY KEY (inbound_document_id=?); LIST SUBQUERY 1; SCAN inbound_confirm_queue" {
+		t.Errorf("plan %q, want the key's first entries (a scan in key order, no TEMP B-TREE), deleted through the key", got)
+	}
+}
+
+// queryPlan is SQLite's plan of sql over args: its steps' details joined
+// by "; ".
+func queryPlan(t *testing.T, db *DB, sql string, args ...any) string {
+	t.Helper()
+	rows, err := db.db.Query("EXPLAIN QUERY PLAN "+sql, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "; ")
 }

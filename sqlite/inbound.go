@@ -137,10 +137,74 @@ func (t inboundTx) InsertEvent(ctx context.Context, ev *sello.Event) error {
 	return t.db.insertEvent(ctx, t.tx, ev)
 }
 
-// InsertJobs implements sello.InboundTx.
+// QueueInboundConfirm implements sello.InboundTx: one row of the
+// confirmation queue (migration 25).
+func (t inboundTx) QueueInboundConfirm(ctx context.Context, d *sello.InboundDocument) error {
+	_, err := t.tx.exec(ctx, queueInboundConfirmSQL, d.ID, d.TenantID, d.Environment)
+	return dbError(err, "queue inbound confirmation")
+}
+
+// InsertJobs implements sello.InboundConfirmQueueTx.
 func (t inboundTx) InsertJobs(ctx context.Context, jobs []sello.Job) error {
 	return t.db.insertJobs(ctx, t.tx, jobs)
 }
+
+// TakeInboundConfirms implements sello.InboundConfirmQueueTx: the first
+// entries of the queue's key, deleted. The transaction is the store's one
+// writer: no other holds them.
+func (t inboundTx) TakeInboundConfirms(ctx context.Context, limit int) ([]sello.InboundConfirmJob, error) {
+	rows, err := t.tx.query(ctx, takeInboundConfirmsSQL, limit)
+	if err != nil {
+		return nil, dbError(err, "take inbound confirmations")
+	}
+	defer rows.Close()
+	var js []sello.InboundConfirmJob
+	for rows.Next() {
+		var j sello.InboundConfirmJob
+		if err := rows.Scan(&j.InboundDocumentID, &j.TenantID, &j.Environment); err != nil {
+			return nil, dbError(err, "take inbound confirmations")
+		}
+		js = append(js, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, dbError(err, "take inbound confirmations")
+	}
+	sortInboundConfirms(js)
+	return js, nil
+}
+
+// sortInboundConfirms sorts js in their documents' receipt order (their
+// ids are UUIDv7), which RETURNING does not keep.
+func sortInboundConfirms(js []sello.InboundConfirmJob) {
+	slices.SortFunc(js, func(a, b sello.InboundConfirmJob) int { return cmp.Compare(a.InboundDocumentID, b.InboundDocumentID) })
+}
+
+// QueueInboundConfirmJobs implements sello.InboundStore with
+// sello.QueueInboundConfirmJobs, in one IMMEDIATE transaction; an empty
+// queue is seen with a read, without taking the writer.
+func (db *DB) QueueInboundConfirmJobs(ctx context.Context, limit int) (int, error) {
+	var queued bool
+	if err := db.q().queryRow(ctx, anyInboundConfirmSQL).Scan(&queued); err != nil {
+		return 0, dbError(err, "read inbound confirmation queue")
+	} else if !queued {
+		return 0, nil
+	}
+	return sello.QueueInboundConfirmJobs(ctx, limit, func(fn func(sello.InboundConfirmQueueTx) error) error {
+		return db.inTx(ctx, func(tx querier) error { return fn(inboundTx{db: db, tx: tx}) })
+	})
+}
+
+// The confirmation queue (migration 25), a WITHOUT ROWID table keyed by the
+// document's id: the sweep reads the first limit entries of that key, each
+// one due, and stops (TestInboundConfirmQueueUsesKey).
+const (
+	queueInboundConfirmSQL = `INSERT INTO inbound_confirm_queue (inbound_document_id, tenant_id, environment) VALUES (?, ?, ?)`
+	anyInboundConfirmSQL   = `SELECT EXISTS (SELECT 1 FROM inbound_confirm_queue)`
+	takeInboundConfirmsSQL = `
+		DELETE FROM inbound_confirm_queue WHERE inbound_document_id IN (
+			SELECT inbound_document_id FROM inbound_confirm_queue ORDER BY inbound_document_id LIMIT ?)
+		RETURNING inbound_document_id, tenant_id, environment`
+)
 
 // UpdateInboundDGII implements sello.InboundDGIITx.
 func (t inboundTx) UpdateInboundDGII(ctx context.Context, d *sello.InboundDocument) error {

@@ -58,7 +58,7 @@ func openRiver(ctx context.Context, dsn string, writer chan struct{}) (*sql.DB, 
 		pool.Close()
 		return nil, nil, err
 	}
-	client, err := river.NewClient(riversqlite.New(pool), &river.Config{Logger: jobs.DiscardLogger})
+	client, err := river.NewClient(riversqlite.New(pool), jobs.InsertConfig())
 	if err != nil {
 		pool.Close()
 		return nil, nil, fmt.Errorf("river client: %w", err)
@@ -108,8 +108,10 @@ func (db *DB) insertJobs(ctx context.Context, tx querier, js []sello.Job) error 
 }
 
 // NewJobRunner is the store's job runner: a River client working the default
-// queue with cfg.Workers workers (default 8) on River's own pool. workers
-// must be a *river.Workers and cfg.Periodic nil or []*river.PeriodicJob.
+// queue with cfg.Workers workers (default 8) on River's own pool, which
+// also moves the receipts' confirmation queue into jobs
+// (jobs.NewRunner). workers must be a *river.Workers and cfg.Periodic nil
+// or []*river.PeriodicJob.
 func (db *DB) NewJobRunner(workers *river.Workers, cfg jobs.Config) (jobs.Runner, error) {
 	rc, err := jobs.RiverConfig(workers, cfg)
 	if err != nil {
@@ -120,7 +122,7 @@ func (db *DB) NewJobRunner(workers *river.Workers, cfg jobs.Config) (jobs.Runner
 	if err != nil {
 		return nil, fmt.Errorf("new job runner: %w", err)
 	}
-	return client, nil
+	return jobs.NewRunner(client, db.QueueInboundConfirmJobs, cfg), nil
 }
 
 // queuedConnector opens modernc connections that keep their statements and
@@ -373,4 +375,31 @@ func (t *queuedTx) release() {
 		t.conn.inTx = false
 		<-t.conn.writer
 	})
+}
+
+// CountJobs counts River's unfinished jobs (jobs.LiveStates) by kind and
+// state, reading at most limit of them (jobs.MaxCounted when limit is not
+// positive), for the metrics. It reads the state's index and, for the
+// kind, the rows.
+func (db *DB) CountJobs(ctx context.Context, limit int) ([]jobs.Count, error) {
+	if limit <= 0 {
+		limit = jobs.MaxCounted
+	}
+	rows, err := db.db.QueryContext(ctx, `SELECT kind, state, count(*) FROM (
+		SELECT kind, state FROM river_job
+		WHERE state IN ('available', 'pending', 'retryable', 'running', 'scheduled') LIMIT ?
+	) GROUP BY kind, state ORDER BY kind, state`, limit)
+	if err != nil {
+		return nil, dbError(err, "count jobs")
+	}
+	defer rows.Close()
+	var out []jobs.Count
+	for rows.Next() {
+		var c jobs.Count
+		if err := rows.Scan(&c.Kind, &c.State, &c.N); err != nil {
+			return nil, dbError(err, "count jobs")
+		}
+		out = append(out, c)
+	}
+	return out, dbError(rows.Err(), "count jobs")
 }

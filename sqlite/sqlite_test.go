@@ -28,17 +28,17 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // both migration lines.
 func MustOpen(tb testing.TB) *sqlite.DB {
 	tb.Helper()
-	return mustOpenPath(tb, mustFile(tb))
+	return mustOpenAt(tb, tb.TempDir())
 }
 
-// mustFile writes a new store file (see MustOpen) and returns its path.
-func mustFile(tb testing.TB) string {
+// mustOpenAt is MustOpen at dir/sello.db.
+func mustOpenAt(tb testing.TB, dir string) *sqlite.DB {
 	tb.Helper()
-	path := filepath.Join(tb.TempDir(), "sello.db")
+	path := filepath.Join(dir, "sello.db")
 	if err := os.WriteFile(path, mustTemplate(tb), 0o600); err != nil {
 		tb.Fatal(err)
 	}
-	return path
+	return mustOpenPath(tb, path)
 }
 
 // mustOpenPath opens the store at path, closed at cleanup.
@@ -98,8 +98,8 @@ func TestStore(t *testing.T) {
 // file, as a server and the operator CLI share it.
 func TestNodes(t *testing.T) {
 	storetest.RunNodes(t, func(t *testing.T, now func() time.Time) (storetest.Store, storetest.Store) {
-		path := mustFile(t)
-		a, b := mustOpenPath(t, path), mustOpenPath(t, path)
+		dir := t.TempDir()
+		a, b := mustOpenAt(t, dir), mustOpenPath(t, filepath.Join(dir, "sello.db"))
 		a.Now, b.Now = now, now
 		return a, b
 	})

@@ -111,6 +111,20 @@ func start(t *testing.T, r jobs.Runner) {
 	})
 }
 
+// mustListJobs lists r's jobs of kinds (up to 10,000), oldest first.
+func mustListJobs(tb testing.TB, r jobs.Runner, kinds ...string) *river.JobListResult {
+	tb.Helper()
+	l, ok := r.(jobLister)
+	if !ok {
+		tb.Fatalf("runner %T cannot list jobs", r)
+	}
+	res, err := l.JobList(tb.Context(), river.NewJobListParams().Kinds(kinds...).First(10_000))
+	if err != nil {
+		tb.Fatalf("JobList: %v", err)
+	}
+	return res
+}
+
 // jobRow is the part of a River job the suite checks.
 type jobRow struct {
 	Kind        string
@@ -134,16 +148,8 @@ func mustDocumentJobs(tb testing.TB, r jobs.Runner) []jobRow {
 
 func mustJobsOf(tb testing.TB, r jobs.Runner, kinds ...string) []jobRow {
 	tb.Helper()
-	l, ok := r.(jobLister)
-	if !ok {
-		tb.Fatalf("runner %T cannot list jobs", r)
-	}
-	res, err := l.JobList(tb.Context(), river.NewJobListParams().Kinds(kinds...).First(10_000))
-	if err != nil {
-		tb.Fatalf("JobList: %v", err)
-	}
 	var out []jobRow
-	for _, j := range res.Jobs {
+	for _, j := range mustListJobs(tb, r, kinds...).Jobs {
 		row := jobRow{Kind: j.Kind, MaxAttempts: j.MaxAttempts, Priority: j.Priority, Tags: j.Tags}
 		if j.Kind != optsKind {
 			if err := json.Unmarshal(j.EncodedArgs, &row.Args); err != nil {

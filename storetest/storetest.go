@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -15,6 +16,12 @@ import (
 type Store interface {
 	sello.Store
 	NewJobRunner(workers *river.Workers, cfg jobs.Config) (jobs.Runner, error)
+	// CountJobs counts River's unfinished jobs by kind and state, reading
+	// at most limit of them (the metrics' queue depth).
+	CountJobs(ctx context.Context, limit int) ([]jobs.Count, error)
+	// ObserveCommits has f told of every COMMIT of the store's write
+	// transactions (the metrics' commit latency and group size).
+	ObserveCommits(f func(group int, took time.Duration))
 }
 
 // Open returns a fresh, empty store whose clock is now, which its t closes
@@ -44,6 +51,7 @@ func Run(t *testing.T, open Open) {
 	t.Run("Inbound", func(t *testing.T) { testInbound(t, open) })
 	t.Run("InboundList", func(t *testing.T) { testInboundList(t, open) })
 	t.Run("InboundDGII", func(t *testing.T) { testInboundDGII(t, open) })
+	t.Run("InboundConfirmQueue", func(t *testing.T) { testInboundConfirmQueue(t, open) })
 	t.Run("ApprovalReceived", func(t *testing.T) { testApproval(t, open) })
 	t.Run("Approvals", func(t *testing.T) { testApprovals(t, open) })
 	t.Run("ApprovalList", func(t *testing.T) { testApprovalList(t, open) })
@@ -55,4 +63,5 @@ func Run(t *testing.T, open Open) {
 	t.Run("Voids", func(t *testing.T) { testVoids(t, open) })
 	t.Run("People", func(t *testing.T) { testPeople(t, open) })
 	t.Run("Overview", func(t *testing.T) { testOverview(t, open) })
+	t.Run("MetricsHooks", func(t *testing.T) { testMetricsHooks(t, open) })
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/jobs"
 )
@@ -101,16 +100,8 @@ func deliveryIDs(ds []*sello.WebhookDelivery) []string {
 // (duplicates kept).
 func mustWebhookJobs(tb testing.TB, r jobs.Runner) []string {
 	tb.Helper()
-	l, ok := r.(jobLister)
-	if !ok {
-		tb.Fatalf("runner %T cannot list jobs", r)
-	}
-	res, err := l.JobList(tb.Context(), river.NewJobListParams().Kinds(sello.WebhookJob{}.Kind()).First(10_000))
-	if err != nil {
-		tb.Fatalf("JobList: %v", err)
-	}
 	out := []string{}
-	for _, j := range res.Jobs {
+	for _, j := range mustListJobs(tb, r, sello.WebhookJob{}.Kind()).Jobs {
 		var args sello.WebhookJob
 		if err := json.Unmarshal(j.EncodedArgs, &args); err != nil {
 			tb.Fatalf("decode job args %s: %v", j.EncodedArgs, err)

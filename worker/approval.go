@@ -73,7 +73,7 @@ func (aw *approvalWorker) Work(ctx context.Context, job *river.Job[sello.Approva
 		}
 	}
 	if runErr != nil {
-		w.cfg.Logger.Info("approval attempt failed", "inbound_document_id", a.InboundDocumentID, "attempt", job.Attempt, "err", runErr)
+		w.cfg.Logger.InfoContext(ctx, "approval attempt failed", "inbound_document_id", a.InboundDocumentID, "attempt", job.Attempt, "err", runErr)
 		return fmt.Errorf("send approval: %w", runErr)
 	}
 	return nil

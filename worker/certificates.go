@@ -7,6 +7,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/metrics"
 )
 
 // CertificateCheckArgs looks for certificates about to expire.
@@ -48,7 +49,8 @@ func (cw *certificateCheckWorker) Work(ctx context.Context, job *river.Job[Certi
 
 // CheckCertificates warns of every valid certificate of every tenant that
 // expires within CertificateExpiryWarning, once each; it returns how many
-// warnings it wrote.
+// warnings it wrote. Having read them all, it gives the metrics each
+// tenant's latest expiry per environment.
 func (w *Worker) CheckCertificates(ctx context.Context) (int, error) {
 	now := w.cfg.Now()
 	tenants, err := w.cfg.Store.FindTenants(ctx)
@@ -56,11 +58,15 @@ func (w *Worker) CheckCertificates(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("check certificates: %w", err)
 	}
 	n := 0
+	var expiries []metrics.CertificateExpiry
 	for _, t := range tenants {
 		for _, env := range sello.Environments {
 			certs, err := w.cfg.Store.FindCertificates(ctx, t.ID, env)
 			if err != nil {
 				return n, fmt.Errorf("check certificates: %w", err)
+			}
+			if latest := latestExpiry(certs); !latest.IsZero() {
+				expiries = append(expiries, metrics.CertificateExpiry{Environment: env, Tenant: t.RNC, NotAfter: latest})
 			}
 			for _, c := range certs {
 				if !c.Valid(now) || c.NotAfter.Sub(now) > sello.CertificateExpiryWarning {
@@ -75,5 +81,17 @@ func (w *Worker) CheckCertificates(ctx context.Context) (int, error) {
 			}
 		}
 	}
+	w.cfg.Metrics.SetCertificateExpiries(expiries)
 	return n, nil
+}
+
+// latestExpiry is the latest NotAfter of certs, zero when there is none.
+func latestExpiry(certs []*sello.Certificate) time.Time {
+	var latest time.Time
+	for _, c := range certs {
+		if c.NotAfter.After(latest) {
+			latest = c.NotAfter
+		}
+	}
+	return latest
 }

@@ -204,7 +204,7 @@ func (w *Worker) sendRow(ctx context.Context, run *sello.CertificationRun, row *
 			if trackID, err := w.earlierSend(ctx, sess, row); err != nil {
 				return nil, err
 			} else if trackID != "" {
-				w.cfg.Logger.Info("dgii already has the certification row", "run_id", run.ID, "row", row.Index, "track_id", trackID)
+				w.cfg.Logger.InfoContext(ctx, "dgii already has the certification row", "run_id", run.ID, "row", row.Index, "track_id", trackID)
 				return &sello.CertificationRowUpdate{State: sello.RowSent, TrackID: trackID}, errWait{d: w.cfg.FirstPoll, verdict: true}
 			}
 		}
@@ -218,7 +218,7 @@ func (w *Worker) sendRow(ctx context.Context, run *sello.CertificationRun, row *
 			// The security code is this signature's: DGII knows this RFCE,
 			// not an earlier one of the e-NCF.
 			if st, err := sess.Estado(ctx, sess.RNC(), row.ENCF, "", row.SecurityCode); err == nil && st.Codigo != 0 {
-				w.cfg.Logger.Info("dgii already has the certification rfce", "run_id", run.ID, "row", row.Index, "codigo", st.Codigo)
+				w.cfg.Logger.InfoContext(ctx, "dgii already has the certification rfce", "run_id", run.ID, "row", row.Index, "codigo", st.Codigo)
 				return rowVerdict(&sello.DGIIResult{Codigo: new(st.Codigo), Estado: st.Estado})
 			} else if unavailable(err) {
 				return nil, errWait{d: w.wait(row.UpdatedAt)}

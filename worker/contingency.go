@@ -100,7 +100,7 @@ func (w *Worker) observe(ctx context.Context, env sello.Environment, err error) 
 		}
 	}
 	if rerr != nil {
-		w.cfg.Logger.Warn("could not record dgii's reachability", "environment", env, "err", rerr)
+		w.cfg.Logger.WarnContext(ctx, "could not record dgii's reachability", "environment", env, "err", rerr)
 	}
 }
 
@@ -128,11 +128,11 @@ func (w *Worker) record(ctx context.Context, env sello.Environment, o sello.DGII
 	w.remember(env, r, o == sello.DGIIFailed)
 	switch entered {
 	case sello.DGIIContingency:
-		w.cfg.Logger.Warn("dgii unreachable: contingency", "environment", env, "since", r.Since, "threshold", w.cfg.ContingencyAfter)
+		w.cfg.Logger.WarnContext(ctx, "dgii unreachable: contingency", "environment", env, "since", r.Since, "threshold", w.cfg.ContingencyAfter)
 	case sello.DGIIDraining:
-		w.cfg.Logger.Info("dgii reachable again: sending the waiting documents, oldest first", "environment", env, "since", r.Since, "until", r.Until)
+		w.cfg.Logger.InfoContext(ctx, "dgii reachable again: sending the waiting documents, oldest first", "environment", env, "since", r.Since, "until", r.Until)
 	case sello.DGIIAvailable:
-		w.cfg.Logger.Info("contingency drained", "environment", env)
+		w.cfg.Logger.InfoContext(ctx, "contingency drained", "environment", env)
 	}
 	return nil
 }
@@ -245,7 +245,7 @@ func (w *Worker) warnDeadline(ctx context.Context, env sello.Environment) error 
 		e.warned = time.Now()
 	}
 	w.mu.Unlock()
-	w.cfg.Logger.Warn("documents issued in contingency approach DGII's deadline: report the contingency in DGII's Oficina Virtual",
+	w.cfg.Logger.WarnContext(ctx, "documents issued in contingency approach DGII's deadline: report the contingency in DGII's Oficina Virtual",
 		"environment", env, "oldest_encf", docs[0].ENCF, "oldest_created_at", docs[0].CreatedAt,
 		"deadline", docs[0].CreatedAt.Add(sello.ContingencyDeadline))
 	return nil

@@ -11,8 +11,10 @@ import (
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgii"
 	"github.com/sello-do/sello/ecf"
+	"github.com/sello-do/sello/internal/tracing"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/xmldsig"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Delivery of accepted documents to the buyers' receivers (DESIGN §6,
@@ -63,6 +65,10 @@ func (w *Worker) deliveryRetryAt(n int) time.Time {
 // Work implements river.Worker.
 func (dw *deliveryWorker) Work(ctx context.Context, job *river.Job[sello.DeliveryJob]) error {
 	w, a := dw.w, job.Args
+	span := trace.SpanFromContext(ctx)
+	if span.IsRecording() {
+		span.SetAttributes(tracing.AttrDocumentID.String(a.DocumentID), tracing.AttrTenantID.String(a.TenantID), tracing.AttrEnvironment.String(string(a.Environment)))
+	}
 	doc, err := w.cfg.Store.FindDocumentByID(ctx, a.TenantID, a.Environment, a.DocumentID)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {
 		return river.JobCancel(err)
@@ -80,14 +86,21 @@ func (dw *deliveryWorker) Work(ctx context.Context, job *river.Job[sello.Deliver
 	case errors.As(err, &blocked) || job.Attempt >= job.MaxAttempts:
 		out = sello.Delivery{Status: sello.DeliveryFailed, Reason: fmt.Sprintf("Could not deliver %s to the buyer %s: %v", doc.ENCF, doc.BuyerRNC, err)}
 	default:
-		w.cfg.Logger.Info("delivery attempt failed", "document_id", doc.ID, "attempt", job.Attempt, "err", err)
+		w.cfg.Logger.InfoContext(ctx, "delivery attempt failed", "document_id", doc.ID, "attempt", job.Attempt, "err", err)
+		w.cfg.Metrics.DeliveryRetried()
 		return fmt.Errorf("deliver: %w", err)
 	}
-	_, err = w.cfg.Store.UpdateDocument(ctx, a.TenantID, a.Environment, a.DocumentID, sello.DeliveryOutcome(doc, out, arecf))
+	if span.IsRecording() {
+		span.SetAttributes(tracing.AttrENCF.String(doc.ENCF), tracing.AttrDelivery.String(out.Status))
+	}
+	after, err := w.cfg.Store.UpdateDocument(ctx, a.TenantID, a.Environment, a.DocumentID, sello.DeliveryOutcome(doc, out, arecf))
 	if sello.ErrorCodeOf(err) == sello.CodeConflict {
 		return nil // another run recorded it first
+	} else if err != nil {
+		return err
 	}
-	return err
+	w.cfg.Metrics.DeliveryRecorded(after)
+	return nil
 }
 
 // deliver sends doc to its buyer and returns the outcome and the buyer's

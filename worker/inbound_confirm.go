@@ -10,7 +10,9 @@ import (
 
 // DGII's confirmation of received documents (docs/receptor.md,
 // "Confirmation with DGII"). The transaction that stores an inbound
-// document queues a sello.InboundConfirmJob; a run of it:
+// document queues it for confirmation, and every job runner turns that
+// queue into sello.InboundConfirmJobs within sello.InboundConfirmSweep
+// (jobs.NewRunner); a run of one:
 //
 //	the document gone ──> cancelled
 //	its confirmation final (accepted, rejected, refuted), or from before
@@ -53,7 +55,7 @@ func (cw *inboundConfirmWorker) Work(ctx context.Context, job *river.Job[sello.I
 	wait := min(w.cfg.ConfirmDelay(age), w.cfg.ConfirmFor-age)
 	ans, err := w.askEstado(ctx, d)
 	if err != nil {
-		w.cfg.Logger.Info("dgii confirmation: no answer", "inbound_document_id", d.ID, "wait", wait, "err", err)
+		w.cfg.Logger.InfoContext(ctx, "dgii confirmation: no answer", "inbound_document_id", d.ID, "wait", wait, "err", err)
 		return river.JobSnooze(wait)
 	}
 	after, err := w.cfg.Store.RecordInboundDGII(ctx, j.TenantID, j.Environment, d.ID, *ans)

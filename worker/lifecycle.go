@@ -8,7 +8,9 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/tracing"
 	"github.com/sello-do/sello/xmldsig"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // trackIDLostAfter is how long DGII may answer "No encontrado" for a trackId
@@ -39,6 +41,9 @@ func (e errWait) Error() string { return fmt.Sprintf("wait %s for dgii", e.d) }
 
 func (pw *processWorker) Work(ctx context.Context, job *river.Job[sello.DocumentJob]) error {
 	w, ref := pw.w, job.Args
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetAttributes(tracing.AttrDocumentID.String(ref.DocumentID), tracing.AttrTenantID.String(ref.TenantID), tracing.AttrEnvironment.String(string(ref.Environment)))
+	}
 	var (
 		doc  *sello.Document // as the last step left it; nil to read it
 		xml  []byte          // doc's signed XML if this run signed it
@@ -117,7 +122,12 @@ func (w *Worker) hold(ctx context.Context, d time.Duration) bool {
 //
 // It returns the signed document with its signed XML, so that the send
 // needs no read of it.
-func (w *Worker) sign(ctx context.Context, job *river.Job[sello.DocumentJob], doc *sello.Document) (*sello.Document, []byte, error) {
+func (w *Worker) sign(ctx context.Context, job *river.Job[sello.DocumentJob], doc *sello.Document) (_ *sello.Document, _ []byte, err error) {
+	ctx, span := tracing.Start(ctx, "sign")
+	defer func() { tracing.End(span, err) }()
+	if span.IsRecording() {
+		span.SetAttributes(tracing.AttrENCF.String(doc.ENCF))
+	}
 	ref := job.Args
 	_, signer, err := w.signer(ctx, ref.TenantID, ref.Environment)
 	if sello.ErrorCodeOf(err) == sello.CodeNotFound {

@@ -51,7 +51,7 @@ func (w *Worker) PrunePortal(ctx context.Context) (sessions, links int64, err er
 		return sessions, 0, fmt.Errorf("prune portal links: %w", err)
 	}
 	if sessions > 0 || links > 0 {
-		w.cfg.Logger.Info("dead portal sessions and links deleted", "sessions", sessions, "links", links)
+		w.cfg.Logger.InfoContext(ctx, "dead portal sessions and links deleted", "sessions", sessions, "links", links)
 	}
 	return sessions, links, nil
 }

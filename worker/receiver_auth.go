@@ -48,7 +48,7 @@ func (w *Worker) PruneReceiverAuth(ctx context.Context) (seeds, tokens int64, er
 		return 0, 0, fmt.Errorf("prune receiver auth: %w", err)
 	}
 	if seeds > 0 || tokens > 0 {
-		w.cfg.Logger.Info("expired receiver seeds and tokens deleted", "seeds", seeds, "tokens", tokens)
+		w.cfg.Logger.InfoContext(ctx, "expired receiver seeds and tokens deleted", "seeds", seeds, "tokens", tokens)
 	}
 	if _, err := w.cfg.Store.PruneIssuerReceipts(ctx, w.cfg.Now().Add(-sello.IssuerQuotaWindow)); err != nil {
 		return seeds, tokens, fmt.Errorf("prune issuer counts: %w", err)

@@ -44,7 +44,7 @@ func (w *Worker) DeleteOldEvents(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("delete old events: %w", err)
 	}
 	if n > 0 {
-		w.cfg.Logger.Info("old events deleted", "events", n)
+		w.cfg.Logger.InfoContext(ctx, "old events deleted", "events", n)
 	}
 	return n, nil
 }

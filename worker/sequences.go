@@ -3,9 +3,11 @@ package worker
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/metrics"
 )
 
 // SequenceCheckArgs looks for e-NCF ranges running low or about to expire.
@@ -28,7 +30,9 @@ func (sw *sequenceCheckWorker) Work(ctx context.Context, job *river.Job[Sequence
 
 // CheckSequences warns of every range of every tenant that is due a warning
 // under Config.SequenceThresholds (see sello.Sequence.Warnings), once per
-// range and threshold; it returns how many warnings it wrote.
+// range and threshold; it returns how many warnings it wrote. Having read
+// them all, it gives the metrics the numbers each tenant has left per
+// environment and document type.
 func (w *Worker) CheckSequences(ctx context.Context) (int, error) {
 	now := w.cfg.Now()
 	tenants, err := w.cfg.Store.FindTenants(ctx)
@@ -36,12 +40,14 @@ func (w *Worker) CheckSequences(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("check sequences: %w", err)
 	}
 	n := 0
+	var left []metrics.SequenceLeft
 	for _, t := range tenants {
 		for _, env := range sello.Environments {
 			seqs, err := w.cfg.Store.FindSequences(ctx, t.ID, env)
 			if err != nil {
 				return n, fmt.Errorf("check sequences: %w", err)
 			}
+			left = append(left, numbersLeft(t.RNC, env, seqs, now)...)
 			for _, s := range seqs {
 				for _, warning := range s.Warnings(w.cfg.SequenceThresholds, now) {
 					warned, err := w.cfg.Store.WarnSequence(ctx, s, warning, now)
@@ -54,5 +60,26 @@ func (w *Worker) CheckSequences(ctx context.Context) (int, error) {
 			}
 		}
 	}
+	w.cfg.Metrics.SetSequencesLeft(left)
 	return n, nil
+}
+
+// numbersLeft is what the tenant (its RNC) has left of each document type
+// it has ranges of in env: the numbers of those not expired at now, in the
+// order the types first appear in seqs.
+func numbersLeft(rnc string, env sello.Environment, seqs []*sello.Sequence, now time.Time) []metrics.SequenceLeft {
+	var out []metrics.SequenceLeft
+	at := map[sello.DocumentType]int{}
+	for _, s := range seqs {
+		i, ok := at[s.Type]
+		if !ok {
+			i = len(out)
+			at[s.Type] = i
+			out = append(out, metrics.SequenceLeft{Environment: env, Type: s.Type, Tenant: rnc})
+		}
+		if !s.Expired(now) {
+			out[i].Left += s.Remaining()
+		}
+	}
+	return out
 }

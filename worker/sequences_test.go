@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/metrics"
+	"github.com/sello-do/sello/internal/metrics/metricstest"
 	"github.com/sello-do/sello/storetest"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
@@ -31,9 +33,29 @@ func TestCheckSequences(t *testing.T) {
 	both := add(sello.EnvProd, sello.TypeCreditoFiscal, 1, 100, date(now))                         // both, in eCF
 
 	clock := now
-	w := worker.New(worker.Config{Store: db, MasterKey: mk, Now: func() time.Time { return clock }})
+	m := metrics.New(metrics.Options{TenantLabels: true})
+	w := worker.New(worker.Config{Store: db, MasterKey: mk, Now: func() time.Time { return clock }, Metrics: m})
 	if n, err := w.CheckSequences(ctx); err != nil || n != 4 {
 		t.Fatalf("first check warned %d (%v), want 4", n, err)
+	}
+	// The numbers left of each type with a range, the expired ones' none.
+	left := metricstest.Values(t, m, "sello_tenant_sequence_numbers_left")
+	for labels, want := range map[string]float64{
+		"environment=TesteCF,tenant=131793916,type=31": 50,
+		"environment=TesteCF,tenant=131793916,type=33": 10000,
+		"environment=TesteCF,tenant=131793916,type=41": 10000,
+		"environment=TesteCF,tenant=131793916,type=43": 0,
+		"environment=eCF,tenant=131793916,type=31":     100,
+	} {
+		if got, ok := left[labels]; !ok || got != want {
+			t.Errorf("numbers left {%s} = %v (%v), want %v", labels, got, ok, want)
+		}
+	}
+	if len(left) != 5 {
+		t.Errorf("numbers left of %d types, want 5: %v", len(left), left)
+	}
+	if got := metricstest.Values(t, m, "sello_sequence_lowest_numbers_left")["environment=TesteCF,type=43"]; got != 0 {
+		t.Errorf("lowest numbers left of type 43 = %v, want 0", got)
 	}
 	clock = now.Add(time.Hour)
 	if n, err := w.CheckSequences(ctx); err != nil || n != 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgii"
+	"github.com/sello-do/sello/internal/tracing"
 )
 
 // submit sends a signed document to DGII: the full e-CF to recepción (the
@@ -47,7 +48,7 @@ func (w *Worker) submit(ctx context.Context, ref sello.DocumentJob, doc *sello.D
 		}
 		if len(entries) > 0 {
 			last := entries[len(entries)-1]
-			w.cfg.Logger.Info("dgii already has the document", "document_id", doc.ID, "track_id", last.TrackID)
+			w.cfg.Logger.InfoContext(ctx, "dgii already has the document", "document_id", doc.ID, "track_id", last.TrackID)
 			return w.submitted(ctx, ref, last.TrackID)
 		}
 	}
@@ -130,10 +131,15 @@ func (w *Worker) submitRFCE(ctx context.Context, ref sello.DocumentJob, doc *sel
 //
 // An acceptance of a document that travels to a buyer also queues its
 // delivery, in the same transaction.
-func (w *Worker) verdict(ctx context.Context, ref sello.DocumentJob, doc *sello.Document, from sello.Status, res *dgii.Result) (*sello.Document, error) {
+func (w *Worker) verdict(ctx context.Context, ref sello.DocumentJob, doc *sello.Document, from sello.Status, res *dgii.Result) (_ *sello.Document, err error) {
+	ctx, span := tracing.Start(ctx, "verdict")
+	defer func() { tracing.End(span, err) }()
 	st, err := res.DGIIResult().Verdict()
 	if err != nil {
 		return nil, err
+	}
+	if span.IsRecording() {
+		span.SetAttributes(tracing.AttrENCF.String(doc.ENCF), tracing.AttrStatus.String(string(st)))
 	}
 	et, sev := sello.EventECFAccepted, "info"
 	switch st {

@@ -73,7 +73,7 @@ func (vw *voidWorker) Work(ctx context.Context, job *river.Job[sello.VoidJob]) e
 		}
 	}
 	if runErr != nil {
-		w.cfg.Logger.Info("void attempt failed", "void_id", v.ID, "attempt", job.Attempt, "err", runErr)
+		w.cfg.Logger.InfoContext(ctx, "void attempt failed", "void_id", v.ID, "attempt", job.Attempt, "err", runErr)
 		return fmt.Errorf("send void: %w", runErr)
 	}
 	return nil

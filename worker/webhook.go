@@ -10,7 +10,12 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/tracing"
 	"github.com/sello-do/sello/webhook"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Webhook delivery (DESIGN §5, docs/webhooks.md).
@@ -123,7 +128,7 @@ func (w *Worker) DeliverWebhook(ctx context.Context, deliveryID string) (*time.T
 		var err error
 		work, err = w.cfg.Store.FindWebhookWork(ctx, deliveryID)
 		if sello.ErrorCodeOf(err) == sello.CodeNotFound {
-			w.cfg.Logger.Info("webhook delivery gone", "delivery_id", deliveryID)
+			w.cfg.Logger.InfoContext(ctx, "webhook delivery gone", "delivery_id", deliveryID)
 			return nil, nil
 		} else if err != nil {
 			return nil, fmt.Errorf("webhook delivery %s: %w", deliveryID, err)
@@ -166,7 +171,7 @@ func (w *Worker) attemptWebhook(ctx context.Context, work *sello.WebhookWork) (*
 	if err != nil {
 		return nil, fmt.Errorf("webhook delivery %s: encode event: %w", d.ID, err)
 	}
-	a := w.webhookClient(e.Environment).Deliver(ctx, webhook.Request{
+	a := w.deliverWebhook(ctx, work, webhook.Request{
 		URL:       e.URL,
 		EventID:   ev.ID,
 		EventType: string(ev.Type),
@@ -178,6 +183,7 @@ func (w *Worker) attemptWebhook(ctx context.Context, work *sello.WebhookWork) (*
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("webhook delivery %s: %w: %w", d.ID, errInterrupted, err)
 	}
+	w.cfg.Metrics.WebhookAttempt(a.Class)
 	if a.Class == webhook.ClassBlocked && e.Environment == sello.EnvProd && w.hooks.loopback != nil && strings.Contains(a.Message, "loopback") {
 		a.Message += " (the loopback allowance of --allow-loopback-webhooks never applies to eCF)"
 	}
@@ -207,10 +213,10 @@ func (w *Worker) attemptWebhook(ctx context.Context, work *sello.WebhookWork) (*
 	}
 	log := w.cfg.Logger.With("delivery_id", d.ID, "endpoint_id", e.ID, "tenant_id", e.TenantID, "attempt", n)
 	if a.Success() {
-		log.Debug("webhook delivered", "status", a.Status, "latency", a.Latency)
+		log.DebugContext(ctx, "webhook delivered", "status", a.Status, "latency", a.Latency)
 		return nil, nil
 	}
-	log.Info("webhook attempt failed", "class", a.Class, "status", a.Status, "error", a.Message, "outcome", after.Status)
+	log.InfoContext(ctx, "webhook attempt failed", "class", a.Class, "status", a.Status, "error", a.Message, "outcome", after.Status)
 
 	disabled, err := w.disableIfDead(ctx, e, &a, now)
 	if err != nil {
@@ -220,6 +226,39 @@ func (w *Worker) attemptWebhook(ctx context.Context, work *sello.WebhookWork) (*
 	}
 	return after.NextAttemptAt, nil
 }
+
+// deliverWebhook makes the attempt r of work's delivery, in a span
+// "webhook attempt" when ctx's trace is recorded (docs/tracing.md).
+func (w *Worker) deliverWebhook(ctx context.Context, work *sello.WebhookWork, r webhook.Request) webhook.Attempt {
+	ctx, span := tracing.Start(ctx, "webhook attempt", trace.WithSpanKind(trace.SpanKindClient))
+	if !span.IsRecording() {
+		return w.webhookClient(work.Endpoint.Environment).Deliver(ctx, r)
+	}
+	d, e := work.Delivery, work.Endpoint
+	span.SetAttributes(attrWebhookDelivery.String(d.ID), attrWebhookEndpoint.String(e.ID), attrWebhookEvent.String(r.EventType),
+		attrWebhookAttempt.Int(d.Attempts+1), tracing.AttrTenantID.String(e.TenantID), tracing.AttrEnvironment.String(string(e.Environment)))
+	a := w.webhookClient(e.Environment).Deliver(ctx, r)
+	if a.Status != 0 {
+		span.SetAttributes(semconv.HTTPResponseStatusCode(a.Status))
+	}
+	if !a.Success() {
+		span.SetAttributes(attrWebhookClass.String(string(a.Class)))
+		span.SetStatus(codes.Error, a.Message)
+	}
+	span.End()
+	return a
+}
+
+// Attribute keys of the webhook attempts' spans.
+const (
+	attrWebhookDelivery = attribute.Key("sello.webhook.delivery_id")
+	attrWebhookEndpoint = attribute.Key("sello.webhook.endpoint_id")
+	attrWebhookEvent    = attribute.Key("sello.webhook.event_type")
+	// attrWebhookAttempt is the attempt's number, 1 for the first.
+	attrWebhookAttempt = attribute.Key("sello.webhook.attempt")
+	// attrWebhookClass is why a failed attempt failed (webhook.ErrorClass).
+	attrWebhookClass = attribute.Key("sello.webhook.error_class")
+)
 
 // retryDelay is cfg.WebhookDelay, or webhook.RetryDelay.
 func (w *Worker) retryDelay(n int, a *webhook.Attempt) (time.Duration, bool) {
@@ -260,7 +299,7 @@ func (w *Worker) disableIfDead(ctx context.Context, e *sello.WebhookEndpoint, a 
 		return false, fmt.Errorf("disable webhook endpoint %s: %w", e.ID, err)
 	}
 	if done {
-		w.cfg.Logger.Warn("webhook endpoint disabled", "endpoint_id", e.ID, "tenant_id", e.TenantID, "reason", reason)
+		w.cfg.Logger.WarnContext(ctx, "webhook endpoint disabled", "endpoint_id", e.ID, "tenant_id", e.TenantID, "reason", reason)
 	}
 	return true, nil
 }

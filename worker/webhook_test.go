@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,6 +21,8 @@ import (
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/client"
 	"github.com/sello-do/sello/internal/jobs"
+	"github.com/sello-do/sello/internal/metrics"
+	"github.com/sello-do/sello/internal/metrics/metricstest"
 	"github.com/sello-do/sello/internal/testwait"
 	"github.com/sello-do/sello/postgres"
 	"github.com/sello-do/sello/postgres/pgtest"
@@ -459,7 +462,8 @@ func TestWebhookDelivery(t *testing.T) {
 // its own t, and a succeeded delivery with both attempts logged.
 func TestWebhookRetry(t *testing.T) {
 	forEachStore(t, func(t *testing.T, st storetest.Store) {
-		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}})
+		m := metrics.New(metrics.Options{})
+		h := mustHookTest(t, st, worker.Config{Webhooks: webhook.Options{AllowLoopback: true}, Metrics: m})
 		rc := mustReceiver(t, false, func(n int, w http.ResponseWriter, _ *http.Request) {
 			if n == 1 {
 				// The worker's clock moves on 1.1 s before the next
@@ -506,6 +510,10 @@ func TestWebhookRetry(t *testing.T) {
 		}
 		if fs := h.findEndpoint(t, e.ID).FailingSince; fs != nil {
 			t.Fatalf("FailingSince %v after a success", fs)
+		}
+		want := map[string]float64{"outcome=http_status": 1, "outcome=success": 1}
+		if got := metricstest.Values(t, m, "sello_webhook_attempts_total"); !maps.Equal(got, want) {
+			t.Fatalf("attempts counted %v, want %v", got, want)
 		}
 	})
 }

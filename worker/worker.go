@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgii"
+	"github.com/sello-do/sello/internal/metrics"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/xmldsig"
 )
@@ -70,6 +71,9 @@ type Config struct {
 	// ConfirmFor is how long after a receipt the confirmation keeps asking
 	// (default sello.InboundConfirmFor).
 	ConfirmFor time.Duration
+	// Metrics observes the documents' transitions and deliveries, the
+	// webhook attempts and the checks' figures; nil observes nothing.
+	Metrics *metrics.Metrics
 }
 
 // Worker runs the lifecycle's jobs.
@@ -254,8 +258,11 @@ func (w *Worker) wait(since time.Time) time.Duration {
 func (w *Worker) transition(ctx context.Context, ref sello.DocumentJob, ch sello.DocumentChange) (*sello.Document, error) {
 	doc, err := w.cfg.Store.UpdateDocument(ctx, ref.TenantID, ref.Environment, ref.DocumentID, ch)
 	if sello.ErrorCodeOf(err) == sello.CodeConflict {
-		w.cfg.Logger.Info("transition already done", "document_id", ref.DocumentID, "to", ch.Status)
+		w.cfg.Logger.InfoContext(ctx, "transition already done", "document_id", ref.DocumentID, "to", ch.Status)
 		return nil, nil
+	}
+	if err == nil && ch.Status != "" {
+		w.cfg.Metrics.DocumentChanged(doc)
 	}
 	return doc, err
 }

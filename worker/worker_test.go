@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/metrics"
+	"github.com/sello-do/sello/internal/metrics/metricstest"
 	"github.com/sello-do/sello/oracle"
 	"github.com/sello-do/sello/sqlite"
 	"github.com/sello-do/sello/sqlite/sqlitetest"
@@ -77,6 +80,7 @@ func TestCheckCertificates(t *testing.T) {
 	ctx := context.Background()
 	db, mk, tenant := mustTenantStore(t)
 	now := time.Now()
+	var latest time.Time
 	for _, notAfter := range []time.Time{now.Add(10 * 24 * time.Hour), now.Add(365 * 24 * time.Hour)} {
 		key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Prueba " + notAfter.String()}, notAfter)
 		if err != nil {
@@ -89,10 +93,20 @@ func TestCheckCertificates(t *testing.T) {
 		if err := db.AddCertificate(ctx, c); err != nil {
 			t.Fatal(err)
 		}
+		latest = c.NotAfter
 	}
-	w := worker.New(worker.Config{Store: db, MasterKey: mk})
+	m := metrics.New(metrics.Options{TenantLabels: true})
+	w := worker.New(worker.Config{Store: db, MasterKey: mk, Metrics: m})
 	if n, err := w.CheckCertificates(ctx); err != nil || n != 1 {
 		t.Fatalf("first check warned %d (%v), want 1: only the certificate expiring within 30 days", n, err)
+	}
+	// The tenant's latest certificate is the one the metrics tell of.
+	want := map[string]float64{"environment=TesteCF,tenant=" + tenant.RNC: float64(latest.Unix())}
+	if got := metricstest.Values(t, m, "sello_tenant_certificate_expiry_timestamp_seconds"); !maps.Equal(got, want) {
+		t.Errorf("tenant certificate expiry %v, want %v", got, want)
+	}
+	if got := metricstest.Values(t, m, "sello_certificate_earliest_expiry_timestamp_seconds"); got["environment=TesteCF"] != float64(latest.Unix()) || len(got) != 1 {
+		t.Errorf("earliest certificate expiry %v, want TesteCF's %d", got, latest.Unix())
 	}
 	if n, err := w.CheckCertificates(ctx); err != nil || n != 0 {
 		t.Fatalf("second check warned %d (%v), want 0: once per certificate", n, err)

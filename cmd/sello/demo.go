@@ -155,24 +155,9 @@ func seedDemo(ctx context.Context, st *storage, mk *sello.MasterKey, ca *demoCA,
 // seedDemoTenant creates one demo tenant with its sequences, certificates
 // and keys, printing each key as "label ENV KEY".
 func seedDemoTenant(ctx context.Context, st *storage, mk *sello.MasterKey, ca *demoCA, simulated bool, now time.Time, rnc, name, label string, stdout, stderr io.Writer) error {
-	t := &sello.Tenant{RNC: rnc, Name: name, Plan: demoPlan}
-	if err := st.CreateTenant(ctx, t); err != nil {
+	t, err := createDemoTenant(ctx, st, now, rnc, name)
+	if err != nil {
 		return err
-	}
-	expires := sello.Date{Year: sello.TodayInDR(now).Year + 1, Month: time.December, Day: 31}
-	for _, env := range sello.Environments {
-		for _, typ := range sello.DocumentTypes {
-			seq := &sello.Sequence{TenantID: t.ID, Environment: env, Type: typ, From: 1, To: 10_000_000, ExpiresOn: &expires}
-			if typ == sello.TypeConsumo {
-				seq.To = 50_000_000
-			}
-			if typ == sello.TypeConsumo || typ == sello.TypeNotaCredito {
-				seq.ExpiresOn = nil // DGII: types 32 and 34 carry no expiry.
-			}
-			if err := st.AddSequence(ctx, seq); err != nil {
-				return err
-			}
-		}
 	}
 	if !simulated {
 		fmt.Fprintf(stderr, "demo: no certificate of %s for eCF against live DGII: add a real one with sello certificates add\n", rnc)
@@ -190,6 +175,32 @@ func seedDemoTenant(ctx context.Context, st *storage, mk *sello.MasterKey, ca *d
 	return nil
 }
 
+// createDemoTenant creates a tenant on the demo plan with a sequence for
+// every type in every environment (DGII's test ranges: 1 to 10,000,000;
+// 50,000,000 for type 32), as seedDemo's and sello bench --setup-tenants'.
+func createDemoTenant(ctx context.Context, st *storage, now time.Time, rnc, name string) (*sello.Tenant, error) {
+	t := &sello.Tenant{RNC: rnc, Name: name, Plan: demoPlan}
+	if err := st.CreateTenant(ctx, t); err != nil {
+		return nil, err
+	}
+	expires := sello.Date{Year: sello.TodayInDR(now).Year + 1, Month: time.December, Day: 31}
+	for _, env := range sello.Environments {
+		for _, typ := range sello.DocumentTypes {
+			seq := &sello.Sequence{TenantID: t.ID, Environment: env, Type: typ, From: 1, To: 10_000_000, ExpiresOn: &expires}
+			if typ == sello.TypeConsumo {
+				seq.To = 50_000_000
+			}
+			if typ == sello.TypeConsumo || typ == sello.TypeNotaCredito {
+				seq.ExpiresOn = nil // DGII: types 32 and 34 carry no expiry.
+			}
+			if err := st.AddSequence(ctx, seq); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t, nil
+}
+
 // demoCertificates gives t, in every environment (eCF only while DGII is
 // simulated), a certificate issued by ca unless its signing certificate is
 // one already.
@@ -198,24 +209,30 @@ func demoCertificates(ctx context.Context, st *storage, mk *sello.MasterKey, ca 
 		if env == sello.EnvProd && !simulated {
 			continue
 		}
-		if c, err := st.FindSigningCertificate(ctx, t.ID, env, now); err == nil {
-			if x, err := x509.ParseCertificate(c.DER); err == nil && x.CheckSignatureFrom(ca.cert) == nil {
-				continue
-			}
-		} else if sello.ErrorCodeOf(err) != sello.CodeNotFound {
-			return err
-		}
-		key, cert, err := ca.issue(t)
-		if err != nil {
-			return err
-		}
-		c, err := sello.NewCertificate(t.ID, env, cert, key, mk)
-		if err != nil {
-			return err
-		}
-		if err := st.AddCertificate(ctx, c); err != nil {
+		if err := demoCertificate(ctx, st, mk, ca, t, env, now); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// demoCertificate gives t a certificate issued by ca in env unless its
+// signing certificate there is one already.
+func demoCertificate(ctx context.Context, st *storage, mk *sello.MasterKey, ca *demoCA, t *sello.Tenant, env sello.Environment, now time.Time) error {
+	if c, err := st.FindSigningCertificate(ctx, t.ID, env, now); err == nil {
+		if x, err := x509.ParseCertificate(c.DER); err == nil && x.CheckSignatureFrom(ca.cert) == nil {
+			return nil
+		}
+	} else if sello.ErrorCodeOf(err) != sello.CodeNotFound {
+		return err
+	}
+	key, cert, err := ca.issue(t)
+	if err != nil {
+		return err
+	}
+	c, err := sello.NewCertificate(t.ID, env, cert, key, mk)
+	if err != nil {
+		return err
+	}
+	return st.AddCertificate(ctx, c)
 }

@@ -20,12 +20,16 @@ import (
 // TestKillInbound kills the server (SIGKILL) in the middle of a burst of
 // suppliers' e-CFs posted to the demo buyer's receiver, restarts it on the
 // same data, and checks that every acuse it answered (Estado 0) is stored,
-// and that nothing is stored twice.
+// that nothing is stored twice, and that every stored document gets
+// confirmed with DGII (its confirmation queued in the store survives the
+// kill).
 func TestKillInbound(t *testing.T) {
 	bin := mustBuild(t)
 	data := t.TempDir()
 	addr := freeAddr(t)
-	args := []string{"serve", "--demo", "--data", data, "--addr", addr}
+	// A confirmation job the kill cuts off runs again after
+	// --job-rescue-after.
+	args := []string{"serve", "--demo", "--data", data, "--addr", addr, "--job-rescue-after", "10s"}
 	first := startProcess(t, bin, args)
 	key := first.buyerKeys[sello.EnvTest]
 	base := "http://" + addr
@@ -113,6 +117,27 @@ func TestKillInbound(t *testing.T) {
 		if stored[encf] != 1 {
 			t.Errorf("%s was acknowledged (Estado 0) but is not stored", encf)
 		}
+	}
+	// Every stored document is confirmed with DGII (the demo's own, which
+	// knows none of them: not_found), those whose confirmation the kill
+	// left queued too.
+	if !testwait.Within(60*time.Second, 100*time.Millisecond, func() bool {
+		req, _ := http.NewRequest(http.MethodGet, base+"/TesteCF/documentos-recibidos?dgii=pending&limit=1", nil)
+		req.Header.Set("X-API-KEY", key)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var page struct {
+			Documents []json.RawMessage `json:"data"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&page); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("list pending: %d %v", resp.StatusCode, err)
+		}
+		return len(page.Documents) == 0
+	}) {
+		t.Fatal("documents still pending DGII's confirmation 60 s after the restart")
 	}
 	t.Logf("%d acknowledged before the kill, %d stored", len(acknowledged), len(stored))
 }

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -150,16 +149,6 @@ func TestKillMidway(t *testing.T) {
 			t.Fatalf("DGII's e-NCFs skip: position %d is %s, want %s", i, encf, want)
 		}
 	}
-}
-
-// mustBuild builds the sello binary into a temporary folder.
-func mustBuild(tb testing.TB) string {
-	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "sello")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		tb.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // process is a sello serve run as a child process.

@@ -22,15 +22,15 @@ import (
 // timeout, so an answer that Sello would have waited for is waited for.
 const forwardTimeout = 15 * time.Second
 
-// secretsFlag is a --secret that may be given more than once (a rotation's
-// old and new secrets).
-type secretsFlag []string
+// listFlag is a flag that may be given more than once, never empty: listen's
+// --secret (a rotation's old and new secrets), bench's --url.
+type listFlag []string
 
-func (s *secretsFlag) String() string { return strings.Join(*s, ",") }
+func (s *listFlag) String() string { return strings.Join(*s, ",") }
 
-func (s *secretsFlag) Set(v string) error {
+func (s *listFlag) Set(v string) error {
 	if v == "" {
-		return errors.New("empty secret")
+		return errors.New("empty value")
 	}
 	*s = append(*s, v)
 	return nil
@@ -47,14 +47,14 @@ func (s *secretsFlag) Set(v string) error {
 func runListen(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sello listen", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:4000", "address to listen on (point sello webhooks add --url http://ADDR/ --allow-loopback at it)")
-	var secrets secretsFlag
+	var secrets listFlag
 	fs.Var(&secrets, "secret", "the endpoint's signing secret; give it twice during a rotation (env SELLO_WEBHOOK_SECRET; a flag shows in the process list)")
 	forward := fs.String("forward-to", "", "URL to forward each verified delivery to, raw body and headers (your application's webhook handler)")
 	if err := parseFlags(fs, args, stderr); err != nil {
 		return err
 	}
 	if len(secrets) == 0 && getenv("SELLO_WEBHOOK_SECRET") != "" {
-		secrets = secretsFlag{getenv("SELLO_WEBHOOK_SECRET")}
+		secrets = listFlag{getenv("SELLO_WEBHOOK_SECRET")}
 	}
 	if len(secrets) == 0 {
 		return usageError{"--secret is required (or set SELLO_WEBHOOK_SECRET): the secret sello webhooks add printed"}

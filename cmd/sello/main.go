@@ -10,6 +10,8 @@
 //	sello users create|list …
 //	sello audit verify|list …
 //	sello listen [--addr 127.0.0.1:4000] --secret S [--forward-to URL]
+//	sello backup --out FILE | --check FILE
+//	sello version
 //
 // Every command takes --data DIR (SQLite, default ./sello-data) or
 // --database-url postgres://… and works while a server runs on the same
@@ -28,11 +30,13 @@ import (
 	"os/signal"
 	"syscall"
 
+	// The IANA time zone database, embedded (~450 KB): TZ names such as
+	// America/Santo_Domingo resolve in an image without /usr/share/zoneinfo
+	// (scratch, distroless), where Go would otherwise fall back to UTC.
+	_ "time/tzdata"
+
 	"github.com/sello-do/sello"
 )
-
-// version is the build's version, set with -ldflags "-X main.version=…".
-var version = "0.1.0-dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -86,7 +90,8 @@ Commands:
   dgii         status: DGII's reachability per environment (contingency)
   dgii-sim     run the DGII simulator on its own
   bench        load a running server and measure creates and verdicts
-  version      print the version
+  version      print the version, the commit and the Go toolchain
+  backup       copy the SQLite database while the server runs, and check a copy
 
 Run 'sello <command> -h' for a command's flags.
 `
@@ -128,8 +133,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runDGIISim(ctx, rest, getenv, stdout, stderr)
 	case "bench":
 		return runBench(ctx, rest, getenv, stdout, stderr)
+	case "backup":
+		return runBackup(ctx, rest, getenv, stdout, stderr)
 	case "version", "--version", "-v":
-		fmt.Fprintln(stdout, version)
+		runVersion(stdout)
 		return nil
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

@@ -22,6 +22,9 @@ import (
 type testServer struct {
 	URL  string
 	Data string
+	// MetricsURL is the metrics' address on the debug listener
+	// (--debug-addr), "" without one.
+	MetricsURL string
 	// Keys are the demo keys by environment; BuyerKeys, the demo buyer's.
 	Keys      map[sello.Environment]string
 	BuyerKeys map[sello.Environment]string
@@ -55,6 +58,13 @@ func (s *testServer) Restart(tb testing.TB, extraArgs ...string) *testServer {
 // fresh.
 func mustStartServer(tb testing.TB, data string, fresh bool, extraArgs ...string) *testServer {
 	tb.Helper()
+	return mustStartServerLogging(tb, data, fresh, io.Discard, extraArgs...)
+}
+
+// mustStartServerLogging is mustStartServer writing the server's log to
+// stderr.
+func mustStartServerLogging(tb testing.TB, data string, fresh bool, stderr io.Writer, extraArgs ...string) *testServer {
+	tb.Helper()
 	s := &testServer{
 		Data:      data,
 		Keys:      map[sello.Environment]string{},
@@ -86,7 +96,7 @@ func mustStartServer(tb testing.TB, data string, fresh bool, extraArgs ...string
 	}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--data", s.Data, "--demo"}, extraArgs...)
 	go func() {
-		s.done <- run(ctx, args, noEnv, pw, io.Discard)
+		s.done <- run(ctx, args, noEnv, pw, stderr)
 		pw.Close()
 	}()
 	timeout := time.After(30 * time.Second)
@@ -98,6 +108,8 @@ func mustStartServer(tb testing.TB, data string, fresh bool, extraArgs ...string
 				s.Keys[sello.Environment(env)] = key
 			} else if _, err := fmt.Sscanf(line, "demo buyer key %s %s", &env, &key); err == nil {
 				s.BuyerKeys[sello.Environment(env)] = key
+			} else if u, ok := strings.CutPrefix(line, "metrics "); ok {
+				s.MetricsURL = u
 			} else if addr, ok := strings.CutPrefix(line, "listening on "); ok {
 				s.URL = addr
 			}

@@ -57,6 +57,7 @@ func TestPoolFlags(t *testing.T) {
 		{"ErrReceiverENCFQuotaEnv", nil, env("SELLO_RECEIVER_ENCF_QUOTA", "-2"), "--receiver-encf-quota must be 0 (no quota) or more, not -2"},
 		{"ErrReceiverTimeout", []string{"--receiver-timeout", "3m"}, noEnv, "--receiver-timeout must be positive and at most 2m0s (the server's time to read a request), not 3m0s"},
 		{"ErrReceiverTimeoutEnv", nil, env("SELLO_RECEIVER_TIMEOUT", "soon"), `SELLO_RECEIVER_TIMEOUT="soon"`},
+		{"ErrTenantLabelsWithoutMetrics", []string{"--metrics-tenant-labels"}, noEnv, "--metrics-tenant-labels adds metrics, served only on --debug-addr: give it too"},
 		{"ErrTrustedProxies", []string{"--trusted-proxies", "10.0.0.0/8, proxy.example.com"}, noEnv, `--trusted-proxies: "proxy.example.com" is neither an address nor a CIDR prefix`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

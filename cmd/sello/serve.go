@@ -22,6 +22,8 @@ import (
 	"github.com/sello-do/sello/api"
 	"github.com/sello-do/sello/dgii"
 	"github.com/sello-do/sello/internal/jobs"
+	"github.com/sello-do/sello/internal/metrics"
+	"github.com/sello-do/sello/internal/tracing"
 	"github.com/sello-do/sello/postgres"
 	"github.com/sello-do/sello/webhook"
 	"github.com/sello-do/sello/worker"
@@ -67,10 +69,13 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	addr := fs.String("addr", envOr(getenv, "SELLO_ADDR", "127.0.0.1:8080"), "address to listen on (env SELLO_ADDR)")
 	demo := fs.Bool("demo", false, "create a demo tenant with sequences and keys on first start")
 	logFormat := fs.String("log-format", envOr(getenv, "SELLO_LOG_FORMAT", "text"), "log format on stderr: text or json (env SELLO_LOG_FORMAT)")
+	logLevel := fs.String("log-level", envOr(getenv, "SELLO_LOG_LEVEL", "info"), "least level logged: debug, info, warn or error; debug adds a line per job run (env SELLO_LOG_LEVEL)")
+	otlpEndpoint := fs.String("otlp-endpoint", getenv(tracing.EndpointEnv), "export traces over OTLP/HTTP to this collector, e.g. http://localhost:4318 (/v1/traces is added to a URL without a path); off by default (env "+tracing.EndpointEnv+"; docs/tracing.md)")
 	var df dgiiFlags
 	df.register(fs, getenv)
 	workers := fs.Int("workers", 4096, "jobs worked at once (signing, DGII calls; most of a job is waiting for DGII, in process while it validates a document)")
-	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) on this address, e.g. 127.0.0.1:6060; off by default")
+	debugAddr := fs.String("debug-addr", "", "serve Go's profiler (net/http/pprof) and the Prometheus metrics (/metrics; docs/metrics.md) on this address, e.g. 127.0.0.1:6060; off by default")
+	tenantLabels := fs.Bool("metrics-tenant-labels", false, "with --debug-addr: add the per-tenant gauges of certificate expiry and e-NCF numbers left, one series per tenant (docs/metrics.md)")
 	rescueAfter := fs.Duration("job-rescue-after", 2*time.Minute, "how long a job may run before it is deemed interrupted and run again")
 	deliveryRetry := fs.Duration("delivery-first-retry", sello.DeliveryRetryDelay(1), "wait before the first retry of a delivery to a buyer or of a commercial approval; the later waits of the schedule (docs/lifecycle.md) scale with it")
 	allowLoopback := fs.Bool("allow-loopback-webhooks", false, "let webhooks of TesteCF and CerteCF endpoints reach receivers on this machine (127.0.0.0/8, ::1), for tests and demos; never eCF's; --demo turns it on")
@@ -100,6 +105,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err := checkServeFlags(fs, &sf, *shutdownTimeout); err != nil {
 		return err
 	}
+	if *tenantLabels && *debugAddr == "" {
+		return usageError{"--metrics-tenant-labels adds metrics, served only on --debug-addr: give it too"}
+	}
 	receiverLimits, trustedProxies, err := rf.parse()
 	if err != nil {
 		return err
@@ -121,9 +129,23 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if err != nil {
 		return err
 	}
-	logger, err := newLogger(*logFormat, stderr)
+	logger, err := newLogger(*logFormat, *logLevel, stderr)
 	if err != nil {
 		return err
+	}
+	if *otlpEndpoint != "" {
+		if _, err := tracing.ParseEndpoint(*otlpEndpoint); err != nil {
+			return usageError{"--otlp-endpoint: " + err.Error()}
+		}
+	}
+	traces, err := tracing.New(ctx, tracing.Config{Endpoint: *otlpEndpoint, Version: version})
+	if err != nil {
+		return err
+	}
+	// Registered first, run last: the spans of the stop are flushed too.
+	defer flushTraces(traces, logger)
+	if traces.Enabled() {
+		logger.Info("exporting traces", "otlp_endpoint", *otlpEndpoint)
 	}
 	if getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
@@ -138,6 +160,16 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		return err
 	}
 	defer st.Close()
+	// The metrics exist only where they are served (--debug-addr); nil
+	// observes nothing.
+	var m *metrics.Metrics
+	if *debugAddr != "" {
+		m = metrics.New(metrics.Options{Version: version, TenantLabels: *tenantLabels})
+		st.observeCommits(m.Commit)
+		m.WatchStore(metrics.Source{Reachability: st.FindReachability, CountJobs: st.countJobs})
+	}
+	pruner, _ := st.limiter.(bucketPruner)
+	st.limiter = m.RateLimiter(st.limiter)
 	// The in-process simulator's directory answers for this server's own
 	// tenants: their receivers are this server, once it listens
 	// (docs/receptor.md), so one tenant's e-CFs reach another in process.
@@ -186,13 +218,15 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if *allowLoopback {
 		logger.Warn("webhooks of TesteCF and CerteCF endpoints may reach loopback receivers (--allow-loopback-webhooks); eCF's never do")
 	}
+	bi := buildInfo()
 	wk := worker.New(worker.Config{
 		Store:     st,
-		DGII:      dgii.New(dgii.Config{URLs: urls, HTTPClient: &http.Client{Timeout: df.timeout, Transport: dgii.NewTransport()}}),
+		DGII:      dgii.New(dgii.Config{URLs: urls, HTTPClient: &http.Client{Timeout: df.timeout, Transport: dgii.NewTransport()}, OnCall: dgiiObserver(m)}),
+		Metrics:   m,
 		MasterKey: mk,
 		Logger:    logger.With("component", "worker"),
 		Webhooks:  webhook.Options{AllowLoopback: *allowLoopback},
-		Version:   version,
+		Version:   bi.version,
 		SequenceThresholds: sello.SequenceThresholds{
 			LowPercent: *lowPercent, LowCount: *lowCount, ExpiryWarning: *expiryWarning,
 		},
@@ -208,6 +242,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		JobTimeout:  min(time.Minute, *rescueAfter/2),
 		RescueAfter: *rescueAfter,
 		Periodic:    wk.Periodic(),
+		Middleware:  m.JobMiddleware(),
+
+		TracerProvider: traces.TracerProvider(),
 	})
 	if err != nil {
 		return fmt.Errorf("jobs: %w", err)
@@ -217,7 +254,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	if *debugAddr != "" {
-		stopDebug, err := serveDebug(*debugAddr, logger)
+		stopDebug, err := serveDebug(*debugAddr, m, logger, stdout)
 		if err != nil {
 			return err
 		}
@@ -225,9 +262,10 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	}
 
 	srv := &api.Server{Store: st, RateLimiter: st.limiter, MasterKey: mk, ReceiverTrust: roots, Logger: logger, Ready: st.ready,
-		ReceiverLimits: receiverLimits, TrustedProxies: trustedProxies}
-	if p, ok := st.limiter.(bucketPruner); ok {
-		defer startPruning(p, logger)()
+		ReceiverLimits: receiverLimits, TrustedProxies: trustedProxies, Metrics: m,
+		TracerProvider: traces.TracerProvider()}
+	if pruner != nil {
+		defer startPruning(pruner, logger)()
 	}
 	var logins []demoLogin
 	if *demo {
@@ -251,6 +289,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	ps.ReceiverTrust = roots
 	// Inicio shows a range as running out when the worker warns of it.
 	ps.SequenceThresholds = sello.SequenceThresholds{LowPercent: *lowPercent, LowCount: *lowCount, ExpiryWarning: *expiryWarning}
+	ps.Metrics = m
 	var conns connCounter
 	hs := &http.Server{
 		Handler:           conns.handler(siteHandler(srv.Handler(), ps.Handler())),
@@ -262,7 +301,7 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		ConnState:         conns.track,
 	}
-	logger.Info("serving", append([]any{"addr", ln.Addr().String(), "storage", st.desc, "dgii", dgiiDesc, "version", version}, poolAttrs(st)...)...)
+	logger.Info("serving", append([]any{"addr", ln.Addr().String(), "storage", st.desc, "dgii", dgiiDesc, "version", bi.version, "commit", bi.commit}, poolAttrs(st)...)...)
 	selfURL := "http://" + ln.Addr().String()
 	self.Store(&selfURL)
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
@@ -461,14 +500,36 @@ func poolAttrs(st *storage) []any {
 	return []any{"db_max_conns", db.Pool().Config().MaxConns, "jobs_db_max_conns", db.JobsPool().Config().MaxConns}
 }
 
-func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+// newLogger is serve's logger on w: every line logged within a request or
+// a job names its correlation id, and its trace when traced
+// (tracing.LogHandler).
+func newLogger(format, level string, w io.Writer) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usageError{fmt.Sprintf("--log-level must be debug, info, warn or error, not %q", level)}
+	}
+	opts := &slog.HandlerOptions{Level: lv}
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		return slog.New(tracing.LogHandler(slog.NewTextHandler(w, opts))), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(tracing.LogHandler(slog.NewJSONHandler(w, opts))), nil
 	}
 	return nil, usageError{fmt.Sprintf("--log-format must be text or json, not %q", format)}
+}
+
+// traceFlushTimeout bounds the export of the spans still buffered when
+// serve stops.
+const traceFlushTimeout = 5 * time.Second
+
+// flushTraces exports the spans still buffered, when tracing is on: the
+// last step of serve's stop.
+func flushTraces(traces *tracing.Provider, logger *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), traceFlushTimeout)
+	defer cancel()
+	if err := traces.Shutdown(ctx); err != nil {
+		logger.Warn("traces not flushed", "err", err)
+	}
 }
 
 // maxHeaderBytes bounds a request's header block. Go's server answers a
@@ -476,8 +537,9 @@ func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 // (docs/api.md, "Answers that are not JSON").
 const maxHeaderBytes = 64 << 10
 
-// serveDebug serves net/http/pprof on addr, apart from the API.
-func serveDebug(addr string, logger *slog.Logger) (stop func(), err error) {
+// serveDebug serves net/http/pprof and m's metrics (/metrics) on addr,
+// apart from the API, and prints "metrics http://ADDR/metrics" on stdout.
+func serveDebug(addr string, m *metrics.Metrics, logger *slog.Logger, stdout io.Writer) (stop func(), err error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("debug listener: %w", err)
@@ -486,8 +548,18 @@ func serveDebug(addr string, logger *slog.Logger) (stop func(), err error) {
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("GET /metrics", m.Handler())
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go hs.Serve(ln)
-	logger.Info("profiler", "addr", ln.Addr().String())
+	logger.Info("profiler and metrics", "addr", ln.Addr().String())
+	fmt.Fprintf(stdout, "metrics http://%s/metrics\n", ln.Addr())
 	return func() { hs.Close() }, nil
+}
+
+// dgiiObserver is the DGII client's OnCall for m: nil without metrics.
+func dgiiObserver(m *metrics.Metrics) func(dgii.Call) {
+	if m == nil {
+		return nil
+	}
+	return m.DGIICall
 }

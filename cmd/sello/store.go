@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
@@ -50,10 +51,14 @@ type storage struct {
 	// newJobRunner is the engine's job runner (River on the engine's
 	// database): the domain's Store names no River type.
 	newJobRunner func(*river.Workers, jobs.Config) (jobs.Runner, error)
-	limiter      sello.RateLimiter
-	ready        func(ctx context.Context) error
-	desc         string
-	flags        storageFlags
+	// countJobs and observeCommits are what the metrics read of the
+	// engine (its CountJobs and ObserveCommits).
+	countJobs      func(ctx context.Context, limit int) ([]jobs.Count, error)
+	observeCommits func(f func(group int, took time.Duration))
+	limiter        sello.RateLimiter
+	ready          func(ctx context.Context) error
+	desc           string
+	flags          storageFlags
 }
 
 // open opens the store the flags name. With create (serve, tenants create)
@@ -80,7 +85,8 @@ func (f *storageFlags) open(ctx context.Context, create bool) (*storage, error) 
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
-		return &storage{Store: db, newJobRunner: db.NewJobRunner, limiter: postgres.NewRateLimiter(db), ready: db.Pool().Ping, desc: "postgres", flags: *f}, nil
+		return &storage{Store: db, newJobRunner: db.NewJobRunner, countJobs: db.CountJobs, observeCommits: db.ObserveCommits,
+			limiter: postgres.NewRateLimiter(db), ready: db.Pool().Ping, desc: "postgres", flags: *f}, nil
 	}
 	path := filepath.Join(f.data, "sello.db")
 	if !create {
@@ -95,7 +101,8 @@ func (f *storageFlags) open(ctx context.Context, create bool) (*storage, error) 
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	return &storage{Store: db, newJobRunner: db.NewJobRunner, limiter: sello.NewMemoryRateLimiter(), ready: db.SQL().PingContext, desc: "sqlite " + path, flags: *f}, nil
+	return &storage{Store: db, newJobRunner: db.NewJobRunner, countJobs: db.CountJobs, observeCommits: db.ObserveCommits,
+		limiter: sello.NewMemoryRateLimiter(), ready: db.SQL().PingContext, desc: "sqlite " + path, flags: *f}, nil
 }
 
 // errNoData is open's answer, without create, where there is no Sello data.

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/sello-do/sello"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Runner works jobs until it is stopped (a River client).
@@ -41,6 +43,15 @@ type Config struct {
 	RescueAfter time.Duration
 	// Periodic are the jobs inserted on a schedule.
 	Periodic []*river.PeriodicJob
+	// TracerProvider makes a span for every run of a job (see
+	// Propagation); nil, tracing off, makes none.
+	TracerProvider trace.TracerProvider
+	// Middleware wraps the work of every job (the metrics' observer).
+	Middleware []rivertype.Middleware
+	// ConfirmSweep is how often the runner moves the receipts'
+	// confirmation queue into jobs (NewRunner; default
+	// sello.InboundConfirmSweep). Tests shorten it.
+	ConfirmSweep time.Duration
 }
 
 // RiverConfig is the River configuration of a runner working the default
@@ -67,7 +78,17 @@ func RiverConfig(workers *river.Workers, cfg Config) (*river.Config, error) {
 		JobTimeout:           timeout,
 		RescueStuckJobsAfter: rescue,
 		Logger:               logger,
+		// Propagation first: the other middleware run in the job's
+		// context, its correlation id and span.
+		Middleware: append([]rivertype.Middleware{&Propagation{TracerProvider: cfg.TracerProvider, Logger: logger}}, cfg.Middleware...),
 	}, nil
+}
+
+// InsertConfig is the River configuration of a store's insert-only client:
+// it logs nothing and carries the inserting context's correlation id and
+// trace into the jobs (Propagation).
+func InsertConfig() *river.Config {
+	return &river.Config{Logger: DiscardLogger, Middleware: []rivertype.Middleware{&Propagation{}}}
 }
 
 // DiscardLogger is River's logger where nothing is to be logged
@@ -91,3 +112,26 @@ func InsertParams(js []sello.Job) ([]river.InsertManyParams, error) {
 	}
 	return params, nil
 }
+
+// Count is how many jobs of a kind are in a state (one of LiveStates).
+type Count struct {
+	Kind  string
+	State rivertype.JobState
+	N     int
+}
+
+// LiveStates are the states of the jobs not finished, which the stores'
+// CountJobs counts: finished jobs (completed, cancelled, discarded) stay
+// in River's table for a while, and are not counted.
+var LiveStates = []rivertype.JobState{
+	rivertype.JobStateAvailable,
+	rivertype.JobStatePending,
+	rivertype.JobStateRetryable,
+	rivertype.JobStateRunning,
+	rivertype.JobStateScheduled,
+}
+
+// MaxCounted bounds the jobs one CountJobs reads, so that a scrape of a
+// queue millions deep stays cheap: past it the counts are those of the
+// first MaxCounted jobs read.
+const MaxCounted = 100_000
