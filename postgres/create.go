@@ -41,9 +41,9 @@ import (
 // come runs to its end.
 //
 // Across nodes. Each group takes, before anything else, a transaction
-// advisory lock of its key (createKey.lockID): the groups of a key, from any node,
-// run one after the other, and numbers stay unique and gapless as they
-// were. The lock comes first because a group keeps every piece's locks
+// advisory lock of its key (createKey.lockID): the groups of a key, from
+// any node, run one after the other, and numbers stay unique and gapless
+// as they were. The lock comes first because a group keeps every piece's locks
 // until it commits: had its pieces taken the ranges' lock as they came,
 // a group holding an idempotency key's row (an existing key is locked by
 // its claim) could wait for the ranges held by another node's group that
@@ -252,8 +252,9 @@ func groupContext(group []*createReq) (context.Context, context.CancelFunc) {
 func (r *createReq) run(ctx context.Context, tx pgx.Tx) (ok bool) {
 	r.err = nil
 	pctx, cancel := context.WithCancel(context.WithoutCancel(r.ctx))
-	defer context.AfterFunc(ctx, cancel)()
 	defer cancel()
+	stop := context.AfterFunc(ctx, cancel) // the group's end ends it
+	defer stop()
 	defer func() {
 		if p := recover(); p != nil {
 			r.panicked = p
