@@ -3,6 +3,9 @@ package sqlite
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sello-do/sello"
 )
 
 // TestReceiverQueriesUseIndexes: the prune of expired seeds and tokens,
@@ -31,21 +34,7 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 		{"Refute", refuteInboundSQL, []any{"refuted", "m", "2026-01-01", "E310000000001", "131000001", "t", "TesteCF", "id"}, "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rows, err := db.db.Query("EXPLAIN QUERY PLAN "+c.sql, c.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			got := strings.Join(plan, "; ")
+			got := queryPlan(t, db, c.sql, c.args...)
 			switch {
 			case c.index == "": // any index, no scan
 				if !strings.HasPrefix(got, "SEARCH inbound_documents USING INDEX ") || strings.Contains(got, "SCAN") {
@@ -79,24 +68,75 @@ func TestInboundListUsesIndex(t *testing.T) {
 			if name == "Later" {
 				args = []any{"t", "TesteCF", "2026-01-01", "id", 51}
 			}
-			rows, err := db.db.Query("EXPLAIN QUERY PLAN "+q, args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			got := strings.Join(plan, "; ")
+			got := queryPlan(t, db, q, args...)
 			if !strings.Contains(got, "INDEX inbound_documents_list (") || strings.Contains(got, "TEMP B-TREE") {
 				t.Errorf("plan %q, want a walk of inbound_documents_list with no sort", got)
 			}
 		})
 	}
+}
+
+// TestDocumentQueriesUseIndexes: the documents' list filtered by buyer,
+// first page and a later one, walks documents_tenant_env_buyer_created
+// (no sort, and none of the tenant's other documents read), and a
+// document's events are a range of events_tenant_document, both of
+// migration 24: the queries as the store builds them, on a store without
+// statistics (as Sello's SQLite runs: it never runs ANALYZE).
+func TestDocumentQueriesUseIndexes(t *testing.T) {
+	db := mustOpenInternal(t)
+	buyer := sello.DocumentFilter{BuyerRNC: "131000001"}
+	later := buyer
+	later.Cursor = sello.FormatCursor(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC), "doc")
+	for _, c := range []struct {
+		name   string
+		filter *sello.DocumentFilter
+		want   string
+		sorts  bool
+	}{
+		{"Buyer", &buyer, "SEARCH documents USING INDEX documents_tenant_env_buyer_created (tenant_id=? AND environment=? AND buyer_rnc=?", false},
+		{"BuyerLater", &later, "SEARCH documents USING INDEX documents_tenant_env_buyer_created (tenant_id=? AND environment=? AND buyer_rnc=?", false},
+		// A document's few events are sorted by seq.
+		{"DocumentEvents", nil, "SEARCH events USING INDEX events_tenant_document (tenant_id=? AND <expr>=?)", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q, args := documentEventsSQL, []any{"t", "TesteCF", "doc"}
+			if c.filter != nil {
+				var err error
+				if q, args, err = listDocumentsSQL("t", sello.EnvTest, *c.filter, 51); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := queryPlan(t, db, q, args...)
+			if !strings.Contains(got, c.want) {
+				t.Errorf("plan %q, want %q", got, c.want)
+			}
+			if !c.sorts && strings.Contains(got, "TEMP B-TREE") {
+				t.Errorf("plan %q, want no sort", got)
+			}
+		})
+	}
+}
+
+// queryPlan is SQLite's plan of q with args, its lines' details joined
+// by "; ".
+func queryPlan(t *testing.T, db *DB, q string, args ...any) string {
+	t.Helper()
+	rows, err := db.db.Query("EXPLAIN QUERY PLAN "+q, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "; ")
 }
