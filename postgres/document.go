@@ -184,11 +184,7 @@ func (db *DB) FindDocumentsByENCF(ctx context.Context, tenantID string, env sell
 // pagination on (created_at, id). Returns INVALID_REQUEST for a malformed
 // cursor.
 func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Environment, f sello.DocumentFilter) ([]*sello.Document, string, error) {
-	limit := f.Limit
-	if limit <= 0 {
-		limit = sello.DefaultPageSize
-	}
-	limit = min(limit, sello.MaxPageSize)
+	limit := f.PageSize()
 	q, args, err := listDocumentsSQL(tenantID, env, f, limit+1)
 	if err != nil {
 		return nil, "", err
@@ -197,12 +193,8 @@ func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Envi
 	if err != nil {
 		return nil, "", err
 	}
-	if len(docs) <= limit {
-		return docs, "", nil
-	}
-	docs = docs[:limit]
-	last := docs[limit-1]
-	return docs, sello.FormatCursor(last.CreatedAt, last.ID), nil
+	docs, next := sello.NextDocumentPage(docs, limit)
+	return docs, next, nil
 }
 
 // listDocumentsSQL is ListDocuments' query of rows documents under f, and

@@ -37,21 +37,7 @@ func TestOverviewQueriesUseIndexes(t *testing.T) {
 			"SEARCH webhook_deliveries USING COVERING INDEX webhook_deliveries_failed (tenant_id=? AND environment=?)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rows, err := db.db.Query("EXPLAIN QUERY PLAN "+c.sql, c.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			got := strings.Join(plan, "; ")
+			got := queryPlan(t, db, c.sql, c.args...)
 			t.Logf("%s: %s", c.name, got)
 			// SCAN (subquery-1) reads the at most limit rows the count's
 			// subquery gives; a table's SCAN would read every row.
