@@ -201,7 +201,7 @@ func (db *DB) ListDocuments(ctx context.Context, tenantID string, env sello.Envi
 // its arguments. Each filter is an equality or a range of created_at that
 // an index of migrations 1 and 24 leads with, after the tenant and the
 // environment (the buyer's: documents_tenant_env_buyer_created;
-// TestDocumentQueriesUseIndexes). Returns INVALID_REQUEST for a malformed
+// TestListQueriesUseIndexes). Returns INVALID_REQUEST for a malformed
 // cursor.
 func listDocumentsSQL(tenantID string, env sello.Environment, f sello.DocumentFilter, rows int) (string, []any, error) {
 	q := `SELECT ` + summaryColumns + ` FROM documents WHERE tenant_id = $1 AND environment = $2`

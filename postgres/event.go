@@ -170,7 +170,7 @@ func (db *DB) FindDocumentEvents(ctx context.Context, tenantID string, env sello
 
 // documentEventsSQL is FindDocumentEvents' query: a range of
 // events_tenant_document (migration 24), whose expression is the
-// snapshot's id as written here (TestDocumentQueriesUseIndexes).
+// snapshot's id as written here (TestListQueriesUseIndexes).
 const documentEventsSQL = `SELECT ` + eventColumns + ` FROM events
 	WHERE tenant_id = $1 AND environment = $2 AND document->>'id' = $3
 	ORDER BY tx, seq`

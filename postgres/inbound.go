@@ -320,7 +320,7 @@ func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sel
 
 // listInboundSQL is ListInboundDocuments' query of rows documents under
 // f, and its arguments. Unfiltered, it walks inbound_documents_list
-// (migration 24) backwards from the cursor (TestInboundListUsesIndex).
+// (migration 24) backwards from the cursor (TestListQueriesUseIndexes).
 // Returns INVALID_REQUEST for a malformed cursor.
 func listInboundSQL(tenantID string, env sello.Environment, f sello.InboundFilter, rows int) (string, []any, error) {
 	q := `SELECT ` + inboundListColumns + ` FROM inbound_documents WHERE tenant_id = $1 AND environment = $2`

@@ -78,10 +78,11 @@ func TestInboundListUsesIndex(t *testing.T) {
 
 // TestDocumentQueriesUseIndexes: the documents' list filtered by buyer,
 // first page and a later one, walks documents_tenant_env_buyer_created
-// (no sort, and none of the tenant's other documents read), and a
-// document's events are a range of events_tenant_document, both of
-// migration 24: the queries as the store builds them, on a store without
-// statistics (as Sello's SQLite runs: it never runs ANALYZE).
+// (no sort, and none of the tenant's other documents read), a document's
+// events are a range of events_tenant_document, both of migration 24, and
+// their webhook deliveries are found by their event ids: the queries as
+// the store builds them, on a store without statistics (as Sello's SQLite
+// runs: it never runs ANALYZE).
 func TestDocumentQueriesUseIndexes(t *testing.T) {
 	db := mustOpenInternal(t)
 	buyer := sello.DocumentFilter{BuyerRNC: "131000001"}
@@ -95,11 +96,16 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 	}{
 		{"Buyer", &buyer, "SEARCH documents USING INDEX documents_tenant_env_buyer_created (tenant_id=? AND environment=? AND buyer_rnc=?", false},
 		{"BuyerLater", &later, "SEARCH documents USING INDEX documents_tenant_env_buyer_created (tenant_id=? AND environment=? AND buyer_rnc=?", false},
-		// A document's few events are sorted by seq.
+		// A document's few events are sorted by seq, their deliveries by
+		// their creation.
 		{"DocumentEvents", nil, "SEARCH events USING INDEX events_tenant_document (tenant_id=? AND <expr>=?)", true},
+		{"EventDeliveries", nil, "SEARCH webhook_deliveries USING INDEX webhook_deliveries_event (event_id=?)", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			q, args := documentEventsSQL, []any{"t", "TesteCF", "doc"}
+			if c.name == "EventDeliveries" {
+				q, args = eventDeliveriesSQL, []any{`["ev1","ev2"]`, "t"}
+			}
 			if c.filter != nil {
 				var err error
 				if q, args, err = listDocumentsSQL("t", sello.EnvTest, *c.filter, 51); err != nil {
