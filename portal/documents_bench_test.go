@@ -279,13 +279,13 @@ func benchDocuments(b *testing.B, c *bigCompany) {
 		if os.Getenv("SELLO_BENCH_MILLION") != "" {
 			label = "x100/"
 		}
-		b.Logf("plan (%s%s, with the indexes) buyer (rare):\n%s", c.engine, label, c.explainBuyer(b))
-		b.Logf("plan (%s%s, with the indexes) a document's events:\n%s", c.engine, label, c.explainEvents(b))
-		b.Logf("plan (%s%s, with the indexes) the received documents' first page:\n%s", c.engine, label, c.explainReceived(b))
+		b.Logf("plan (%s %s, with the indexes) buyer (rare):\n%s", c.engine, label, c.explainBuyer(b))
+		b.Logf("plan (%s %s, with the indexes) a document's events:\n%s", c.engine, label, c.explainEvents(b))
+		b.Logf("plan (%s %s, with the indexes) the received documents' first page:\n%s", c.engine, label, c.explainReceived(b))
 		c.dropIndexes(b)
-		b.Logf("plan (%s%s, without the indexes) buyer (rare):\n%s", c.engine, label, c.explainBuyer(b))
-		b.Logf("plan (%s%s, without the indexes) a document's events:\n%s", c.engine, label, c.explainEvents(b))
-		b.Logf("plan (%s%s, without the indexes) the received documents' first page:\n%s", c.engine, label, c.explainReceived(b))
+		b.Logf("plan (%s %s, without the indexes) buyer (rare):\n%s", c.engine, label, c.explainBuyer(b))
+		b.Logf("plan (%s %s, without the indexes) a document's events:\n%s", c.engine, label, c.explainEvents(b))
+		b.Logf("plan (%s %s, without the indexes) the received documents' first page:\n%s", c.engine, label, c.explainReceived(b))
 		for _, q := range c.benchQueries() {
 			if !strings.HasPrefix(q.name, "buyer") {
 				continue
