@@ -26,7 +26,8 @@
 # after the load): rsa_cpu_ms, and sigs_per_doc_cpu against it.
 # Set PROFILE=FILE to save a CPU profile of the server from the bench's
 # start, PROFILE_SECONDS long (default 40: the whole of a 3,000-document
-# run here).
+# run here); HEAP=FILE to save a heap profile HEAP_AT seconds (default 10)
+# after it.
 set -euo pipefail
 
 bin=${1:?usage: bench-server-cpu.sh BIN [DOCS] [CONCURRENCY] [PORT]}
@@ -78,6 +79,10 @@ if [ -n "${PROFILE:-}" ]; then
 	curl -fsS -o "$PROFILE" "http://127.0.0.1:$dbgport/debug/pprof/profile?seconds=${PROFILE_SECONDS:-40}" &
 	prof=$!
 fi
+if [ -n "${HEAP:-}" ]; then
+	(sleep "${HEAP_AT:-10}" && curl -fsS -o "$HEAP" "http://127.0.0.1:$dbgport/debug/pprof/heap") &
+	heap=$!
+fi
 "$bin" bench --url "http://127.0.0.1:$port" --key "$key" --docs "$docs" --concurrency "$conc" | tee "$dir/bench.out"
 load=$(cut -d' ' -f1-3 /proc/loadavg)
 rsacpu=$(GOMAXPROCS=1 "$dir/rsacpu")
@@ -100,9 +105,9 @@ done
 srv1=$(cpu "$srv")
 sim1=$(cpu "$sim")
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$srv/status")
-if [ -n "${prof:-}" ]; then
-	wait "$prof" || echo "no profile" >&2
-fi
+for p in ${prof:-} ${heap:-}; do
+	wait "$p" || echo "no profile" >&2
+done
 delivered=$(sqlite3 "file:$dir/data/sello.db?mode=ro" \
 	"SELECT delivery_status || ':' || count(*) FROM documents GROUP BY delivery_status" 2>/dev/null | tr '\n' ' ')
 
