@@ -6,6 +6,10 @@
 #
 #   tools/bench-server-cpu.sh BIN [DOCS] [CONCURRENCY] [PORT]
 #
+# sello bench --metrics-url gives the same figures from the server's own
+# /metrics (docs/benchmarks.md); this script reads /proc, so it also
+# measures builds that have no /metrics (to compare with older ones).
+#
 # BIN is a sello binary; DOCS (default 3000) and CONCURRENCY (16) go to the
 # bench; PORT (18080) is the server's, PORT+1 the simulator's and PORT+2 the
 # debug address (pprof). The server's and the simulator's CPU are counted
