@@ -30,6 +30,8 @@ type DB struct {
 	river *river.Client[pgx.Tx]
 	// onCommit hears of every commit (ObserveCommits).
 	onCommit func(group int, took time.Duration)
+	// creates queues document creates for their committers (create.go).
+	creates createQueues
 }
 
 var _ sello.Store = (*DB)(nil)
@@ -121,8 +123,10 @@ func (db *DB) Pool() *pgxpool.Pool { return db.pool }
 // JobsPool returns the job runners' connection pool (see Pools), for tests.
 func (db *DB) JobsPool() *pgxpool.Pool { return db.jobsPool }
 
-// Close implements sello.Store. Stop job runners first.
+// Close implements sello.Store. Stop job runners first. Creates waiting
+// for their commit are committed first; later ones fail.
 func (db *DB) Close() error {
+	db.closeCreates()
 	db.jobsPool.Close()
 	db.pool.Close()
 	return nil
@@ -153,9 +157,9 @@ func (db *DB) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 }
 
 // ObserveCommits has f told of every COMMIT of the store's write
-// transactions (inTx's), in the committing goroutine: one transaction each
-// (group is 1, as SQLite's group commit counts them) and how long the
-// COMMIT took. Call it before the store is used (the server's wiring
+// transactions, in the committing goroutine: how many writes it committed
+// (group: 1 for inTx's, the creates of a group for create.go's, as
+// SQLite's group commit counts them) and how long the COMMIT took. Call it before the store is used (the server's wiring
 // points it at the metrics).
 func (db *DB) ObserveCommits(f func(group int, took time.Duration)) { db.onCommit = f }
 

@@ -14,10 +14,12 @@ import (
 )
 
 // CreateDocument implements sello.DocumentStore with sello.CreateDocument,
-// in one transaction.
+// in one transaction, which creates of the same tenant, environment and
+// type may share (create.go).
 func (db *DB) CreateDocument(ctx context.Context, d sello.DocumentDraft) (*sello.Document, bool, error) {
+	key := createKey{tenantID: d.TenantID, env: d.Environment, typ: d.Type}
 	return sello.CreateDocument(ctx, d, func(fn func(sello.DocumentTx, time.Time) error) error {
-		return db.inTx(ctx, func(tx pgx.Tx) error { return fn(documentTx{db: db, tx: tx}, db.now()) })
+		return db.inCreateTx(ctx, key, func(tx pgx.Tx) error { return fn(documentTx{db: db, tx: tx}, db.now()) })
 	})
 }
 
@@ -103,11 +105,17 @@ func (t documentTx) InsertDocument(ctx context.Context, doc *sello.Document) err
 	if err != nil {
 		return err
 	}
+	// The document and its first status in one statement: one round trip
+	// less while the ranges are locked.
 	_, err = t.tx.Exec(ctx, `
-		INSERT INTO documents (id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
-			qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
-			failure_reason, payload, created_at, updated_at, itbis)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+		WITH d AS (
+			INSERT INTO documents (id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
+				qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
+				failure_reason, payload, created_at, updated_at, itbis)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+			RETURNING id, tenant_id, status, created_at)
+		INSERT INTO document_status_history (document_id, tenant_id, status, at, reason)
+		SELECT id, tenant_id, status, created_at, '' FROM d`,
 		doc.ID, doc.TenantID, doc.Environment, doc.Type, doc.ENCF, doc.Status, doc.TrackID, doc.SecurityCode,
 		doc.SignedAt, doc.QRURL, doc.Total, doc.BuyerRNC, dateValue(doc.IssueDate), dgii,
 		doc.Delivery.Status, doc.Delivery.Code, approval, doc.FailureReason, string(doc.Payload),
@@ -118,13 +126,7 @@ func (t documentTx) InsertDocument(ctx context.Context, doc *sello.Document) err
 	case kindUnique:
 		return sello.Errorf(sello.CodeConflict, "e-NCF %s is already used.", doc.ENCF).WithErr(err)
 	}
-	if err != nil {
-		return dbError(err, "insert document")
-	}
-	_, err = t.tx.Exec(ctx, `
-		INSERT INTO document_status_history (document_id, tenant_id, status, at, reason) VALUES ($1, $2, $3, $4, '')`,
-		doc.ID, doc.TenantID, doc.Status, doc.CreatedAt)
-	return dbError(err, "insert document status")
+	return dbError(err, "insert document")
 }
 
 // InsertEvent implements sello.DocumentTx.

@@ -12,11 +12,13 @@ import (
 
 // The month at a glance reads the day totals the triggers of migration 22
 // keep (document_days, inbound_days): a range of their primary key, one
-// row per day, type and state, whatever the number of documents.
+// row per day, type and state (document_days: per slot, up to 16, summed;
+// migration 27), whatever the number of documents.
 const (
 	issuedTotalsSQL = `
-		SELECT day, type, state, count, total::text, itbis::text FROM document_days
-		WHERE tenant_id = $1 AND environment = $2 AND day >= $3 AND day <= $4 AND count <> 0`
+		SELECT day, type, state, sum(count)::bigint, sum(total)::text, sum(itbis)::text FROM document_days
+		WHERE tenant_id = $1 AND environment = $2 AND day >= $3 AND day <= $4
+		GROUP BY day, type, state HAVING sum(count) <> 0`
 	receivedTotalsSQL = `
 		SELECT day, type, state, count, total::text, itbis::text FROM inbound_days
 		WHERE tenant_id = $1 AND environment = $2 AND day >= $3 AND day <= $4 AND count <> 0`

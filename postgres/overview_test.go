@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
@@ -124,7 +125,14 @@ func TestMigrateDailyTotals(t *testing.T) {
 // as "day type state count total itbis" lines, sorted.
 func wantDays(t *testing.T, find func(context.Context, string, sello.Environment, sello.Date, sello.Date) ([]sello.DayTotals, error), want []string) {
 	t.Helper()
-	ts, err := find(t.Context(), "t1", sello.EnvTest, sello.Date{Year: 2026, Month: 3, Day: 1}, sello.Date{Year: 2026, Month: 3, Day: 31})
+	wantDaysOf(t, find, "t1", 2026, time.March, want)
+}
+
+// wantDaysOf compares a tenant's day totals in TesteCF in a month, as
+// "day type state count total itbis" lines, sorted.
+func wantDaysOf(t *testing.T, find func(context.Context, string, sello.Environment, sello.Date, sello.Date) ([]sello.DayTotals, error), tenantID string, year int, month time.Month, want []string) {
+	t.Helper()
+	ts, err := find(t.Context(), tenantID, sello.EnvTest, sello.Date{Year: year, Month: month, Day: 1}, sello.Date{Year: year, Month: month, Day: 31})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,4 +443,84 @@ func BenchmarkDayTotalsMillion(t *testing.B) {
 	explain(`SELECT issue_date, type, status, count(*), sum(total), sum(itbis) FROM documents
 		WHERE tenant_id = $1 AND environment = 'TesteCF' AND issue_date >= $2 AND issue_date <= $3
 		GROUP BY issue_date, type, status`, tn.ID, dateValue(from), dateValue(to))
+}
+
+// TestDayTotalsShards: two transactions of one company writing today's
+// day totals at once (a create and a verdict, two verdicts) do not wait
+// for each other: each adds to its own slot's rows (migration 27). The
+// second runs with a lock timeout while the first is open, in a
+// transaction whose slot differs (one whose id falls in the first's slot
+// is rolled back and begun again, as a later one would be). The sums read
+// are the documents'.
+func TestDayTotalsShards(t *testing.T) {
+	db, err := Open(t.Context(), pgtest.MustSchema(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := t.Context()
+	tn := storetest.MustCreateTenant(t, db)
+	const insert = `INSERT INTO documents (id, tenant_id, environment, type, encf, status, total, itbis, issue_date, delivery_status, payload, created_at, updated_at)
+		VALUES ($1, $2, 'TesteCF', '31', $3, 'queued_for_signing', 118.00, 18.00, '2026-11-27', 'not_sent', '{}', now(), now())`
+	const accept = `UPDATE documents SET status = 'accepted' WHERE tenant_id = $1 AND id = $2`
+	for i := range 3 {
+		if _, err := db.pool.Exec(ctx, insert, fmt.Sprint("d", i), tn.ID, fmt.Sprintf("E31%010d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// begin begins a transaction whose slot is not avoid's, and returns
+	// it with its own.
+	begin := func(avoid int64) (pgx.Tx, int64) {
+		t.Helper()
+		for range 100 {
+			tx, err := db.pool.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var slot int64
+			if err := tx.QueryRow(ctx, `SELECT pg_current_xact_id()::text::bigint % 16`).Scan(&slot); err != nil {
+				t.Fatal(err)
+			}
+			if slot != avoid {
+				return tx, slot
+			}
+			tx.Rollback(ctx)
+		}
+		t.Fatalf("100 transactions in a row in slot %d", avoid)
+		return nil, 0
+	}
+	for _, c := range []struct {
+		name        string
+		first, then string
+		args1, args []any
+	}{
+		{"CreateAndVerdict", insert, accept, []any{"d3", tn.ID, "E310000000003"}, []any{tn.ID, "d0"}},
+		{"TwoVerdicts", accept, accept, []any{tn.ID, "d1"}, []any{tn.ID, "d2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			first, slot := begin(-1)
+			defer first.Rollback(ctx)
+			if _, err := first.Exec(ctx, c.first, c.args1...); err != nil {
+				t.Fatal(err)
+			}
+			then, _ := begin(slot)
+			defer then.Rollback(ctx)
+			if _, err := then.Exec(ctx, `SET LOCAL lock_timeout = '5s'`); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := then.Exec(ctx, c.then, c.args...); err != nil {
+				t.Fatalf("while another transaction of the company is open: %v", err)
+			}
+			for _, tx := range []pgx.Tx{then, first} {
+				if err := tx.Commit(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+	var slots int
+	if err := db.pool.QueryRow(ctx, `SELECT count(DISTINCT slot) FROM document_days WHERE tenant_id = $1`, tn.ID).Scan(&slots); err != nil || slots < 2 {
+		t.Errorf("slots written: %d (%v), want several", slots, err)
+	}
+	wantDaysOf(t, db.FindIssuedTotals, tn.ID, 2026, time.November, []string{"2026-11-27 31 accepted 3 354 54", "2026-11-27 31 in_process 1 118 18"})
 }

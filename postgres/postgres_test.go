@@ -43,6 +43,26 @@ func TestStore(t *testing.T) {
 	})
 }
 
+// TestNodes runs the suite's two-node contract on two stores, each with
+// its own pools and committers, over one schema.
+func TestNodes(t *testing.T) {
+	pgtest.DatabaseURL(t)
+	storetest.RunNodes(t, func(t *testing.T, now func() time.Time) (storetest.Store, storetest.Store) {
+		url := MustSchema(t)
+		var nodes [2]*postgres.DB
+		for i := range nodes {
+			db, err := postgres.Open(t.Context(), url)
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			t.Cleanup(func() { db.Close() })
+			db.Now = now
+			nodes[i] = db
+		}
+		return nodes[0], nodes[1]
+	})
+}
+
 func TestRateLimiter(t *testing.T) {
 	pgtest.DatabaseURL(t)
 	storetest.RunRateLimiter(t, func(t *testing.T, now func() time.Time) sello.RateLimiter {
@@ -186,5 +206,16 @@ func TestRateLimiterPrune(t *testing.T) {
 	}
 	if n, err := l.Prune(t.Context()); err != nil || n != 0 {
 		t.Fatalf("pruned %d (%v) again, want none", n, err)
+	}
+}
+
+// BenchmarkCreates: document creates through the store, one tenant's and
+// 100 tenants' (storetest.CreateBenches). Run the same in ./sqlite:
+//
+//	go test ./postgres ./sqlite -run '^$' -bench Creates -benchtime 3000x
+func BenchmarkCreates(b *testing.B) {
+	pgtest.DatabaseURL(b)
+	for _, c := range storetest.CreateBenches {
+		b.Run(c.Name(), func(b *testing.B) { storetest.BenchCreates(b, MustOpen(b), c) })
 	}
 }

@@ -83,3 +83,11 @@ func rsaCPU(b *testing.B) float64 {
 	}
 	return float64(cpuTime()-cpu) / n
 }
+
+// BenchmarkCreates: document creates through the store, one tenant's and
+// 100 tenants' (storetest.CreateBenches), as ./postgres runs them.
+func BenchmarkCreates(b *testing.B) {
+	for _, c := range storetest.CreateBenches {
+		b.Run(c.Name(), func(b *testing.B) { storetest.BenchCreates(b, MustOpen(b), c) })
+	}
+}

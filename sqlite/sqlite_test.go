@@ -38,6 +38,12 @@ func mustOpenAt(tb testing.TB, dir string) *sqlite.DB {
 	if err := os.WriteFile(path, mustTemplate(tb), 0o600); err != nil {
 		tb.Fatal(err)
 	}
+	return mustOpenPath(tb, path)
+}
+
+// mustOpenPath opens the store at path, closed at cleanup.
+func mustOpenPath(tb testing.TB, path string) *sqlite.DB {
+	tb.Helper()
 	db, err := sqlite.Open(tb.Context(), path)
 	if err != nil {
 		tb.Fatalf("Open: %v", err)
@@ -85,6 +91,17 @@ func TestStore(t *testing.T) {
 		db := MustOpen(t)
 		db.Now = now
 		return db
+	})
+}
+
+// TestNodes runs the suite's two-node contract on two stores over one
+// file, as a server and the operator CLI share it.
+func TestNodes(t *testing.T) {
+	storetest.RunNodes(t, func(t *testing.T, now func() time.Time) (storetest.Store, storetest.Store) {
+		dir := t.TempDir()
+		a, b := mustOpenAt(t, dir), mustOpenPath(t, filepath.Join(dir, "sello.db"))
+		a.Now, b.Now = now, now
+		return a, b
 	})
 }
 
