@@ -249,14 +249,18 @@ func NewDocumentID() string { return NewID() }
 // webhook events (DESIGN §3): times in UTC ISO 8601 with milliseconds, null
 // where nothing is known yet.
 type DocumentResource struct {
-	ID                 string                      `json:"id"`
-	Type               string                      `json:"type"`
-	ENCF               string                      `json:"encf"`
-	Status             Status                      `json:"status"`
-	TrackID            *string                     `json:"trackId"`
-	SecurityCode       *string                     `json:"securityCode"`
-	SignedAt           *string                     `json:"signedAt"`
-	QRURL              *string                     `json:"qrUrl"`
+	ID           string  `json:"id"`
+	Type         string  `json:"type"`
+	ENCF         string  `json:"encf"`
+	Status       Status  `json:"status"`
+	TrackID      *string `json:"trackId"`
+	SecurityCode *string `json:"securityCode"`
+	SignedAt     *string `json:"signedAt"`
+	QRURL        *string `json:"qrUrl"`
+	// BuyerRNC is the e-CF's RNCComprador, null when it names none (a
+	// type 32 under DOP 250,000 may leave it out; a foreign buyer has an
+	// IdentificadorExtranjero instead).
+	BuyerRNC           *string                     `json:"buyerRnc"`
 	Total              string                      `json:"total"`
 	DGII               *DGIIResult                 `json:"dgii"`
 	Delivery           DeliveryResource            `json:"delivery"`
@@ -277,6 +281,7 @@ func (d *Document) Resource() DocumentResource {
 		TrackID:       nullable(d.TrackID),
 		SecurityCode:  nullable(d.SecurityCode),
 		QRURL:         nullable(d.QRURL),
+		BuyerRNC:      nullable(d.BuyerRNC),
 		Total:         d.Total,
 		DGII:          d.DGII,
 		FailureReason: nullable(d.FailureReason),
@@ -345,6 +350,17 @@ type DocumentFilter struct {
 	Cursor string
 	// Limit is the page size, 1 to MaxPageSize.
 	Limit int
+}
+
+// PageSize is f's limit within 1 to MaxPageSize, DefaultPageSize when
+// unset.
+func (f DocumentFilter) PageSize() int { return pageSize(f.Limit) }
+
+// NextDocumentPage cuts a page read with one row more than limit (the
+// engines read limit+1 to know whether another page follows) and returns
+// it with the cursor of the next page, "" on the last.
+func NextDocumentPage(docs []*Document, limit int) ([]*Document, string) {
+	return cutPage(docs, limit, func(d *Document) (time.Time, string) { return d.CreatedAt, d.ID })
 }
 
 // Page sizes of list endpoints.

@@ -261,6 +261,30 @@ func TestDocumentResourceDGIIMessagesNeverNull(t *testing.T) {
 	}
 }
 
+// TestDocumentResourceBuyerRNC: the resource's buyerRnc is the document's
+// RNCComprador, and null (never "", never left out) when it has none.
+func TestDocumentResourceBuyerRNC(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		d    *sello.Document
+		want string
+	}{
+		{"Buyer", &sello.Document{Type: sello.TypeCreditoFiscal, BuyerRNC: "131880681"}, `"buyerRnc":"131880681"`},
+		{"Cedula", &sello.Document{Type: sello.TypeConsumo, BuyerRNC: "40200000009"}, `"buyerRnc":"40200000009"`},
+		{"ConsumerWithoutOne", &sello.Document{Type: sello.TypeConsumo}, `"buyerRnc":null`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := json.Marshal(tt.d.Resource())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(b), tt.want) {
+				t.Errorf("%s, want %s", b, tt.want)
+			}
+		})
+	}
+}
+
 // TestResourceBuyerSide checks that a document's resource promises no
 // delivery or commercial approval that Sello will not make: not_applicable
 // for the types never exchanged with a buyer and for documents that will not

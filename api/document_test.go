@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -149,6 +150,10 @@ func TestListDocumentsBuyerAndENCF(t *testing.T) {
 		var encfs []string
 		for _, d := range l.Data {
 			encfs = append(encfs, d.ENCF)
+			// Each document carries its buyer (buyerRnc).
+			if q, _ := url.ParseQuery(query); q.Has("buyer") && (d.BuyerRNC == nil || *d.BuyerRNC != q.Get("buyer")) {
+				t.Errorf("%s: %s has buyerRnc %v", query, d.ENCF, d.BuyerRNC)
+			}
 		}
 		return encfs
 	}

@@ -259,6 +259,7 @@ func queuedDocument() *sello.Document {
 		Type:        sello.TypeCreditoFiscal,
 		ENCF:        "E310000000042",
 		Status:      sello.StatusQueuedForSigning,
+		BuyerRNC:    "101672919",
 		Total:       "1770.00",
 		Delivery:    sello.Delivery{Status: sello.DeliveryNotSent},
 		CreatedAt:   now,
@@ -284,6 +285,7 @@ func rejectedDocument() *sello.Document {
 func failedDocument() *sello.Document {
 	d := queuedDocument()
 	d.Type = sello.TypeConsumo
+	d.BuyerRNC = "" // a consumer under DOP 250,000: null
 	d.ENCF = "E320000000007"
 	d.Status = sello.StatusFailed
 	d.FailureReason = "The tenant has no valid signing certificate."
@@ -443,6 +445,8 @@ func TestContractCheckResponse(t *testing.T) {
 		{"ErrContentType", create, 202, with(rl, "Content-Type", "text/plain"), created, "Content-Type"},
 		{"ErrUnknownStatus", create, 202, rl, edit(created, func(m map[string]any) { docOf(m)["status"] = "queued" }), "status"},
 		{"ErrTrackIDOmitted", create, 202, rl, edit(created, func(m map[string]any) { delete(docOf(m), "trackId") }), "trackId"},
+		{"ErrBuyerRNCOmitted", create, 202, rl, edit(created, func(m map[string]any) { delete(docOf(m), "buyerRnc") }), "buyerRnc"},
+		{"ErrBuyerRNCEmpty", create, 202, rl, edit(created, func(m map[string]any) { docOf(m)["buyerRnc"] = "" }), "buyerRnc"},
 		{"ErrExtraField", create, 202, rl, edit(created, func(m map[string]any) { docOf(m)["tenantId"] = "t1" }), "tenantId"},
 		{"ErrTotalDecimals", create, 202, rl, edit(created, func(m map[string]any) { docOf(m)["total"] = "1770.0" }), "total"},
 		{"ErrTotalNumber", create, 202, rl, edit(created, func(m map[string]any) { docOf(m)["total"] = 1770 }), "total"},

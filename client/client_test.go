@@ -82,7 +82,7 @@ func hangUp(w http.ResponseWriter, r *http.Request) {
 }
 
 const docJSON = `{"id":"0193a000-0000-7000-8000-000000000001","type":"E31","encf":"E310000000001","status":"queued_for_signing",
-	"trackId":null,"securityCode":null,"signedAt":null,"qrUrl":null,"total":"1180.00","dgii":null,
+	"trackId":null,"securityCode":null,"signedAt":null,"qrUrl":null,"buyerRnc":"131880681","total":"1180.00","dgii":null,
 	"delivery":{"status":"not_sent"},"commercialApproval":null,
 	"createdAt":"2026-11-22T14:03:07.123Z","updatedAt":"2026-11-22T14:03:07.123Z"}`
 
@@ -160,8 +160,12 @@ func TestNew(t *testing.T) {
 func TestRequestShape(t *testing.T) {
 	api := newFakeAPI(t, created)
 	c, _ := mustClient(t, api.srv.URL+"/base/", client.WithUserAgent("erp/2.1"))
-	if _, err := c.CreateDocument(t.Context(), client.CreateDocumentRequest{Document: invoice}); err != nil {
+	doc, err := c.CreateDocument(t.Context(), client.CreateDocumentRequest{Document: invoice})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if doc.Document.BuyerRNC == nil || *doc.Document.BuyerRNC != "131880681" || doc.Document.TrackID != nil {
+		t.Errorf("the answer's document: buyerRnc %v, trackId %v", doc.Document.BuyerRNC, doc.Document.TrackID)
 	}
 	r := api.requests()[0]
 	for h, want := range map[string]string{

@@ -50,6 +50,10 @@ type Document struct {
 	SecurityCode *string    `json:"securityCode"`
 	SignedAt     *time.Time `json:"signedAt"`
 	QRURL        *string    `json:"qrUrl"`
+	// BuyerRNC is the e-CF's RNCComprador (the buyer's RNC or cédula); nil
+	// when it names none (a type 32 under DOP 250,000 may leave it out; a
+	// foreign buyer has an IdentificadorExtranjero instead).
+	BuyerRNC *string `json:"buyerRnc"`
 	// Total is Totales.MontoTotal as a decimal string ("1180.00").
 	Total string `json:"total"`
 	// DGII is DGII's verdict; nil until there is one.

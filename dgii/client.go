@@ -109,7 +109,7 @@ type Client struct {
 	onCall  func(Call)
 
 	mu     sync.Mutex
-	tokens map[tokenKey]*tokenEntry
+	tokens map[tokenKey]*tokenSlot
 }
 
 // New returns a client with cfg's defaults filled in.
@@ -121,7 +121,7 @@ func New(cfg Config) *Client {
 		retries: cfg.Retries,
 		backoff: cfg.Backoff,
 		onCall:  cfg.OnCall,
-		tokens:  map[tokenKey]*tokenEntry{},
+		tokens:  map[tokenKey]*tokenSlot{},
 	}
 	c.urls.ECF = strings.TrimRight(c.urls.ECF, "/")
 	c.urls.FC = strings.TrimRight(c.urls.FC, "/")
@@ -156,11 +156,11 @@ type Signer func(ctx context.Context, xml []byte) ([]byte, error)
 // token is cached in the Client, shared by every Session of the same RNC
 // and environment. It is safe for concurrent use.
 type Session struct {
-	c     *Client
-	env   sello.Environment
-	rnc   string
-	sign  Signer
-	entry *tokenEntry
+	c    *Client
+	env  sello.Environment
+	rnc  string
+	sign Signer
+	slot *tokenSlot
 }
 
 // Session returns the client bound to the taxpayer rnc in env, signing its
@@ -170,11 +170,11 @@ func (c *Client) Session(env sello.Environment, rnc string, sign Signer) *Sessio
 	c.mu.Lock()
 	e, ok := c.tokens[k]
 	if !ok {
-		e = &tokenEntry{}
+		e = &tokenSlot{}
 		c.tokens[k] = e
 	}
 	c.mu.Unlock()
-	return &Session{c: c, env: env, rnc: rnc, sign: sign, entry: e}
+	return &Session{c: c, env: env, rnc: rnc, sign: sign, slot: e}
 }
 
 // Environment is the session's environment.
@@ -188,22 +188,6 @@ type tokenKey struct {
 	rnc string
 }
 
-// tokenEntry is the cached token of one RNC in one environment.
-type tokenEntry struct {
-	mu      sync.Mutex
-	token   string
-	renewAt time.Time
-	fetch   *tokenFetch // in flight, or nil
-}
-
-// tokenFetch is one authentication that concurrent callers wait on.
-type tokenFetch struct {
-	done    chan struct{}
-	token   string
-	renewAt time.Time
-	err     error
-}
-
 // authError marks an error of the authentication step, which the call
 // retry loop does not retry again (authenticate retries its own GET).
 type authError struct{ err error }
@@ -213,63 +197,20 @@ func (e *authError) Unwrap() error { return e.err }
 
 // token returns a valid token, authenticating when there is none or it is
 // within TokenMargin of expiring. Concurrent callers share one
-// authentication.
+// authentication; its failure is an *authError.
 func (s *Session) token(ctx context.Context) (string, error) {
-	e := s.entry
-	for {
-		e.mu.Lock()
-		if e.token != "" && s.c.now().Before(e.renewAt) {
-			t := e.token
-			e.mu.Unlock()
-			return t, nil
+	return s.slot.get(ctx, s.c.now, func(ctx context.Context) (string, time.Time, error) {
+		token, renew, err := s.authenticate(ctx)
+		if err != nil {
+			return "", time.Time{}, &authError{err}
 		}
-		f := e.fetch
-		leader := f == nil
-		if leader {
-			f = &tokenFetch{done: make(chan struct{})}
-			e.fetch = f
-		}
-		e.mu.Unlock()
-
-		if leader {
-			f.token, f.renewAt, f.err = s.authenticate(ctx)
-			e.mu.Lock()
-			e.fetch = nil
-			if f.err == nil {
-				e.token, e.renewAt = f.token, f.renewAt
-			}
-			e.mu.Unlock()
-			close(f.done)
-			if f.err != nil {
-				return "", &authError{f.err}
-			}
-			return f.token, nil
-		}
-		select {
-		case <-f.done:
-		case <-ctx.Done():
-			return "", ctx.Err()
-		}
-		if f.err == nil {
-			return f.token, nil
-		}
-		// The leader's own context ended its fetch: try again with ours.
-		if (errors.Is(f.err, context.Canceled) || errors.Is(f.err, context.DeadlineExceeded)) && ctx.Err() == nil {
-			continue
-		}
-		return "", &authError{f.err}
-	}
+		return token, renew, nil
+	})
 }
 
 // dropToken forgets token after DGII refused it, unless another caller
 // already replaced it.
-func (s *Session) dropToken(token string) {
-	s.entry.mu.Lock()
-	if s.entry.token == token {
-		s.entry.token = ""
-	}
-	s.entry.mu.Unlock()
-}
+func (s *Session) dropToken(token string) { s.slot.drop(token) }
 
 // authenticate runs DGII's flow: get a seed, sign it, trade it for a token.
 func (s *Session) authenticate(ctx context.Context) (string, time.Time, error) {
@@ -316,22 +257,6 @@ func (s *Session) authenticate(ctx context.Context) (string, time.Time, error) {
 		return "", time.Time{}, fmt.Errorf("dgii: validarsemilla: %w", err)
 	}
 	return token, renewAt(s.c.now(), expira, expedido), nil
-}
-
-// renewAt is when a token issued now should be replaced. With both of
-// DGII's times it counts the lifetime from now, so a clock that disagrees
-// with DGII's neither keeps a dead token nor renews on every call.
-func renewAt(now, expira, expedido time.Time) time.Time {
-	var life time.Duration
-	switch {
-	case !expira.IsZero() && !expedido.IsZero() && expira.After(expedido):
-		life = expira.Sub(expedido)
-	case !expira.IsZero():
-		life = expira.Sub(now)
-	default:
-		life = time.Hour // DGII's documented lifetime
-	}
-	return now.Add(max(life-TokenMargin, life/2))
 }
 
 // compactSeed checks that b is DGII's SemillaModel and removes its

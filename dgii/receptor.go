@@ -8,7 +8,10 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
+	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/tracing"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -17,16 +20,62 @@ import (
 // ones its DGII directory entry names: it authenticates with the sender's
 // certificate when the receiver declares an authentication host (the same
 // semilla → signed seed → token flow as DGII's, on the receiver's
-// /fe/autenticacion paths) and posts a signed e-CF to its reception
-// service. It makes one exchange per call and retries nothing: the caller
-// owns retries. Give it an HTTP client that guards where it may connect
-// (the receiver's URLs come from outside).
+// /fe/autenticacion paths) and posts a signed e-CF or ACECF to it. The
+// receiver's token is kept until shortly before it expires, per
+// environment, sender and authentication host, and concurrent sends share
+// one authentication; a 401 drops it and the send is made once more with
+// a new one. Nothing else is retried: the caller owns retries. It is safe
+// for concurrent use; keep one per HTTP client, so that its tokens are
+// reused. Give it an HTTP client that guards where it may connect (the
+// receiver's URLs come from outside).
 type Receptor struct {
 	http *http.Client
+	now  func() time.Time
+
+	mu     sync.Mutex
+	tokens map[receptorKey]*tokenSlot
+	// sweepAt is the size of tokens at which the next new entry first
+	// forgets the expired ones.
+	sweepAt int
 }
 
-// NewReceptor returns a Receptor sending through hc.
-func NewReceptor(hc *http.Client) *Receptor { return &Receptor{http: hc} }
+// ReceptorConfig configures a Receptor.
+type ReceptorConfig struct {
+	// HTTPClient sends the requests. Required.
+	HTTPClient *http.Client
+	// Now is the clock the receivers' tokens expire by. Default time.Now.
+	Now func() time.Time
+}
+
+// NewReceptor returns a Receptor with cfg's defaults filled in.
+func NewReceptor(cfg ReceptorConfig) *Receptor {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Receptor{http: cfg.HTTPClient, now: cfg.Now, tokens: map[receptorKey]*tokenSlot{}, sweepAt: receptorSweepMin}
+}
+
+// Sender is the taxpayer a Receptor sends for: its RNC in an environment,
+// whose certificate signs the receivers' authentication seeds.
+type Sender struct {
+	Environment sello.Environment
+	RNC         string
+	// Sign signs a seed; a receiver that declares no authentication host
+	// needs none.
+	Sign Signer
+}
+
+// receptorKey is whose token a receiver issued: a sender in an
+// environment, at an authentication host.
+type receptorKey struct {
+	env  sello.Environment
+	rnc  string
+	base string
+}
+
+// receptorSweepMin is the least number of cached tokens at which a new one
+// first forgets the expired ones.
+const receptorSweepMin = 64
 
 // ReceptorError is a receiver's answer other than 2xx.
 type ReceptorError struct {
@@ -52,15 +101,11 @@ const receptorBodyLimit = 1 << 20
 // SendECF posts the signed e-CF (file name {RNCEmisor}{eNCF}.xml) to
 // entry's reception service, {URLRecepcion}/fe/recepcion/api/ecf, with a
 // Bearer token from {URLOpcional}/fe/autenticacion when entry declares an
-// authentication host (sign signs its seed), and returns the answer's body,
-// the buyer's ARECF, as received. Errors: a *ReceptorError for an answer
-// other than 2xx, the HTTP client's error when there was none.
-func (p *Receptor) SendECF(ctx context.Context, entry DirectoryEntry, fileName string, signed []byte, sign Signer) ([]byte, error) {
-	token, err := p.token(ctx, entry, sign)
-	if err != nil {
-		return nil, err
-	}
-	return p.post(ctx, "recepcion", strings.TrimRight(entry.URLRecepcion, "/")+"/fe/recepcion/api/ecf", fileName, signed, token)
+// authentication host (from.Sign signs its seed), and returns the answer's
+// body, the buyer's ARECF, as received. Errors: a *ReceptorError for an
+// answer other than 2xx, the HTTP client's error when there was none.
+func (p *Receptor) SendECF(ctx context.Context, from Sender, entry DirectoryEntry, fileName string, signed []byte) ([]byte, error) {
+	return p.send(ctx, from, entry, "recepcion", strings.TrimRight(entry.URLRecepcion, "/")+"/fe/recepcion/api/ecf", fileName, signed)
 }
 
 // SendApproval posts the signed ACECF (file name {RNCComprador}{eNCF}.xml)
@@ -70,66 +115,99 @@ func (p *Receptor) SendECF(ctx context.Context, entry DirectoryEntry, fileName s
 // *ReceptorError (Op "aprobacioncomercial") for another answer, 400 being
 // the receiver's "insatisfactorio"; the HTTP client's error when there was
 // none.
-func (p *Receptor) SendApproval(ctx context.Context, entry DirectoryEntry, fileName string, signed []byte, sign Signer) error {
+func (p *Receptor) SendApproval(ctx context.Context, from Sender, entry DirectoryEntry, fileName string, signed []byte) error {
 	if entry.URLAceptacion == "" {
 		return errors.New("receiver: aprobacioncomercial: the directory entry declares no urlAceptacion")
 	}
-	token, err := p.token(ctx, entry, sign)
-	if err != nil {
-		return err
-	}
-	_, err = p.post(ctx, "aprobacioncomercial", strings.TrimRight(entry.URLAceptacion, "/")+"/fe/aprobacioncomercial/api/ecf", fileName, signed, token)
+	_, err := p.send(ctx, from, entry, "aprobacioncomercial", strings.TrimRight(entry.URLAceptacion, "/")+"/fe/aprobacioncomercial/api/ecf", fileName, signed)
 	return err
 }
 
-// token is a Bearer token from entry's authentication host, "" when it
-// declares none.
-func (p *Receptor) token(ctx context.Context, entry DirectoryEntry, sign Signer) (string, error) {
-	if base := strings.TrimRight(entry.URLOpcional, "/"); base != "" {
-		return p.authenticate(ctx, base, sign)
-	}
-	return "", nil
-}
-
-// post sends one file as the multipart part xml to url.
-func (p *Receptor) post(ctx context.Context, op, url, fileName string, content []byte, token string) ([]byte, error) {
+// send posts one file as the multipart part xml to url, with the sender's
+// token when entry declares an authentication host. A 401 to a token drops
+// it, and the file is posted once more with a new one: a 401 means the
+// receiver took nothing.
+func (p *Receptor) send(ctx context.Context, from Sender, entry DirectoryEntry, op, url, fileName string, content []byte) ([]byte, error) {
 	body, ct, err := multipartBody(&filePart{name: fileName, content: content})
 	if err != nil {
 		return nil, fmt.Errorf("receiver: %s: build body: %w", op, err)
 	}
-	return p.do(ctx, op, http.MethodPost, url, body, ct, token)
+	base := strings.TrimRight(entry.URLOpcional, "/")
+	if base == "" {
+		return p.do(ctx, op, http.MethodPost, url, body, ct, "")
+	}
+	slot := p.slot(receptorKey{from.Environment, from.RNC, base})
+	auth := func(ctx context.Context) (string, time.Time, error) { return p.authenticate(ctx, base, from.Sign) }
+	for retried := false; ; retried = true {
+		token, err := slot.get(ctx, p.now, auth)
+		if err != nil {
+			return nil, err
+		}
+		b, err := p.do(ctx, op, http.MethodPost, url, body, ct, token)
+		var re *ReceptorError
+		if !retried && errors.As(err, &re) && re.Status == http.StatusUnauthorized {
+			slot.drop(token)
+			continue
+		}
+		return b, err
+	}
 }
 
-// authenticate trades a signed seed of the receiver for its token.
-func (p *Receptor) authenticate(ctx context.Context, base string, sign Signer) (string, error) {
+// slot returns the token slot of k, made empty on first use. Adding one to
+// a map that has grown to sweepAt first forgets the slots whose token has
+// expired, so the map holds about the senders and receivers of the last
+// token lifetime.
+func (p *Receptor) slot(k receptorKey) *tokenSlot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if e, ok := p.tokens[k]; ok {
+		return e
+	}
+	if len(p.tokens) >= p.sweepAt {
+		now := p.now()
+		for k, e := range p.tokens {
+			if e.idle(now) {
+				delete(p.tokens, k)
+			}
+		}
+		p.sweepAt = max(2*len(p.tokens), receptorSweepMin)
+	}
+	e := &tokenSlot{}
+	p.tokens[k] = e
+	return e
+}
+
+// authenticate trades a signed seed of the receiver at base for its token,
+// and returns it with when to renew it.
+func (p *Receptor) authenticate(ctx context.Context, base string, sign Signer) (string, time.Time, error) {
 	if sign == nil {
-		return "", errors.New("receiver: authenticate: no signer")
+		return "", time.Time{}, errors.New("receiver: authenticate: no signer")
 	}
 	b, err := p.do(ctx, "semilla", http.MethodGet, base+"/fe/autenticacion/api/semilla", nil, "", "")
 	if err != nil {
-		return "", err
+		return "", time.Time{}, err
 	}
 	seed, err := compactSeed(b)
 	if err != nil {
-		return "", fmt.Errorf("receiver: semilla: %w", err)
+		return "", time.Time{}, fmt.Errorf("receiver: semilla: %w", err)
 	}
 	signed, err := sign(ctx, seed)
 	if err != nil {
-		return "", fmt.Errorf("receiver: sign semilla: %w", err)
+		return "", time.Time{}, fmt.Errorf("receiver: sign semilla: %w", err)
 	}
 	body, ct, err := multipartBody(&filePart{name: "semilla.xml", content: signed})
 	if err != nil {
-		return "", fmt.Errorf("receiver: validacioncertificado: build body: %w", err)
+		return "", time.Time{}, fmt.Errorf("receiver: validacioncertificado: build body: %w", err)
 	}
 	b, err = p.do(ctx, "validacioncertificado", http.MethodPost, base+"/fe/autenticacion/api/validacioncertificado", body, ct, "")
 	if err != nil {
-		return "", err
+		return "", time.Time{}, err
 	}
-	token, _, _, err := parseToken(b)
+	token, expira, expedido, err := parseToken(b)
 	if err != nil {
-		return "", fmt.Errorf("receiver: validacioncertificado: %w", err)
+		return "", time.Time{}, fmt.Errorf("receiver: validacioncertificado: %w", err)
 	}
-	return token, nil
+	return token, renewAt(p.now(), expira, expedido), nil
 }
 
 // do makes one exchange (call) in a span "receptor OP", child of ctx's

@@ -364,7 +364,7 @@ func (s *Session) VoidRanges(ctx context.Context, signedANECF []byte) (*VoidResu
 // calls' (ErrUnavailable when DGII is down). The contingency job asks it
 // while an environment is in contingency.
 func (c *Client) Reachable(ctx context.Context, env sello.Environment) error {
-	s := &Session{c: c, env: env, entry: &tokenEntry{}}
+	s := &Session{c: c, env: env, slot: &tokenSlot{}}
 	_, err := s.do(ctx, request{
 		op: "semilla", method: http.MethodGet, base: c.urls.ECF,
 		path: "autenticacion/api/autenticacion/semilla", idempotent: true,

@@ -68,7 +68,8 @@ func (s *Simulator) SendECF(ctx context.Context, hc *http.Client, env sello.Envi
 	if err := s.accepted(env, doc, now); err != nil {
 		return nil, err
 	}
-	body, err := dgii.NewReceptor(hc).SendECF(ctx, receiverEntry(base), RNCDGIITest+encf+".xml", doc, s.signer)
+	from := dgii.Sender{Environment: env, RNC: RNCDGIITest, Sign: s.signer}
+	body, err := dgii.NewReceptor(dgii.ReceptorConfig{HTTPClient: hc, Now: s.now}).SendECF(ctx, from, receiverEntry(base), RNCDGIITest+encf+".xml", doc)
 	return sent(encf, body, err)
 }
 
@@ -182,7 +183,8 @@ func (s *Simulator) SendACECF(ctx context.Context, hc *http.Client, env sello.En
 	if err != nil {
 		return nil, fmt.Errorf("dgiisim: sign the ACECF: %w", err)
 	}
-	err = dgii.NewReceptor(hc).SendApproval(ctx, receiverEntry(base), sub.rncComprador+encf+".xml", doc, s.signer)
+	from := dgii.Sender{Environment: env, RNC: sub.rncComprador, Sign: s.signer}
+	err = dgii.NewReceptor(dgii.ReceptorConfig{HTTPClient: hc, Now: s.now}).SendApproval(ctx, from, receiverEntry(base), sub.rncComprador+encf+".xml", doc)
 	return sent(encf, nil, err)
 }
 

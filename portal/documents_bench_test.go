@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -62,10 +63,12 @@ type bigCompany struct {
 	week0, week1 time.Time // a week of the 100 days
 	explain      func(tb testing.TB, q string, args ...any) string
 	engine       string
-	// addIndexes creates the proposed indexes; explainBuyer and
-	// explainEvents are the plans they change.
-	addIndexes                  func(tb testing.TB)
-	explainBuyer, explainEvents func(tb testing.TB) string
+	// dropIndexes drops the indexes of the buyer's filter, a document's
+	// events and the received documents' list (migrations 23 and 24), to
+	// measure the pages as they were without them; explainBuyer,
+	// explainEvents and explainReceived are the plans they change.
+	dropIndexes                                  func(tb testing.TB)
+	explainBuyer, explainEvents, explainReceived func(tb testing.TB) string
 	// grow copies each document times times, each copy times×100 days
 	// earlier, lightened (no payload, no XML, no history or events):
 	// the list's rows and indexes as a company with that many
@@ -196,6 +199,11 @@ func benchDocuments(b *testing.B, c *bigCompany) {
 		req.Header.Set("X-API-KEY", c.key)
 		return req
 	}
+	receivedReq := func() *http.Request {
+		req := httptest.NewRequest("GET", "/TesteCF/documentos-recibidos?limit=50", nil)
+		req.Header.Set("X-API-KEY", c.key)
+		return req
+	}
 	// The weights, with the assets as sent (gzipped).
 	assets := 0
 	first := serve(b, h, portalReq("/portal/TesteCF/documentos")).Body.String()
@@ -251,6 +259,11 @@ func benchDocuments(b *testing.B, c *bigCompany) {
 			serve(b, h, portalReq(pages[3].path))
 		}
 	})
+	b.Run("api/received-first-page", func(b *testing.B) {
+		for b.Loop() {
+			serve(b, c.api, receivedReq())
+		}
+	})
 	b.Run("portal/export-all", func(b *testing.B) {
 		var n int
 		for b.Loop() {
@@ -259,37 +272,44 @@ func benchDocuments(b *testing.B, c *bigCompany) {
 		b.ReportMetric(float64(n), "bytes/export")
 	})
 	defer func() {
-		// With the two indexes a migration would add (docs/benchmarks.md):
-		// the buyer's filter and a document's events.
-		if c.addIndexes == nil {
-			return
-		}
-		c.addIndexes(b)
+		// Without the indexes of migrations 23 and 24, as the pages were
+		// before them: the buyer's filter, a document's events and the
+		// received documents' list.
 		label := ""
 		if os.Getenv("SELLO_BENCH_MILLION") != "" {
 			label = "x100/"
 		}
-		b.Logf("plan (%s, with the proposed indexes) buyer (rare):\n%s", c.engine, c.explainBuyer(b))
-		b.Logf("plan (%s, with the proposed indexes) a document's events:\n%s", c.engine, c.explainEvents(b))
+		b.Logf("plan (%s %s, with the indexes) buyer (rare):\n%s", c.engine, label, c.explainBuyer(b))
+		b.Logf("plan (%s %s, with the indexes) a document's events:\n%s", c.engine, label, c.explainEvents(b))
+		b.Logf("plan (%s %s, with the indexes) the received documents' first page:\n%s", c.engine, label, c.explainReceived(b))
+		c.dropIndexes(b)
+		b.Logf("plan (%s %s, without the indexes) buyer (rare):\n%s", c.engine, label, c.explainBuyer(b))
+		b.Logf("plan (%s %s, without the indexes) a document's events:\n%s", c.engine, label, c.explainEvents(b))
+		b.Logf("plan (%s %s, without the indexes) the received documents' first page:\n%s", c.engine, label, c.explainReceived(b))
 		for _, q := range c.benchQueries() {
 			if !strings.HasPrefix(q.name, "buyer") {
 				continue
 			}
 			path := "/portal/TesteCF/documentos?" + q.portal
-			b.Run(label+"indexed/portal/"+q.name, func(b *testing.B) {
+			b.Run(label+"unindexed/portal/"+q.name, func(b *testing.B) {
 				for b.Loop() {
 					serve(b, h, portalReq(path))
 				}
 			})
-			b.Run(label+"indexed/api/"+q.name, func(b *testing.B) {
+			b.Run(label+"unindexed/api/"+q.name, func(b *testing.B) {
 				for b.Loop() {
 					serve(b, c.api, apiReq(q.api))
 				}
 			})
 		}
-		b.Run(label+"indexed/portal/document", func(b *testing.B) {
+		b.Run(label+"unindexed/portal/document", func(b *testing.B) {
 			for b.Loop() {
 				serve(b, h, portalReq(pages[3].path))
+			}
+		})
+		b.Run(label+"unindexed/api/received-first-page", func(b *testing.B) {
+			for b.Loop() {
+				serve(b, c.api, receivedReq())
 			}
 		})
 	}()
@@ -322,6 +342,11 @@ func benchDocuments(b *testing.B, c *bigCompany) {
 				serve(b, h, portalReq(pages[1].path))
 			}
 		})
+		b.Run("x100/portal/document", func(b *testing.B) {
+			for b.Loop() {
+				serve(b, h, portalReq(pages[3].path))
+			}
+		})
 	}()
 	b.Run("api/every-page-of-200", func(b *testing.B) {
 		for b.Loop() {
@@ -338,11 +363,12 @@ func benchDocuments(b *testing.B, c *bigCompany) {
 	})
 }
 
-// The store's queries, as sqlite/document.go and postgres/document.go
-// build them (the columns left out: they change no plan), for EXPLAIN.
+// The store's queries, as sqlite/ and postgres/ build them (the columns
+// left out: they change no plan), for EXPLAIN.
 const (
-	listSQL   = `SELECT id FROM documents WHERE tenant_id = $1 AND environment = $2%s ORDER BY created_at DESC, id DESC LIMIT 51`
-	eventsSQL = `SELECT seq FROM events WHERE tenant_id = $1 AND environment = $2 AND %s = $3 ORDER BY %s`
+	listSQL     = `SELECT id FROM documents WHERE tenant_id = $1 AND environment = $2%s ORDER BY created_at DESC, id DESC LIMIT 51`
+	eventsSQL   = `SELECT seq FROM events WHERE tenant_id = $1 AND environment = $2 AND %s = $3 ORDER BY %s`
+	receivedSQL = `SELECT id, received_at FROM inbound_documents WHERE tenant_id = $1 AND environment = $2 ORDER BY received_at DESC, id DESC LIMIT 51`
 )
 
 // explainAll logs the plan of each measured query, and of the document's
@@ -382,6 +408,9 @@ func explainAll(b *testing.B, c *bigCompany, placeholder func(int) string, docID
 	c.explainBuyer = func(tb testing.TB) string {
 		return c.explain(tb, ph(fmt.Sprintf(listSQL, " AND buyer_rnc = $3")), args(rareBuyer)...)
 	}
+	c.explainReceived = func(tb testing.TB) string {
+		return c.explain(tb, ph(receivedSQL), args()...)
+	}
 	b.Logf("plan (%s) a document's events:\n%s", c.engine, c.explainEvents(b))
 }
 
@@ -397,14 +426,13 @@ func BenchmarkDocuments(b *testing.B) {
 	c.explain = func(tb testing.TB, q string, args ...any) string {
 		return explainSQLite(tb, db.SQL(), q, args...)
 	}
-	c.addIndexes = func(tb testing.TB) {
-		for _, q := range proposedIndexes("json_extract(document, '$.id')") {
+	// Without statistics, as Sello's SQLite runs (the million's growth
+	// analyzes).
+	c.dropIndexes = func(tb testing.TB) {
+		for _, q := range dropIndexes {
 			if _, err := db.SQL().Exec(q); err != nil {
 				tb.Fatalf("%s: %v", q, err)
 			}
-		}
-		if _, err := db.SQL().Exec("ANALYZE"); err != nil {
-			tb.Fatal(err)
 		}
 	}
 	c.grow = func(tb testing.TB, times int) {
@@ -457,8 +485,8 @@ func BenchmarkDocumentsPostgres(b *testing.B) {
 		}
 		return strings.Join(out, "\n")
 	}
-	c.addIndexes = func(tb testing.TB) {
-		for _, q := range append(proposedIndexes("(document->>'id')"), "ANALYZE") {
+	c.dropIndexes = func(tb testing.TB) {
+		for _, q := range append(dropIndexes, "ANALYZE") {
 			if _, err := db.Pool().Exec(context.Background(), q); err != nil {
 				tb.Fatalf("%s: %v", q, err)
 			}
@@ -485,19 +513,25 @@ func BenchmarkDocumentsPostgres(b *testing.B) {
 	benchDocuments(b, c)
 }
 
-// proposedIndexes are the indexes the buyer's filter and a document's
-// events lack (no migration adds them yet: docs/benchmarks.md), the
-// events' on the engine's expression of the snapshot's id.
-func proposedIndexes(documentID string) []string {
-	return []string{
-		"CREATE INDEX documents_tenant_env_buyer_created ON documents (tenant_id, environment, buyer_rnc, created_at DESC, id DESC)",
-		"CREATE INDEX events_tenant_document ON events (tenant_id, " + documentID + ")",
-	}
+// dropIndexes drop the indexes of the buyer's filter and a document's
+// events (migration 24) and of the received documents' list (SQLite's
+// migration 23, PostgreSQL's 24).
+var dropIndexes = []string{
+	"DROP INDEX documents_tenant_env_buyer_created",
+	"DROP INDEX events_tenant_document",
+	"DROP INDEX inbound_documents_list",
 }
 
-// explainSQLite is SQLite's plan of q.
+// explains numbers explainSQLite's statements.
+var explains atomic.Int64
+
+// explainSQLite is SQLite's plan of q. Each EXPLAIN's text is new (a
+// numbered comment): the store's connections keep a prepared statement
+// per text, and an EXPLAIN prepared before an index was dropped still
+// lists the index (it is not run, so SQLite never sees the schema
+// changed and prepares it anew).
 func explainSQLite(tb testing.TB, db *sql.DB, q string, args ...any) string {
-	rows, err := db.Query("EXPLAIN QUERY PLAN "+q, args...)
+	rows, err := db.Query(fmt.Sprintf("EXPLAIN QUERY PLAN /* %d */ ", explains.Add(1))+q, args...)
 	if err != nil {
 		tb.Fatalf("explain %s: %v", q, err)
 	}

@@ -37,7 +37,7 @@ var csvMaxRows = 100_000
 // csvColumns are the export's columns: the JSON paths of the API list's
 // fields (sello.DocumentResource), in its order.
 var csvColumns = []string{
-	"id", "type", "encf", "status", "trackId", "securityCode", "signedAt", "qrUrl", "total",
+	"id", "type", "encf", "status", "trackId", "securityCode", "signedAt", "qrUrl", "buyerRnc", "total",
 	"dgii.codigo", "dgii.estado", "dgii.mensajes", "dgii.secuenciaUtilizada",
 	"delivery.status", "delivery.code", "delivery.reason",
 	"commercialApproval.status", "commercialApproval.reason", "commercialApproval.buyerRnc",

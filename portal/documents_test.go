@@ -695,6 +695,13 @@ func testDocumentsCSV(t *testing.T, site *Site) {
 	if !strings.Contains(verdicts, `=HYPERLINK`) || rows[1][slices.Index(cols, "commercialApproval.status")] != "disputed" {
 		t.Errorf("disputed: %q", rows[1])
 	}
+	// The buyer's RNC, empty for the consumption invoice without one.
+	for name, want := range map[string]string{"otherBuyer": "101000001", "approved": "131880681", "consumo": ""} {
+		_, rows := exportCSV(t, b, url.Values{"encf": {docs[name].ENCF}})
+		if got := rows[1][slices.Index(cols, "buyerRnc")]; got != want {
+			t.Errorf("%s: buyerRnc %q, want %q", name, got, want)
+		}
+	}
 	// A refused filter is the page with its messages.
 	p := b.Get("/portal/TesteCF/documentos/exportar?comprador=12")
 	wantStatus(t, p, http.StatusBadRequest)

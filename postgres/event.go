@@ -157,19 +157,23 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 }
 
 // FindDocumentEvents implements sello.EventStore: the tenant's events in
-// env (events_tenant_env_tx_seq) whose document snapshot is of
-// documentID, committed or not yet settled alike (a page that shows them
-// is no cursor).
+// env whose document snapshot is of documentID, committed or not yet
+// settled alike (a page that shows them is no cursor).
 func (db *DB) FindDocumentEvents(ctx context.Context, tenantID string, env sello.Environment, documentID string) ([]*sello.Event, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+eventColumns+` FROM events
-		WHERE tenant_id = $1 AND environment = $2 AND document->>'id' = $3
-		ORDER BY tx, seq`, tenantID, env, documentID)
+	rows, err := db.pool.Query(ctx, documentEventsSQL, tenantID, env, documentID)
 	if err != nil {
 		return nil, dbError(err, "find document events")
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*sello.Event, error) { return scanEvent(r) })
 	return out, dbError(err, "find document events")
 }
+
+// documentEventsSQL is FindDocumentEvents' query: a range of
+// events_tenant_document (migration 24), whose expression is the
+// snapshot's id as written here (TestListQueriesUseIndexes).
+const documentEventsSQL = `SELECT ` + eventColumns + ` FROM events
+	WHERE tenant_id = $1 AND environment = $2 AND document->>'id' = $3
+	ORDER BY tx, seq`
 
 // listEvents runs the query of ListEvents and returns its events and how
 // many of them, from the first, are settled: written by a transaction

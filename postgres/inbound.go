@@ -360,6 +360,27 @@ func findInbound(ctx context.Context, q rowQuerier, where string, tenantID strin
 // for a malformed cursor.
 func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sello.Environment, f sello.InboundFilter) ([]*sello.InboundDocument, string, error) {
 	limit := f.PageSize()
+	q, args, err := listInboundSQL(tenantID, env, f, limit+1)
+	if err != nil {
+		return nil, "", err
+	}
+	rows, err := db.pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, "", dbError(err, "list inbound documents")
+	}
+	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*sello.InboundDocument, error) { return scanInbound(r) })
+	if err != nil {
+		return nil, "", dbError(err, "list inbound documents")
+	}
+	docs, next := sello.NextInboundPage(docs, limit)
+	return docs, next, nil
+}
+
+// listInboundSQL is ListInboundDocuments' query of rows documents under
+// f, and its arguments. Unfiltered, it walks inbound_documents_list
+// (migration 24) backwards from the cursor (TestListQueriesUseIndexes).
+// Returns INVALID_REQUEST for a malformed cursor.
+func listInboundSQL(tenantID string, env sello.Environment, f sello.InboundFilter, rows int) (string, []any, error) {
 	q := `SELECT ` + inboundListColumns + ` FROM inbound_documents WHERE tenant_id = $1 AND environment = $2`
 	args := []any{tenantID, env}
 	arg := func(v any) string {
@@ -390,21 +411,12 @@ func (db *DB) ListInboundDocuments(ctx context.Context, tenantID string, env sel
 	if f.Cursor != "" {
 		at, id, err := sello.ParseCursor(f.Cursor)
 		if err != nil {
-			return nil, "", err
+			return "", nil, err
 		}
 		q += ` AND (received_at, id) < (` + arg(at) + `, ` + arg(id) + `)`
 	}
-	q += ` ORDER BY received_at DESC, id DESC LIMIT ` + arg(limit+1)
-	rows, err := db.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, "", dbError(err, "list inbound documents")
-	}
-	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*sello.InboundDocument, error) { return scanInbound(r) })
-	if err != nil {
-		return nil, "", dbError(err, "list inbound documents")
-	}
-	docs, next := sello.NextInboundPage(docs, limit)
-	return docs, next, nil
+	q += ` ORDER BY received_at DESC, id DESC LIMIT ` + arg(rows)
+	return q, args, nil
 }
 
 func scanInbound(r pgx.Row) (*sello.InboundDocument, error) {

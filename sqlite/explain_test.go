@@ -3,6 +3,9 @@ package sqlite
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/sello-do/sello"
 )
 
 // TestReceiverQueriesUseIndexes: the prune of expired seeds and tokens,
@@ -73,23 +76,58 @@ func TestInboundListUsesIndex(t *testing.T) {
 	}
 }
 
-// TestInboundConfirmQueueUsesKey: the sweep of the confirmation queue
-// walks the queue's key (a WITHOUT ROWID table is its key's tree) in order,
-// with no sort, and deletes each entry through it. Every entry of the
-// queue is due, so the walk stops after the batch (LIMIT); inbound_documents
-// is not read.
-func TestInboundConfirmQueueUsesKey(t *testing.T) {
+// TestDocumentQueriesUseIndexes: the documents' list filtered by buyer,
+// first page and a later one, walks documents_tenant_env_buyer_created
+// (no sort, and none of the tenant's other documents read), a document's
+// events are a range of events_tenant_document, both of migration 24, and
+// their webhook deliveries are found by their event ids: the queries as
+// the store builds them, on a store without statistics (as Sello's SQLite
+// runs: it never runs ANALYZE).
+func TestDocumentQueriesUseIndexes(t *testing.T) {
 	db := mustOpenInternal(t)
-	if got := queryPlan(t, db, takeInboundConfirmsSQL, 200); got != "SEARCH inbound_confirm_queue USING PRIMARY KEY (inbound_document_id=?); LIST SUBQUERY 1; SCAN inbound_confirm_queue" {
-		t.Errorf("plan %q, want the key's first entries (a scan in key order, no TEMP B-TREE), deleted through the key", got)
+	buyer := sello.DocumentFilter{BuyerRNC: "131000001"}
+	later := buyer
+	later.Cursor = sello.FormatCursor(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC), "doc")
+	for _, c := range []struct {
+		name   string
+		filter *sello.DocumentFilter
+		want   string
+		sorts  bool
+	}{
+		{"Buyer", &buyer, "SEARCH documents USING INDEX documents_tenant_env_buyer_created (tenant_id=? AND environment=? AND buyer_rnc=?", false},
+		{"BuyerLater", &later, "SEARCH documents USING INDEX documents_tenant_env_buyer_created (tenant_id=? AND environment=? AND buyer_rnc=?", false},
+		// A document's few events are sorted by seq, their deliveries by
+		// their creation.
+		{"DocumentEvents", nil, "SEARCH events USING INDEX events_tenant_document (tenant_id=? AND <expr>=?)", true},
+		{"EventDeliveries", nil, "SEARCH webhook_deliveries USING INDEX webhook_deliveries_event (event_id=?)", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			q, args := documentEventsSQL, []any{"t", "TesteCF", "doc"}
+			if c.name == "EventDeliveries" {
+				q, args = eventDeliveriesSQL, []any{`["ev1","ev2"]`, "t"}
+			}
+			if c.filter != nil {
+				var err error
+				if q, args, err = listDocumentsSQL("t", sello.EnvTest, *c.filter, 51); err != nil {
+					t.Fatal(err)
+				}
+			}
+			got := queryPlan(t, db, q, args...)
+			if !strings.Contains(got, c.want) {
+				t.Errorf("plan %q, want %q", got, c.want)
+			}
+			if !c.sorts && strings.Contains(got, "TEMP B-TREE") {
+				t.Errorf("plan %q, want no sort", got)
+			}
+		})
 	}
 }
 
-// queryPlan is SQLite's plan of sql over args: its steps' details joined
+// queryPlan is SQLite's plan of q with args, its lines' details joined
 // by "; ".
-func queryPlan(t *testing.T, db *DB, sql string, args ...any) string {
+func queryPlan(t *testing.T, db *DB, q string, args ...any) string {
 	t.Helper()
-	rows, err := db.db.Query("EXPLAIN QUERY PLAN "+sql, args...)
+	rows, err := db.db.Query("EXPLAIN QUERY PLAN "+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,4 +145,16 @@ func queryPlan(t *testing.T, db *DB, sql string, args ...any) string {
 		t.Fatal(err)
 	}
 	return strings.Join(plan, "; ")
+}
+
+// TestInboundConfirmQueueUsesKey holds the sweep's take of the receipts'
+// confirmation queue (takeInboundConfirmsSQL) to the queue's key, in order
+// with no sort, and deletes each entry through it. Every entry of the
+// queue is due, so the walk stops after the batch (LIMIT); inbound_documents
+// is not read.
+func TestInboundConfirmQueueUsesKey(t *testing.T) {
+	db := mustOpenInternal(t)
+	if got := queryPlan(t, db, takeInboundConfirmsSQL, 200); got != "SEARCH inbound_confirm_queue USING PRIMARY KEY (inbound_document_id=?); LIST SUBQUERY 1; SCAN inbound_confirm_queue" {
+		t.Errorf("plan %q, want the key's first entries (a scan in key order, no TEMP B-TREE), deleted through the key", got)
+	}
 }

@@ -511,6 +511,15 @@ func (db *DB) ListWebhookDeliveries(ctx context.Context, tenantID string, env se
 	return out, dbError(rows.Err(), "list webhook deliveries")
 }
 
+// eventDeliveriesSQL is FindEventWebhookDeliveries' query. The tenant is
+// +tenant_id, which no index serves: without it SQLite, which has no
+// statistics (Sello never runs ANALYZE) and cannot tell how many ids the
+// JSON array holds, walks every delivery of the tenant through
+// webhook_deliveries_endpoint_status (TestDocumentQueriesUseIndexes).
+const eventDeliveriesSQL = `SELECT ` + deliveryColumns + ` FROM webhook_deliveries
+	WHERE event_id IN (SELECT value FROM json_each(?)) AND +tenant_id = ?
+	ORDER BY created_at, id`
+
 // FindEventWebhookDeliveries implements sello.WebhookStore: by the index
 // on event_id (webhook_deliveries_event). The ids go in as one JSON array,
 // so the statement is the same for any number of them.
@@ -522,9 +531,7 @@ func (db *DB) FindEventWebhookDeliveries(ctx context.Context, tenantID string, e
 	if err != nil {
 		return nil, fmt.Errorf("encode event ids: %w", err)
 	}
-	rows, err := db.q().query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
-		WHERE event_id IN (SELECT value FROM json_each(?)) AND tenant_id = ?
-		ORDER BY created_at, id`, string(list), tenantID)
+	rows, err := db.q().query(ctx, eventDeliveriesSQL, string(list), tenantID)
 	if err != nil {
 		return nil, dbError(err, "find event webhook deliveries")
 	}

@@ -36,6 +36,15 @@ type Options struct {
 	MaxConnsPerHost int
 }
 
+// MaxIdleConnsPerHost is how many idle connections a Client keeps to each
+// host: about as many requests as run at once to one receiver (a burst of
+// one tenant's events to its endpoint, or of accepted documents to one
+// buyer's receiver services, which use the same clients), so that they
+// reuse their connections. With a handful, most requests of a burst dialed
+// (and, over TLS, shook hands) again and closed their connection after
+// one request (docs/benchmarks.md).
+const MaxIdleConnsPerHost = 64
+
 // Client delivers webhooks. It is safe for concurrent use; one per process
 // shares its connection pool across deliveries.
 type Client struct {
@@ -75,8 +84,8 @@ func NewClient(opts Options) *Client {
 		TLSHandshakeTimeout:    timeout,
 		ResponseHeaderTimeout:  timeout,
 		DisableCompression:     true, // send exactly our headers; keep the receiver's bytes
-		MaxIdleConns:           100,
-		MaxIdleConnsPerHost:    4,
+		MaxIdleConns:           4 * MaxIdleConnsPerHost,
+		MaxIdleConnsPerHost:    MaxIdleConnsPerHost,
 		MaxConnsPerHost:        opts.MaxConnsPerHost,
 		IdleConnTimeout:        90 * time.Second,
 		MaxResponseHeaderBytes: 64 << 10,

@@ -653,3 +653,41 @@ func TestParseRetryAfter(t *testing.T) {
 func tlsConfigMax11() *tls.Config {
 	return &tls.Config{MinVersion: tls.VersionTLS10, MaxVersion: tls.VersionTLS11}
 }
+
+// TestConnectionsReused: concurrent requests to one host reuse the
+// client's connections instead of dialing one each (the buyers' receivers
+// get a request per accepted document).
+func TestConnectionsReused(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+	}))
+	var dialed atomic.Int64
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			dialed.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c := webhook.NewClient(webhook.Options{AllowLoopback: true})
+	defer c.Close()
+	const parallel, rounds = 32, 10
+	for range rounds {
+		var wg sync.WaitGroup
+		for range parallel {
+			wg.Go(func() {
+				resp, err := c.HTTPClient().Post(srv.URL, "application/json", bytes.NewReader(eventBody))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			})
+		}
+		wg.Wait()
+	}
+	if n := dialed.Load(); n > parallel {
+		t.Errorf("%d requests (%d at once) opened %d connections; want at most %d", parallel*rounds, parallel, n, parallel)
+	}
+}

@@ -101,7 +101,7 @@ func (w *Worker) sendApproval(ctx context.Context, a *sello.InboundApproval, las
 	if err != nil {
 		return fail(err)
 	}
-	_, signer, err := w.signer(ctx, a.TenantID, a.Environment)
+	from, signer, err := w.sender(ctx, a.TenantID, a.Environment)
 	if err != nil {
 		return fail(err)
 	}
@@ -118,7 +118,7 @@ func (w *Worker) sendApproval(ctx context.Context, a *sello.InboundApproval, las
 	fileName := d.BuyerRNC + d.ENCF + ".xml"
 	var errs []error
 	if a.Issuer.Status == sello.ApprovalSendPending {
-		err := w.approvalToIssuer(ctx, a, fileName, signed, signFunc(signer))
+		err := w.approvalToIssuer(ctx, a, from, fileName, signed)
 		out.Issuer = legOutcome(err, issuerRefused(err), last)
 		if out.Issuer == nil {
 			errs = append(errs, fmt.Errorf("the issuer: %w", err))
@@ -170,14 +170,14 @@ func legOutcome(err error, refused, last bool) *sello.ApprovalLeg {
 var errNoAcceptance = errors.New("the issuer declares no commercial approval service (urlAceptacion) in DGII's directory")
 
 // approvalToIssuer posts the signed ACECF to the issuer's receiver.
-func (w *Worker) approvalToIssuer(ctx context.Context, a *sello.InboundApproval, fileName string, signed []byte, sign dgii.Signer) error {
+func (w *Worker) approvalToIssuer(ctx context.Context, a *sello.InboundApproval, from dgii.Sender, fileName string, signed []byte) error {
 	entry, err := w.directoryEntry(ctx, a.TenantID, a.Environment, a.IssuerRNC)
 	if err != nil {
 		return err
 	} else if entry == nil || entry.URLAceptacion == "" {
 		return errNoAcceptance
 	}
-	return w.receptor(a.Environment).SendApproval(ctx, *entry, fileName, signed, sign)
+	return w.receptor(a.Environment).SendApproval(ctx, from, *entry, fileName, signed)
 }
 
 // issuerRefused reports whether err from approvalToIssuer is final: any

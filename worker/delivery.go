@@ -119,19 +119,15 @@ func (w *Worker) deliver(ctx context.Context, doc *sello.Document) (sello.Delive
 	if err != nil {
 		return sello.Delivery{}, nil, err
 	}
-	tenant, err := w.cfg.Store.FindTenantByID(ctx, doc.TenantID)
+	from, _, err := w.sender(ctx, doc.TenantID, doc.Environment)
 	if err != nil {
 		return sello.Delivery{}, nil, err
 	}
-	_, signer, err := w.signer(ctx, doc.TenantID, doc.Environment)
+	arecf, err := w.receptor(doc.Environment).SendECF(ctx, from, *entry, from.RNC+doc.ENCF+".xml", signed)
 	if err != nil {
 		return sello.Delivery{}, nil, err
 	}
-	arecf, err := w.receptor(doc.Environment).SendECF(ctx, *entry, tenant.RNC+doc.ENCF+".xml", signed, signFunc(signer))
-	if err != nil {
-		return sello.Delivery{}, nil, err
-	}
-	a, err := checkARECF(arecf, tenant.RNC, doc)
+	a, err := checkARECF(arecf, from.RNC, doc)
 	if err != nil {
 		return sello.Delivery{}, nil, err
 	}
@@ -177,9 +173,10 @@ type dirEntry struct {
 }
 
 // receptor speaks to other taxpayers' receivers of env through the webhook
-// client's SSRF guard.
+// client's SSRF guard. It is the process's one for that client, so the
+// receivers' tokens are kept from one delivery to the next.
 func (w *Worker) receptor(env sello.Environment) *dgii.Receptor {
-	return dgii.NewReceptor(w.webhookClient(env).HTTPClient())
+	return w.hooks.receptors[w.webhookClient(env)]
 }
 
 // signFunc signs with signer, as the receivers' authentication asks.

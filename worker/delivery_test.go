@@ -3,6 +3,7 @@ package worker_test
 import (
 	"bytes"
 	"crypto/x509/pkix"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -10,6 +11,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,6 +35,9 @@ type deliveryTest struct {
 	sim    *dgiisim.Simulator
 	url    string // the simulator's
 	signer *xmldsig.Signer
+	// receiverAuths counts the tokens the simulated receivers were asked
+	// for (validacioncertificado).
+	receiverAuths *atomic.Int64
 }
 
 // mustDeliveryTest starts a simulator that signs its acuses and a worker
@@ -50,7 +55,13 @@ func mustDeliveryTest(t *testing.T, st storetest.Store, opts webhook.Options, si
 		f(&cfg)
 	}
 	s := dgiisim.New(cfg)
-	ts := httptest.NewServer(s)
+	auths := &atomic.Int64{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(strings.ToLower(r.URL.Path), "/emisorreceptor/fe/autenticacion/api/validacioncertificado") {
+			auths.Add(1)
+		}
+		s.ServeHTTP(w, r)
+	}))
 	t.Cleanup(ts.Close)
 	h := mustHookTest(t, st, worker.Config{
 		DGII:          dgii.New(dgii.Config{URLs: dgii.URLs{ECF: ts.URL}}),
@@ -60,7 +71,7 @@ func mustDeliveryTest(t *testing.T, st storetest.Store, opts webhook.Options, si
 	signer := h.mustCertificate(t, "Emisor de prueba")
 	storetest.MustAddSequence(t, st, h.tenant.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 1000)
 	h.start(t)
-	return &deliveryTest{hookTest: h, sim: s, url: ts.URL, signer: signer}
+	return &deliveryTest{hookTest: h, sim: s, url: ts.URL, signer: signer, receiverAuths: auths}
 }
 
 var (
@@ -91,15 +102,14 @@ func (d *deliveryTest) accepted(t *testing.T, buyer string) *sello.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ch := range []sello.DocumentChange{
-		{From: []sello.Status{sello.StatusQueuedForSigning}, Status: sello.StatusSigned, SignedXML: signed},
-		{From: []sello.Status{sello.StatusSigned}, Status: sello.StatusSubmitted, TrackID: "track-" + doc.ID},
-	} {
-		if _, err := d.st.UpdateDocument(t.Context(), doc.TenantID, doc.Environment, doc.ID, ch); err != nil {
-			t.Fatal(err)
-		}
+	// One change from queued to accepted: the document's own job, which
+	// cannot sign its payload and tries again later, must find it signed
+	// or submitted at no point, or it would send it to DGII and race
+	// these changes.
+	ch := sello.DocumentChange{
+		From: []sello.Status{sello.StatusQueuedForSigning}, Status: sello.StatusAccepted,
+		SignedXML: signed, TrackID: "track-" + doc.ID, EventType: sello.EventECFAccepted,
 	}
-	ch := sello.DocumentChange{From: []sello.Status{sello.StatusSubmitted}, Status: sello.StatusAccepted, EventType: sello.EventECFAccepted}
 	ch.QueueDelivery(doc)
 	doc, err = d.st.UpdateDocument(t.Context(), doc.TenantID, doc.Environment, doc.ID, ch)
 	if err != nil {
@@ -233,6 +243,27 @@ func TestDelivery(t *testing.T) {
 				t.Fatalf("receipt %+v: want exactly one post", rc)
 			}
 		})
+	})
+}
+
+// TestDeliveryTokenKept: deliveries to a buyer that requires
+// authentication authenticate once, not once each: the worker keeps the
+// buyer's token (dgii.Receptor) from one delivery to the next.
+func TestDeliveryTokenKept(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
+		d := mustDeliveryTest(t, st, webhook.Options{AllowLoopback: true})
+		var docs []*sello.Document
+		for range 5 {
+			docs = append(docs, d.accepted(t, dgiisim.RNCDGIITest))
+		}
+		for _, doc := range docs {
+			if got := d.delivered(t, doc); got.Delivery.Status != sello.DeliveryDelivered {
+				t.Fatalf("%s: delivery %+v, want delivered", doc.ENCF, got.Delivery)
+			}
+		}
+		if got := d.receiverAuths.Load(); got != 1 {
+			t.Fatalf("the buyer's receiver authenticated the tenant %d times for %d deliveries, want once", got, len(docs))
+		}
 	})
 }
 

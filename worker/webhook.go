@@ -10,6 +10,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/dgii"
 	"github.com/sello-do/sello/internal/tracing"
 	"github.com/sello-do/sello/webhook"
 	"go.opentelemetry.io/otel/attribute"
@@ -47,18 +48,28 @@ var errInterrupted = errors.New("webhook attempt interrupted")
 // webhookClients are the process's delivery clients: strict, the
 // production policy, for every eCF endpoint; loopback, which also reaches
 // 127.0.0.0/8 and ::1, for TesteCF and CerteCF endpoints when the
-// allowance is on (nil otherwise). Each keeps its own connection pool.
+// allowance is on (nil otherwise). Each keeps its own connection pool, and
+// has its dgii.Receptor for the buyers' receivers, which keeps their
+// tokens.
 type webhookClients struct {
 	strict, loopback *webhook.Client
+	receptors        map[*webhook.Client]*dgii.Receptor
 }
 
-func newWebhookClients(opts webhook.Options) webhookClients {
+// newWebhookClients makes the clients of opts; their receptors' tokens
+// expire by now.
+func newWebhookClients(opts webhook.Options, now func() time.Time) webhookClients {
 	allow := opts.AllowLoopback
 	opts.AllowLoopback = false
-	c := webhookClients{strict: webhook.NewClient(opts)}
+	c := webhookClients{strict: webhook.NewClient(opts), receptors: map[*webhook.Client]*dgii.Receptor{}}
 	if allow {
 		opts.AllowLoopback = true
 		c.loopback = webhook.NewClient(opts)
+	}
+	for _, hc := range []*webhook.Client{c.strict, c.loopback} {
+		if hc != nil {
+			c.receptors[hc] = dgii.NewReceptor(dgii.ReceptorConfig{HTTPClient: hc.HTTPClient(), Now: now})
+		}
 	}
 	return c
 }

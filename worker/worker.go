@@ -132,7 +132,7 @@ func New(cfg Config) *Worker {
 	// writer (whom every worker waits for) queues behind the signatures for
 	// the CPU; one core is kept for the rest.
 	slots := max(runtime.GOMAXPROCS(0)-1, 1)
-	return &Worker{cfg: cfg, current: map[certKey]certEntry{}, sessions: map[string]*dgii.Session{}, directory: map[dirKey]dirEntry{}, reach: map[sello.Environment]*reachEntry{}, hooks: newWebhookClients(cfg.Webhooks), signing: make(chan struct{}, slots), draining: make(chan struct{})}
+	return &Worker{cfg: cfg, current: map[certKey]certEntry{}, sessions: map[string]*dgii.Session{}, directory: map[dirKey]dirEntry{}, reach: map[sello.Environment]*reachEntry{}, hooks: newWebhookClients(cfg.Webhooks, cfg.Now), signing: make(chan struct{}, slots), draining: make(chan struct{})}
 }
 
 // Drain makes runs that wait in process for DGII's verdict, and those that
@@ -219,28 +219,46 @@ func (w *Worker) newSigner(cert *sello.Certificate) (*xmldsig.Signer, error) {
 // session returns the DGII session of the tenant in env, authenticated with
 // its current certificate (tokens are cached per session).
 func (w *Worker) session(ctx context.Context, tenantID string, env sello.Environment) (*dgii.Session, error) {
+	sess, _, err := w.sessionSigner(ctx, tenantID, env)
+	return sess, err
+}
+
+// sessionSigner returns the DGII session of the tenant in env and the
+// signer of the certificate it authenticates with. The session is made once
+// per certificate: its RNC is the tenant's without a read of the store.
+func (w *Worker) sessionSigner(ctx context.Context, tenantID string, env sello.Environment) (*dgii.Session, *xmldsig.Signer, error) {
 	cert, s, err := w.signer(ctx, tenantID, env)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w.mu.Lock()
 	sess, ok := w.sessions[cert.ID]
 	w.mu.Unlock()
 	if ok {
-		return sess, nil
+		return sess, s, nil
 	}
 	t, err := w.cfg.Store.FindTenantByID(ctx, tenantID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if sess, ok := w.sessions[cert.ID]; ok {
-		return sess, nil
+		return sess, s, nil
 	}
-	sess = w.cfg.DGII.Session(env, t.RNC, func(_ context.Context, xml []byte) ([]byte, error) { return s.Sign(xml) })
+	sess = w.cfg.DGII.Session(env, t.RNC, signFunc(s))
 	w.sessions[cert.ID] = sess
-	return sess, nil
+	return sess, s, nil
+}
+
+// sender is the tenant in env as a sender to other taxpayers' receivers:
+// its RNC, and its current certificate to sign their seeds.
+func (w *Worker) sender(ctx context.Context, tenantID string, env sello.Environment) (dgii.Sender, *xmldsig.Signer, error) {
+	sess, s, err := w.sessionSigner(ctx, tenantID, env)
+	if err != nil {
+		return dgii.Sender{}, nil, err
+	}
+	return dgii.Sender{Environment: env, RNC: sess.RNC(), Sign: signFunc(s)}, s, nil
 }
 
 // wait is how long to wait for DGII after waiting since `since`: a tenth

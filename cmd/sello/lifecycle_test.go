@@ -803,13 +803,13 @@ func testTradeDuplicate(t *testing.T, s *testServer, encf string) {
 	}
 	base := s.URL + "/TesteCF/receptor/" + demoBuyerRNC
 	entry := dgii.DirectoryEntry{RNC: demoBuyerRNC, URLRecepcion: base, URLAceptacion: base, URLOpcional: base}
-	rc := dgii.NewReceptor(&http.Client{Timeout: 10 * time.Second})
-	signer := func(_ context.Context, x []byte) ([]byte, error) { return sign(x) }
-	first, err := rc.SendECF(t.Context(), entry, demoRNC+encf+".xml", signed, signer)
+	rc := dgii.NewReceptor(dgii.ReceptorConfig{HTTPClient: &http.Client{Timeout: 10 * time.Second}})
+	from := dgii.Sender{Environment: sello.EnvTest, RNC: demoRNC, Sign: func(_ context.Context, x []byte) ([]byte, error) { return sign(x) }}
+	first, err := rc.SendECF(t.Context(), from, entry, demoRNC+encf+".xml", signed)
 	if err != nil || !bytes.Contains(first, []byte("<Estado>0</Estado>")) {
 		t.Fatalf("the same e-CF again: %s, %v", first, err)
 	}
-	again, err := rc.SendECF(t.Context(), entry, demoRNC+encf+".xml", signed, signer)
+	again, err := rc.SendECF(t.Context(), from, entry, demoRNC+encf+".xml", signed)
 	if err != nil || !bytes.Equal(again, first) {
 		t.Fatalf("the same e-CF a third time: a different acuse (%v)", err)
 	}
@@ -818,7 +818,7 @@ func testTradeDuplicate(t *testing.T, s *testServer, encf string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dup, err := rc.SendECF(t.Context(), entry, demoRNC+encf+".xml", other, signer)
+	dup, err := rc.SendECF(t.Context(), from, entry, demoRNC+encf+".xml", other)
 	if err != nil || !bytes.Contains(dup, []byte("<CodigoMotivoNoRecibido>3</CodigoMotivoNoRecibido>")) {
 		t.Fatalf("another document under the same e-NCF: %s, %v; want code 3", dup, err)
 	}
@@ -859,8 +859,9 @@ func TestPreEmptedTrade(t *testing.T) {
 	}
 	base := s.URL + "/TesteCF/receptor/" + demoBuyerRNC
 	entry := dgii.DirectoryEntry{RNC: demoBuyerRNC, URLRecepcion: base, URLAceptacion: base, URLOpcional: base}
-	acuse, err := dgii.NewReceptor(&http.Client{Timeout: 10 * time.Second}).SendECF(t.Context(), entry, demoRNC+encf+".xml", forged,
-		func(_ context.Context, x []byte) ([]byte, error) { return sign(x) })
+	acuse, err := dgii.NewReceptor(dgii.ReceptorConfig{HTTPClient: &http.Client{Timeout: 10 * time.Second}}).SendECF(t.Context(),
+		dgii.Sender{Environment: sello.EnvTest, RNC: demoRNC, Sign: func(_ context.Context, x []byte) ([]byte, error) { return sign(x) }},
+		entry, demoRNC+encf+".xml", forged)
 	if err != nil || !bytes.Contains(acuse, []byte("<Estado>0</Estado>")) {
 		t.Fatalf("the forged copy: %s, %v", acuse, err)
 	}
@@ -952,9 +953,10 @@ func TestSimulatorSentConfirmed(t *testing.T) {
 			t.Fatal(err)
 		}
 		base := s.URL + "/TesteCF/receptor/" + demoBuyerRNC
-		acuse, err := dgii.NewReceptor(&http.Client{Timeout: 10 * time.Second}).SendECF(t.Context(),
+		acuse, err := dgii.NewReceptor(dgii.ReceptorConfig{HTTPClient: &http.Client{Timeout: 10 * time.Second}}).SendECF(t.Context(),
+			dgii.Sender{Environment: sello.EnvTest, RNC: dgiisim.RNCDGIITest, Sign: func(_ context.Context, x []byte) ([]byte, error) { return sign(x) }},
 			dgii.DirectoryEntry{RNC: demoBuyerRNC, URLRecepcion: base, URLAceptacion: base, URLOpcional: base},
-			dgiisim.RNCDGIITest+encf+".xml", forged, func(_ context.Context, x []byte) ([]byte, error) { return sign(x) })
+			dgiisim.RNCDGIITest+encf+".xml", forged)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -117,7 +117,7 @@ func TestDocuments(t *testing.T) {
 	}
 	header := records[0]
 	for i, doc := range page.Data {
-		for _, col := range []string{"id", "encf", "status", "total", "createdAt", "updatedAt", "securityCode", "delivery.status", "commercialApproval.status"} {
+		for _, col := range []string{"id", "encf", "status", "buyerRnc", "total", "createdAt", "updatedAt", "securityCode", "delivery.status", "commercialApproval.status"} {
 			j := slices.Index(header, col)
 			if j < 0 {
 				t.Fatalf("the export has no column %s: %q", col, header)

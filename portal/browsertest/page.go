@@ -288,13 +288,22 @@ func (p *Page) SwapUntil(sel string, timeout time.Duration) {
 }
 
 // Text is the visible text of the first element sel selects, trimmed.
+//
+// The query finds the element's node, then reads its text: a document
+// replaced in between (a navigation still settling, a swap) leaves the
+// node's id stale, and Chrome answers "No node with given id found". The
+// query then runs again on the new document, a few times at most.
 func (p *Page) Text(sel string) string {
 	p.tb.Helper()
-	s, err := run(p.ctx, chromedp.Text(chromedp.CSS(sel)))
-	if err != nil {
-		p.tb.Fatalf("text of %s: %v", sel, err)
+	for attempt := 1; ; attempt++ {
+		s, err := run(p.ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err == nil {
+			return strings.TrimSpace(s)
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "No node with given id found") {
+			p.tb.Fatalf("text of %s: %v", sel, err)
+		}
 	}
-	return strings.TrimSpace(s)
 }
 
 // Texts are the visible texts of every element sel selects (none is not
