@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/httpstatus"
 	"github.com/sello-do/sello/internal/tracing"
 )
 
@@ -63,41 +64,17 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 	})
 }
 
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *statusRecorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-	r.ResponseWriter.WriteHeader(status)
-}
-
-// Unwrap lets http.ResponseController reach the connection (the receivers
-// set its read deadline).
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
-func (r *statusRecorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.ResponseWriter.Write(b)
-}
-
 // withAccessLog logs one line per request: never the API key, only its id.
 func (s *Server) withAccessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &httpstatus.Recorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		s.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 			slog.String("correlation_id", correlationID(r.Context())),
 			slog.String("method", r.Method),
 			slog.String("path", r.URL.Path),
-			slog.Int("status", rec.status),
+			slog.Int("status", rec.Status),
 			slog.Duration("duration", time.Since(start)))
 	})
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"net/http"
 
+	"github.com/sello-do/sello/internal/httpstatus"
 	"github.com/sello-do/sello/internal/tracing"
 )
 
@@ -16,8 +17,8 @@ func (s *Server) withTrace(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, span := tracing.StartRequest(s.TracerProvider, r)
-		rec := &statusRecorder{ResponseWriter: w}
-		defer func() { tracing.EndRequest(span, rec.status) }()
+		rec := &httpstatus.Recorder{ResponseWriter: w}
+		defer func() { tracing.EndRequest(span, rec.Status) }()
 		next.ServeHTTP(rec, r.WithContext(ctx))
 	})
 }

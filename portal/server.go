@@ -13,6 +13,7 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/httpstatus"
 	"github.com/sello-do/sello/internal/i18n"
 	"github.com/sello-do/sello/internal/metrics"
 )
@@ -274,34 +275,12 @@ func (s *Server) withRecover(next http.Handler) http.Handler {
 	})
 }
 
-// statusRecorder remembers the status a handler wrote.
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *statusRecorder) WriteHeader(status int) {
-	if r.status == 0 {
-		r.status = status
-	}
-	r.ResponseWriter.WriteHeader(status)
-}
-
-func (r *statusRecorder) Write(b []byte) (int, error) {
-	if r.status == 0 {
-		r.status = http.StatusOK
-	}
-	return r.ResponseWriter.Write(b)
-}
-
-func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
-
 // withAccessLog logs one line per request, never a cookie or a token: the
 // query is left out, and a one-time link's path is cut before its token.
 func (s *Server) withAccessLog(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &httpstatus.Recorder{ResponseWriter: w}
 		next.ServeHTTP(rec, r)
 		if strings.HasPrefix(r.URL.Path, staticPrefix) {
 			return
@@ -313,7 +292,7 @@ func (s *Server) withAccessLog(next http.Handler) http.Handler {
 		s.Logger.LogAttrs(r.Context(), slog.LevelInfo, "portal request",
 			slog.String("method", r.Method),
 			slog.String("path", path),
-			slog.Int("status", rec.status),
+			slog.Int("status", rec.Status),
 			slog.Duration("duration", time.Since(start)))
 	})
 }

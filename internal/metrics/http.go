@@ -3,6 +3,8 @@ package metrics
 import (
 	"net/http"
 	"time"
+
+	"github.com/sello-do/sello/internal/httpstatus"
 )
 
 // unmatchedRoute is the route of a request no pattern took (404, 405).
@@ -19,39 +21,16 @@ func (m *Metrics) Instrument(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		sw := &statusWriter{ResponseWriter: w}
+		sw := &httpstatus.Recorder{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
 		route := r.Pattern
 		if route == "" {
 			route = unmatchedRoute
 		}
-		status := sw.status
+		status := sw.Status
 		if status == 0 {
 			status = http.StatusOK // what the server sends for a handler that wrote nothing
 		}
 		m.httpDuration.WithLabelValues(route, codeLabel(status)).Observe(time.Since(start).Seconds())
 	})
 }
-
-// statusWriter remembers the status a handler wrote.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(status int) {
-	if w.status == 0 && status >= 200 { // not an informational 1xx
-		w.status = status
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
