@@ -79,6 +79,9 @@ func parseJSON(body []byte) (any, error) {
 		if err := checkListLengths(body); err != nil {
 			return nil, err
 		}
+		if v, ok := parseValid(body); ok {
+			return v, nil
+		}
 	case !jsonstrict.IsSyntax(err):
 		return nil, sello.Errorf(sello.CodeInvalidJSON, "Invalid JSON: %v.", err)
 	}
@@ -137,6 +140,44 @@ func sortedKeys(m map[string]any) []string {
 // decoder maps generic JSON values onto the model, collecting every problem.
 type decoder struct {
 	problems sello.Problems
+	// path is the value being decoded, spelled out only when a problem is
+	// reported there: most documents have none, and building every
+	// field's path cost a string each (issue 23).
+	path []pathSeg
+}
+
+// pathSeg is one step of a decoder's path: a member's name (index -1,
+// since a name may be ""), or an array element's index.
+type pathSeg struct {
+	key   string
+	index int
+}
+
+// at returns the path of the value being decoded, as the problems show
+// it: ECF.A.B[2].C.
+func (d *decoder) at() string {
+	n := 0
+	for _, s := range d.path {
+		n += len(s.key) + 1
+		if s.index >= 0 {
+			n += 6
+		}
+	}
+	b := make([]byte, 0, n)
+	for i, s := range d.path {
+		switch {
+		case s.index >= 0:
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(s.index), 10)
+			b = append(b, ']')
+		case i > 0:
+			b = append(b, '.')
+			fallthrough
+		default:
+			b = append(b, s.key...)
+		}
+	}
+	return string(b)
 }
 
 func (d *decoder) add(path, msg string) { d.problems.Add(path, msg) }
@@ -171,6 +212,13 @@ var (
 
 // value decodes v into dst (settable), reporting problems under path.
 func (d *decoder) value(path string, v any, dst reflect.Value) {
+	d.path = append(d.path[:0], pathSeg{key: path, index: -1})
+	d.decodeValue(v, dst)
+}
+
+// decodeValue decodes v into dst (settable), reporting problems under
+// d.path.
+func (d *decoder) decodeValue(v any, dst reflect.Value) {
 	if v == nil { // null is the same as absent
 		return
 	}
@@ -187,16 +235,16 @@ func (d *decoder) value(path string, v any, dst reflect.Value) {
 		case string:
 			s = x
 			if s == "" {
-				d.add(path, "Must not be empty: DGII rejects empty elements; omit the field instead.")
+				d.add(d.at(), "Must not be empty: DGII rejects empty elements; omit the field instead.")
 				return
 			}
 		default:
-			d.addf(path, "Must be a number or a string holding a number, not %s.", jsonKind(v))
+			d.addf(d.at(), "Must be a number or a string holding a number, not %s.", jsonKind(v))
 			return
 		}
 		dec, err := ParseDecimal(s)
 		if err != nil {
-			d.addf(path, "Invalid number: %s.", err.Error())
+			d.addf(d.at(), "Invalid number: %s.", err.Error())
 			return
 		}
 		dst.Set(reflect.ValueOf(dec))
@@ -206,70 +254,73 @@ func (d *decoder) value(path string, v any, dst reflect.Value) {
 			dst.SetString(string(x))
 		case string:
 			if x == "" {
-				d.add(path, "Must not be empty: DGII rejects empty elements; omit the field instead.")
+				d.add(d.at(), "Must not be empty: DGII rejects empty elements; omit the field instead.")
 				return
 			}
 			dst.SetString(x)
 		default:
-			d.addf(path, "Must be a string or a number, not %s.", jsonKind(v))
+			d.addf(d.at(), "Must be a string or a number, not %s.", jsonKind(v))
 		}
 	case t.Kind() == reflect.String:
 		s, ok := v.(string)
 		if !ok {
-			d.addf(path, "Must be a string, not %s.", jsonKind(v))
+			d.addf(d.at(), "Must be a string, not %s.", jsonKind(v))
 			return
 		}
 		if s == "" {
-			d.add(path, "Must not be empty: DGII rejects empty elements; omit the field instead.")
+			d.add(d.at(), "Must not be empty: DGII rejects empty elements; omit the field instead.")
 			return
 		}
 		dst.SetString(s)
 	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
 		if _, ok := v.(map[string]any); !ok {
-			d.addf(path, "Must be an object, not %s.", jsonKind(v))
+			d.addf(d.at(), "Must be an object, not %s.", jsonKind(v))
 			return
 		}
 		p := reflect.New(t.Elem())
-		d.object(path, v.(map[string]any), p.Elem())
+		d.object(v.(map[string]any), p.Elem())
 		dst.Set(p)
 	case t.Kind() == reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
-			d.addf(path, "Must be an object, not %s.", jsonKind(v))
+			d.addf(d.at(), "Must be an object, not %s.", jsonKind(v))
 			return
 		}
-		d.object(path, m, dst)
+		d.object(m, dst)
 	case t.Kind() == reflect.Slice:
 		arr, ok := v.([]any)
 		if !ok {
-			d.addf(path, "Must be an array, not %s.", jsonKind(v))
+			d.addf(d.at(), "Must be an array, not %s.", jsonKind(v))
 			return
 		}
 		s := reflect.MakeSlice(t, len(arr), len(arr))
 		for i, e := range arr {
-			ip := path + "[" + strconv.Itoa(i) + "]"
+			d.path = append(d.path, pathSeg{index: i})
 			if e == nil {
-				d.add(ip, "Must not be null.")
-				continue
+				d.add(d.at(), "Must not be null.")
+			} else {
+				d.decodeValue(e, s.Index(i))
 			}
-			d.value(ip, e, s.Index(i))
+			d.path = d.path[:len(d.path)-1]
 		}
 		dst.Set(s)
 	default:
-		d.add(path, "Unsupported field.")
+		d.add(d.at(), "Unsupported field.")
 	}
 }
 
 // object decodes the members of m into the struct dst.
-func (d *decoder) object(path string, m map[string]any, dst reflect.Value) {
+func (d *decoder) object(m map[string]any, dst reflect.Value) {
 	fields := jsonFields(dst.Type())
 	for _, k := range sortedKeys(m) {
 		i, ok := fields[k]
+		d.path = append(d.path, pathSeg{key: k, index: -1})
 		if !ok {
-			d.addText(path+"."+k, d.unknownField(k, fieldNames(dst.Type())))
-			continue
+			d.addText(d.at(), d.unknownField(k, fieldNames(dst.Type())))
+		} else {
+			d.decodeValue(m[k], dst.Field(i))
 		}
-		d.value(path+"."+k, m[k], dst.Field(i))
+		d.path = d.path[:len(d.path)-1]
 	}
 }
 

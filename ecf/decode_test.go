@@ -174,3 +174,25 @@ func TestDocument_Total(t *testing.T) {
 		t.Errorf("BuyerRNC() = %q, want %q", got, want)
 	}
 }
+
+// TestDecode_ProblemPaths: the paths of problems, spelled only when one is
+// reported (issue 23), are those the decoder always gave: an empty member
+// name, elements of nested lists, a null element, a member after a list.
+func TestDecode_ProblemPaths(t *testing.T) {
+	body := `{"ECF":{"":1,"DetallesItems":{"Item":[{"NombreItem":"x"},null,{"TablaSubcantidad":{"SubcantidadItem":[{},{"Subcantidad":true}]}},{"CantidadItem":"?"}]},"Encabezado":{"IdDoc":[]}}}`
+	_, err := ecf.Decode([]byte(body))
+	var got []string
+	for _, d := range detailsOf(err) {
+		got = append(got, d.Path)
+	}
+	want := []string{
+		"ECF.",
+		"ECF.DetallesItems.Item[1]",
+		"ECF.DetallesItems.Item[2].TablaSubcantidad.SubcantidadItem[1].Subcantidad",
+		"ECF.DetallesItems.Item[3].CantidadItem",
+		"ECF.Encabezado.IdDoc",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("paths:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
