@@ -49,7 +49,7 @@ func assertSameTree(t *testing.T, body []byte) {
 // deep reports whether body nests past maxTreeDepth, where parseValid
 // gives up by design.
 func deep(body []byte) bool {
-	return bytes.Count(body, []byte("[")) + bytes.Count(body, []byte("{")) > maxTreeDepth
+	return bytes.Count(body, []byte("["))+bytes.Count(body, []byte("{")) > maxTreeDepth
 }
 
 var treeCases = []string{
