@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sello-do/sello"
+	"github.com/sello-do/sello/internal/jsonstrict"
 	"github.com/sello-do/sello/internal/xmlchar"
 )
 
@@ -42,6 +43,11 @@ func decodeBody(b []byte) (any, error) {
 		_, v, err := decodeXML(t)
 		return v, err
 	}
+	if v, ok := jsonstrict.Decode(t); ok {
+		return lowerKeys(v), nil
+	}
+	// A body Decode does not read (trailing data, a duplicate key, …):
+	// encoding/json's reading of it, as before.
 	d := json.NewDecoder(bytes.NewReader(t))
 	d.UseNumber()
 	var v any
@@ -319,11 +325,30 @@ func parseTime(s string, zone *time.Location) time.Time {
 		return time.Time{}
 	}
 	for _, l := range timeLayouts {
+		if !mayMatch(l, s) {
+			continue
+		}
 		if t, err := time.ParseInLocation(l, s, zone); err == nil {
 			return t
 		}
 	}
 	return time.Time{}
+}
+
+// mayMatch reports false when s cannot be in layout, one of timeLayouts,
+// by the separators every such time has at fixed places: a failed
+// time.Parse costs an error built with copies of both strings, and DGII's
+// en-US dates came after three of them (issue 23).
+func mayMatch(layout, s string) bool {
+	switch {
+	case strings.HasPrefix(layout, "2006-"): // a four-digit year first
+		return len(s) > 4 && s[4] == '-'
+	case strings.HasPrefix(layout, "02-"): // a two-digit day first
+		return len(s) > 2 && s[2] == '-'
+	case strings.HasPrefix(layout, "1/2/"):
+		return strings.IndexByte(s, '/') >= 0
+	}
+	return true
 }
 
 // codigoFromEstado maps an estado text to its codigo, or -1.

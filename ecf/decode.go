@@ -79,7 +79,7 @@ func parseJSON(body []byte) (any, error) {
 		if err := checkListLengths(body); err != nil {
 			return nil, err
 		}
-		if v, ok := parseValid(body); ok {
+		if v, ok := jsonstrict.Decode(body); ok {
 			return v, nil
 		}
 	case !jsonstrict.IsSyntax(err):
