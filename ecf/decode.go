@@ -310,18 +310,40 @@ func (d *decoder) decodeValue(v any, dst reflect.Value) {
 }
 
 // object decodes the members of m into the struct dst.
+//
+// The members are decoded in the order of their names, so that problems
+// come in that order. While no problem has been found they are first
+// decoded in the map's order, which needs no sorting: if that finds one,
+// the problems are dropped and the members decoded again in order (each
+// value decodes the same twice), so only a refused document pays for
+// the sort (issue 23).
 func (d *decoder) object(m map[string]any, dst reflect.Value) {
 	fields := jsonFields(dst.Type())
-	for _, k := range sortedKeys(m) {
-		i, ok := fields[k]
-		d.path = append(d.path, pathSeg{key: k, index: -1})
-		if !ok {
-			d.addText(d.at(), d.unknownField(k, fieldNames(dst.Type())))
-		} else {
-			d.decodeValue(m[k], dst.Field(i))
+	if d.problems.Len() == 0 {
+		for k, v := range m {
+			d.member(fields, k, v, dst)
 		}
-		d.path = d.path[:len(d.path)-1]
+		if d.problems.Len() == 0 {
+			return
+		}
+		d.problems = sello.Problems{}
 	}
+	for _, k := range sortedKeys(m) {
+		d.member(fields, k, m[k], dst)
+	}
+}
+
+// member decodes the member k of an object into the struct dst, whose
+// jsonFields are fields.
+func (d *decoder) member(fields map[string]int, k string, v any, dst reflect.Value) {
+	i, ok := fields[k]
+	d.path = append(d.path, pathSeg{key: k, index: -1})
+	if !ok {
+		d.addText(d.at(), d.unknownField(k, fieldNames(dst.Type())))
+	} else {
+		d.decodeValue(v, dst.Field(i))
+	}
+	d.path = d.path[:len(d.path)-1]
 }
 
 // jsonFields maps the JSON names of struct t's fields to their indexes,

@@ -1,6 +1,7 @@
 package ecf_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -194,5 +195,45 @@ func TestDecode_ProblemPaths(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("paths:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestDecode_ProblemOrder: problems come in the order of the members'
+// names, in every object, however the members are ordered in the body or
+// iterated (a document with none is decoded in the map's order, one with
+// some again in order).
+func TestDecode_ProblemOrder(t *testing.T) {
+	names := []string{"zz", "Ab", "yy", "Mm", "bb", "aa", "Zz", "cc", "qq", "a"}
+	var members, items []string
+	for _, n := range names {
+		members = append(members, `"`+n+`":1`)
+		items = append(items, `"`+n+`":true`)
+	}
+	body := `{"ECF":{` + strings.Join(members, ",") + `,"DetallesItems":{"Item":[{"NombreItem":"x",` + strings.Join(items, ",") + `}]}}}`
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	var want []string
+	for _, n := range sorted {
+		if n < "DetallesItems" {
+			want = append(want, "ECF."+n)
+		}
+	}
+	for _, n := range sorted {
+		want = append(want, "ECF.DetallesItems.Item[0]."+n)
+	}
+	for _, n := range sorted {
+		if n > "DetallesItems" {
+			want = append(want, "ECF."+n)
+		}
+	}
+	for range 20 {
+		_, err := ecf.Decode([]byte(body))
+		var got []string
+		for _, d := range detailsOf(err) {
+			got = append(got, d.Path)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("paths:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	}
 }
