@@ -78,6 +78,7 @@ FUZZ_TARGETS = \
 		.:FuzzWebhookEndpoint \
 		./ecf/:FuzzDecode \
 		./internal/jsonstrict/:FuzzCheck \
+		./internal/jsonstrict/:FuzzDecode \
 		./ecf/:FuzzParseECFHeader \
 		./ecf/:FuzzReadXML \
 		./ecf/:FuzzParseACECF \
