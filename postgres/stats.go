@@ -6,24 +6,25 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// StatsBase is how many rows a table of Sello's must have changed since it
-// was last analyzed (or ever) before AnalyzeStale analyzes it, on top of
-// its live rows when it has statistics already (see AnalyzeStale).
+// StatsBase is how many rows of a table of Sello's must have changed since
+// it was last analyzed (or ever) before AnalyzeStale analyzes it.
 const StatsBase = 200
 
-// staleTablesSQL lists the tables of the store's schema whose planner
-// statistics are missing, or, when autovacuum is off, out of date: changed
-// by StatsBase rows plus as many as they hold since the last ANALYZE
-// (a table analyzed again each time it has about doubled, or, for
-// documents, changed five times a row: a create and its transitions).
-// With autovacuum on, tables analyzed once are left to it.
+// staleTablesSQL lists the tables of the store's schema, changed by
+// StatsBase rows or more since their last ANALYZE, that have no planner
+// statistics yet or, when autovacuum is off, have grown to twice the rows
+// their statistics count (at least StatsBase): a growing table is analyzed
+// about once each time it doubles, and a table whose rows are updated but
+// not added to (the day totals, the job queue) is not analyzed again, as
+// the spread of its values, which the plans depend on, barely moves. With
+// autovacuum on, tables analyzed once are left to it.
 const staleTablesSQL = `
-	SELECT relname FROM pg_stat_user_tables
-	WHERE schemaname = current_schema()
-		AND n_mod_since_analyze >= $1
-		AND (coalesce(last_analyze, last_autoanalyze) IS NULL
-			OR (NOT current_setting('autovacuum')::boolean AND n_mod_since_analyze >= $1 + n_live_tup))
-	ORDER BY relname`
+	SELECT s.relname FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+	WHERE s.schemaname = current_schema()
+		AND s.n_mod_since_analyze >= $1
+		AND (coalesce(s.last_analyze, s.last_autoanalyze) IS NULL
+			OR (NOT current_setting('autovacuum')::boolean AND s.n_live_tup >= 2 * greatest(c.reltuples, $1)))
+	ORDER BY s.relname`
 
 // AnalyzeStale runs ANALYZE on the store's tables whose statistics are
 // missing or stale (staleTablesSQL) and returns their names. Without

@@ -69,4 +69,43 @@ func TestAnalyzeStale(t *testing.T) {
 	if slices.Contains(got, "documents") {
 		t.Errorf("analyzed %q again with nothing changed", got)
 	}
+
+	// Where autovacuum is off, a table is analyzed again once it has
+	// doubled (where it is on, autovacuum does it).
+	var autovacuum bool
+	if err := db.pool.QueryRow(t.Context(), `SELECT current_setting('autovacuum')::boolean`).Scan(&autovacuum); err != nil {
+		t.Fatal(err)
+	}
+	if autovacuum {
+		return
+	}
+	mustDocuments := func(from, to int) {
+		t.Helper()
+		conn, err := db.pool.Acquire(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Release()
+		if _, err := conn.Exec(t.Context(), `
+			INSERT INTO documents (id, tenant_id, environment, type, encf, status, total, buyer_rnc, issue_date, delivery_status, payload, created_at, updated_at)
+			SELECT 'doc' || n, 't', 'TesteCF', '31', 'E31' || lpad(n::text, 10, '0'), 'accepted', 1180, '130000099', now()::date, 'delivered', '{}', now(), now()
+			FROM generate_series($1::int, $2::int) n`, from, to); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(t.Context(), `SELECT pg_stat_force_next_flush()`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustDocuments(1001, 1900)
+	if got, err = db.AnalyzeStale(t.Context()); err != nil {
+		t.Fatal(err)
+	} else if slices.Contains(got, "documents") {
+		t.Errorf("analyzed %q at 1,900 documents, 1,000 in its statistics", got)
+	}
+	mustDocuments(1901, 2000)
+	if got, err = db.AnalyzeStale(t.Context()); err != nil {
+		t.Fatal(err)
+	} else if !slices.Contains(got, "documents") {
+		t.Errorf("analyzed %q at 2,000 documents, 1,000 in its statistics: want documents", got)
+	}
 }
