@@ -33,22 +33,47 @@ func (db *DB) insertEvent(ctx context.Context, tx pgx.Tx, ev *sello.Event) error
 	if err != nil {
 		return fmt.Errorf("encode event data: %w", err)
 	}
-	err = tx.QueryRow(ctx, `
-		INSERT INTO events (id, tenant_id, environment, type, created_at, document, data)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)
-		RETURNING tx::text::bigint, seq`,
-		ev.ID, ev.TenantID, ev.Environment, ev.Type, ev.CreatedAt, document, string(data)).Scan(&ev.Pos.Tx, &ev.Pos.Seq)
+	// The event and its tenant's endpoints in one round trip (fanOut).
+	rows, err := tx.Query(ctx, `
+		WITH e AS (
+			INSERT INTO events (id, tenant_id, environment, type, created_at, document, data)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)
+			RETURNING tx::text::bigint AS tx, seq),
+		w AS MATERIALIZED (
+			SELECT id, status, events FROM webhook_endpoints
+			WHERE tenant_id = $2 AND environment = $3 AND status IN ('active', 'paused')
+			ORDER BY id
+			FOR KEY SHARE)
+		SELECT e.tx, e.seq, w.id, w.status, w.events FROM e LEFT JOIN w ON true ORDER BY w.id`,
+		ev.ID, ev.TenantID, ev.Environment, ev.Type, ev.CreatedAt, document, string(data))
 	if err != nil {
 		return dbError(err, "insert event")
 	}
-	return db.fanOut(ctx, tx, ev)
+	var endpoints []sello.WebhookEndpoint
+	for rows.Next() {
+		var id, status *string
+		var events []string
+		if err := rows.Scan(&ev.Pos.Tx, &ev.Pos.Seq, &id, &status, &events); err != nil {
+			rows.Close()
+			return dbError(err, "insert event")
+		}
+		if id != nil {
+			endpoints = append(endpoints, sello.WebhookEndpoint{ID: *id, Status: sello.WebhookEndpointStatus(*status), Events: eventTypes(events)})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return dbError(err, "insert event")
+	}
+	return db.fanOut(ctx, tx, ev, endpoints)
 }
 
 // fanOut creates ev's webhook deliveries with tx: for each active or paused
 // endpoint of its tenant and environment, what sello.NewEventDelivery
-// decides (the rule lives there). For a tenant without endpoints it
-// costs one indexed SELECT (webhook_endpoints_tenant_env_status), which pgx
-// prepares once per connection, and locks nothing.
+// decides (the rule lives there). insertEvent reads the endpoints in the
+// statement that inserts the event: for a tenant without endpoints they
+// cost an indexed scan (webhook_endpoints_tenant_env_status) in that
+// statement, which pgx prepares once per connection, and lock nothing.
 //
 // The endpoints are read FOR KEY SHARE, in id order, until the commit.
 // Concurrent fan-outs share the lock; every change of an endpoint's status,
@@ -58,31 +83,7 @@ func (db *DB) insertEvent(ctx context.Context, tx pgx.Tx, ev *sello.Event) error
 // rather than SHARE, so that recording a delivery attempt, which locks the
 // endpoint FOR NO KEY UPDATE to set failing_since, does not hold fan-outs
 // up.
-func (db *DB) fanOut(ctx context.Context, tx pgx.Tx, ev *sello.Event) error {
-	rows, err := tx.Query(ctx, `
-		SELECT id, status, events FROM webhook_endpoints
-		WHERE tenant_id = $1 AND environment = $2 AND status IN ('active', 'paused')
-		ORDER BY id
-		FOR KEY SHARE`,
-		ev.TenantID, ev.Environment)
-	if err != nil {
-		return dbError(err, "find webhook endpoints")
-	}
-	var endpoints []sello.WebhookEndpoint
-	for rows.Next() {
-		var e sello.WebhookEndpoint
-		var events []string
-		if err := rows.Scan(&e.ID, &e.Status, &events); err != nil {
-			rows.Close()
-			return dbError(err, "find webhook endpoints")
-		}
-		e.Events = eventTypes(events)
-		endpoints = append(endpoints, e)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return dbError(err, "find webhook endpoints")
-	}
+func (db *DB) fanOut(ctx context.Context, tx pgx.Tx, ev *sello.Event, endpoints []sello.WebhookEndpoint) error {
 	var jobs []sello.Job
 	for i := range endpoints {
 		d, job := sello.NewEventDelivery(ev, &endpoints[i])

@@ -49,22 +49,22 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 		if err != nil {
 			return err
 		}
+		// The row and its status history in one statement: one round trip.
 		if _, err := tx.Exec(ctx, `
-			UPDATE documents SET status = $1, track_id = $2, security_code = $3, signed_at = $4, qr_url = $5, dgii = $6,
-				failure_reason = $7, updated_at = $8, signed_xml = coalesce($9, signed_xml), rfce_xml = coalesce($10, rfce_xml),
-				delivery_status = $11, delivery_code = $12, delivery_reason = $13, arecf_xml = coalesce($14, arecf_xml),
-				contingency = $18
-			WHERE tenant_id = $15 AND environment = $16 AND id = $17`,
+			WITH d AS (
+				UPDATE documents SET status = $1, track_id = $2, security_code = $3, signed_at = $4, qr_url = $5, dgii = $6,
+					failure_reason = $7, updated_at = $8, signed_xml = coalesce($9, signed_xml), rfce_xml = coalesce($10, rfce_xml),
+					delivery_status = $11, delivery_code = $12, delivery_reason = $13, arecf_xml = coalesce($14, arecf_xml),
+					contingency = $18
+				WHERE tenant_id = $15 AND environment = $16 AND id = $17
+				RETURNING id, tenant_id, status)
+			INSERT INTO document_status_history (document_id, tenant_id, status, at, reason)
+			SELECT id, tenant_id, status, $19::timestamptz, $20::text FROM d`,
 			doc.Status, doc.TrackID, doc.SecurityCode, doc.SignedAt, doc.QRURL, dgii,
 			doc.FailureReason, doc.UpdatedAt, sqlval.BlobOrNull(ch.SignedXML), sqlval.BlobOrNull(ch.RFCEXML),
 			doc.Delivery.Status, doc.Delivery.Code, doc.Delivery.Reason, sqlval.BlobOrNull(ch.ARECF),
-			tenantID, env, id, doc.Contingency); err != nil {
+			tenantID, env, id, doc.Contingency, now, ch.Reason); err != nil {
 			return dbError(err, "update document")
-		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO document_status_history (document_id, tenant_id, status, at, reason) VALUES ($1, $2, $3, $4, $5)`,
-			doc.ID, doc.TenantID, doc.Status, now, ch.Reason); err != nil {
-			return dbError(err, "insert document status")
 		}
 		if err := db.insertJobs(ctx, tx, ch.Jobs); err != nil {
 			return err

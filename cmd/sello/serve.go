@@ -267,6 +267,9 @@ func runServe(ctx context.Context, args []string, getenv func(string) string, st
 	if pruner != nil {
 		defer startPruning(pruner, logger)()
 	}
+	if k, ok := st.Store.(statsKeeper); ok {
+		defer startStats(k, logger)()
+	}
 	var logins []demoLogin
 	if *demo {
 		if logins, err = demoLogins(ctx, st, mk); err != nil {
