@@ -59,18 +59,19 @@ func testDelivery(t *testing.T, open Open) {
 			t.Fatalf("QueueJobs: %v", err)
 		}
 		r := newRunner(t, e.s, nil)
-		jobs := mustJobsOf(t, r, sello.DeliveryJob{}.Kind())
+		jobs := mustListJobs(t, r, sello.DeliveryJob{}.Kind()).Jobs
 		if len(jobs) != 1 {
 			t.Fatalf("delivery jobs: got %d, want 1", len(jobs))
 		}
-		want := stepArgs{TenantID: doc.TenantID, Environment: doc.Environment, DocumentID: doc.ID}
-		if got := jobs[0]; got.Args != want || got.MaxAttempts != sello.DeliveryJobMaxAttempts-1 ||
-			got.State != rivertype.JobStateScheduled || !got.ScheduledAt.Equal(at) {
-			t.Errorf("delivery job: got %+v, want args %+v, %d attempts, scheduled at %s", got, want, sello.DeliveryJobMaxAttempts-1, at)
+		var got sello.DeliveryJob
+		if err := json.Unmarshal(jobs[0].EncodedArgs, &got); err != nil {
+			t.Fatal(err)
 		}
-		var tried struct{ Tried int }
-		if err := json.Unmarshal(mustListJobs(t, r, sello.DeliveryJob{}.Kind()).Jobs[0].EncodedArgs, &tried); err != nil || tried.Tried != 1 {
-			t.Errorf("delivery job's tried: got %d (%v), want 1", tried.Tried, err)
+		want := sello.DeliveryJob{TenantID: doc.TenantID, Environment: doc.Environment, DocumentID: doc.ID, Tried: 1}
+		if j := jobs[0]; got != want || j.MaxAttempts != sello.DeliveryJobMaxAttempts-1 ||
+			j.State != rivertype.JobStateScheduled || !j.ScheduledAt.Equal(at) {
+			t.Errorf("delivery job %+v (%s at %s, %d attempts): want %+v, scheduled at %s, %d attempts",
+				got, j.State, j.ScheduledAt, j.MaxAttempts, want, at, sello.DeliveryJobMaxAttempts-1)
 		}
 	})
 

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/internal/jobs"
 )
@@ -133,8 +132,6 @@ type jobRow struct {
 	MaxAttempts int
 	Priority    int
 	Tags        []string
-	State       rivertype.JobState
-	ScheduledAt time.Time
 }
 
 // mustJobs lists the suite's jobs, oldest first.
@@ -153,7 +150,7 @@ func mustJobsOf(tb testing.TB, r jobs.Runner, kinds ...string) []jobRow {
 	tb.Helper()
 	var out []jobRow
 	for _, j := range mustListJobs(tb, r, kinds...).Jobs {
-		row := jobRow{Kind: j.Kind, MaxAttempts: j.MaxAttempts, Priority: j.Priority, Tags: j.Tags, State: j.State, ScheduledAt: j.ScheduledAt}
+		row := jobRow{Kind: j.Kind, MaxAttempts: j.MaxAttempts, Priority: j.Priority, Tags: j.Tags}
 		if j.Kind != optsKind {
 			if err := json.Unmarshal(j.EncodedArgs, &row.Args); err != nil {
 				tb.Fatalf("decode job args %s: %v", j.EncodedArgs, err)
