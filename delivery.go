@@ -7,33 +7,47 @@ import (
 
 // Delivery of our documents to buyers (DESIGN §6, docs/lifecycle.md): once
 // DGII accepts a document of a type exchanged between taxpayers, the
-// transaction that records the verdict sets its delivery pending and queues
-// its DeliveryJob; the job finds the buyer in DGII's directory, posts the
-// signed e-CF to the buyer's receiver and records the outcome with
-// DeliveryOutcome: delivered (the buyer's ARECF says received), failed
-// (the buyer did not receive it, or could not be reached for
-// DeliveryJobMaxAttempts runs) or not_electronic (the buyer is not in the
-// directory: the printed representation is how it gets the document).
+// transaction that records the verdict sets its delivery pending
+// (DocumentChange.OpenDelivery), and the document's job, which recorded
+// the verdict, goes on to deliver it: it finds the buyer in DGII's
+// directory, posts the signed e-CF to the buyer's receiver and records the
+// outcome with DeliveryOutcome: delivered (the buyer's ARECF says
+// received), failed (the buyer did not receive it, or could not be reached
+// for DeliveryJobMaxAttempts tries) or not_electronic (the buyer is not in
+// the directory: the printed representation is how it gets the document).
+// When that first try reaches no outcome, a DeliveryJob tries again.
 
-// DeliveryJob delivers an accepted document to the buyer's receiver (the
-// worker package works it). The transaction that records DGII's acceptance
-// inserts it (DocumentChange.QueueDelivery).
+// DeliveryJob tries again the delivery of an accepted document to the
+// buyer's receiver (the worker package works it), once the document's job
+// made the first try and reached no outcome; it is queued, on its own
+// (LifecycleStore.QueueJobs), for the first retry (DeliveryRetryDelay(1)).
 type DeliveryJob struct {
 	TenantID    string      `json:"tenantId"`
 	Environment Environment `json:"environment"`
 	DocumentID  string      `json:"documentId"`
+	// Tried is how many tries of the delivery were made before the job:
+	// 1 when the document's job made the first. The job's run n is the
+	// delivery's try Tried+n.
+	Tried int `json:"tried,omitempty"`
 }
 
 // Kind implements Job (River's JobArgs).
 func (DeliveryJob) Kind() string { return "sello.delivery" }
 
-// DeliveryJobMaxAttempts bounds a delivery's failed runs: with the worker's
-// retry delays (DeliveryRetryDelay) the last comes about a day after the
-// first, and its failure records the delivery failed.
+// DeliveryJobMaxAttempts bounds a delivery's failed tries, the document
+// job's first included: with the worker's retry delays
+// (DeliveryRetryDelay) the last comes about a day after the first, and its
+// failure records the delivery failed.
 const DeliveryJobMaxAttempts = 16
 
-// MaxAttempts implements JobMaxAttempts.
-func (DeliveryJob) MaxAttempts() int { return DeliveryJobMaxAttempts }
+// MaxAttempts implements JobMaxAttempts: the tries left after Tried.
+func (j DeliveryJob) MaxAttempts() int { return max(DeliveryJobMaxAttempts-j.Tried, 1) }
+
+// RetryDelivery is the DeliveryJob of doc after its first try failed,
+// scheduled at.
+func RetryDelivery(doc *Document, at time.Time) ScheduledJob {
+	return ScheduledJob{Job: DeliveryJob{TenantID: doc.TenantID, Environment: doc.Environment, DocumentID: doc.ID, Tried: 1}, At: at}
+}
 
 // deliveryRetryDelays are the waits after failed run 1, 2, …; the last
 // repeats. Over DeliveryJobMaxAttempts−1 waits they add up to about 22 h.
@@ -65,20 +79,28 @@ var ARECFReasons = map[string]string{
 }
 
 // deliveryOpen are the stored delivery statuses an outcome may replace:
-// pending (queued at acceptance) and not_sent (documents accepted before
+// pending (opened at acceptance) and not_sent (documents accepted before
 // delivery was built, should their job be queued again).
 var deliveryOpen = []string{DeliveryPending, DeliveryNotSent}
 
-// QueueDelivery makes ch, which moves doc to status ch.Status, also queue
+// OpenDelivery makes ch, which moves doc to status ch.Status, also open
 // doc's delivery when ch accepts it (accepted or accepted_conditional) and
-// doc's type travels to an electronic buyer: the delivery becomes pending
-// and its DeliveryJob is inserted with the verdict.
-func (ch *DocumentChange) QueueDelivery(doc *Document) {
+// doc's type travels to an electronic buyer: the delivery becomes pending.
+// No job is queued: the document's job, which records the verdict, goes on
+// to deliver it (DeliveryDue), and it runs until it has (a run killed
+// meanwhile is run again, and finds the delivery due).
+func (ch *DocumentChange) OpenDelivery(doc *Document) {
 	if !doc.Type.B2B() || (ch.Status != StatusAccepted && ch.Status != StatusAcceptedConditional) {
 		return
 	}
 	ch.Delivery = &Delivery{Status: DeliveryPending}
-	ch.Jobs = append(ch.Jobs, DeliveryJob{TenantID: doc.TenantID, Environment: doc.Environment, DocumentID: doc.ID})
+}
+
+// DeliveryDue reports whether doc's delivery is opened and not yet tried:
+// accepted (or accepted_conditional) with its delivery pending. The
+// document's job delivers such a document before it ends.
+func (d *Document) DeliveryDue() bool {
+	return (d.Status == StatusAccepted || d.Status == StatusAcceptedConditional) && d.Delivery.Status == DeliveryPending
 }
 
 // DeliveryOutcome is the change that records how a delivery ended: out is

@@ -1,5 +1,7 @@
 package sello
 
+import "time"
+
 // Job is a unit of background work (River's JobArgs: Kind names its worker).
 // Stores insert jobs in the same transaction as the change that calls for
 // them, so a change committed always has its next step queued.
@@ -13,6 +15,16 @@ type JobMaxAttempts interface {
 	Job
 	MaxAttempts() int
 }
+
+// ScheduledJob is Job to run at At rather than at once: the stores insert
+// Job, scheduled.
+type ScheduledJob struct {
+	Job Job
+	At  time.Time
+}
+
+// Kind implements Job: Job's kind.
+func (s ScheduledJob) Kind() string { return s.Job.Kind() }
 
 // DocumentJob carries a created document through its lifecycle: signing,
 // sending to DGII and following it to a verdict (the worker package works

@@ -65,6 +65,9 @@ type LifecycleStore interface {
 	// returns it as it is after, without its Payload. Returns NOT_FOUND, or CONFLICT when its
 	// status is not one of ch.From.
 	UpdateDocument(ctx context.Context, tenantID string, env Environment, id string, ch DocumentChange) (*Document, error)
+	// QueueJobs inserts js in a transaction of their own (a change that
+	// calls for jobs inserts them with it: DocumentChange.Jobs).
+	QueueJobs(ctx context.Context, js ...Job) error
 	// FindDocumentXML returns the signed XML of a document by e-NCF.
 	// Returns NOT_FOUND when there is no such document or it is not signed.
 	FindDocumentXML(ctx context.Context, tenantID string, env Environment, encf string) ([]byte, error)

@@ -82,6 +82,11 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	return doc, nil
 }
 
+// QueueJobs implements sello.LifecycleStore: js in one transaction.
+func (db *DB) QueueJobs(ctx context.Context, js ...sello.Job) error {
+	return db.inTx(ctx, func(tx pgx.Tx) error { return db.insertJobs(ctx, tx, js) })
+}
+
 // FindDocumentXML implements sello.LifecycleStore. Returns NOT_FOUND when
 // there is no such document or it is not signed yet.
 func (db *DB) FindDocumentXML(ctx context.Context, tenantID string, env sello.Environment, encf string) ([]byte, error) {

@@ -105,6 +105,11 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	return doc, nil
 }
 
+// QueueJobs implements sello.LifecycleStore: js in one transaction.
+func (db *DB) QueueJobs(ctx context.Context, js ...sello.Job) error {
+	return db.inTx(ctx, func(tx querier) error { return db.insertJobs(ctx, tx, js) })
+}
+
 // statusNames is from as strings.
 func statusNames(from []sello.Status) []string {
 	names := make([]string, len(from))

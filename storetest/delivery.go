@@ -2,7 +2,11 @@ package storetest
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
+	"time"
+
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/sello-do/sello"
 )
@@ -11,7 +15,7 @@ import (
 var arecfXML = []byte("<?xml version=\"1.0\" encoding=\"utf-8\"?>\r\n<ARECF><DetalleAcusedeRecibo><Estado>0</Estado></DetalleAcusedeRecibo>\t</ARECF>\n")
 
 // newAcceptedDoc creates a document of type typ in a fresh tenant and takes
-// it to accepted with the verdict change a worker makes, which queues its
+// it to accepted with the verdict change a worker makes, which opens its
 // delivery.
 func newAcceptedDoc(t *testing.T, e env, typ sello.DocumentType) *sello.Document {
 	t.Helper()
@@ -21,28 +25,53 @@ func newAcceptedDoc(t *testing.T, e env, typ sello.DocumentType) *sello.Document
 	doc = mustUpdate(t, e.s, doc, signChange())
 	doc = mustUpdate(t, e.s, doc, sello.DocumentChange{From: []sello.Status{sello.StatusSigned}, Status: sello.StatusSubmitted, TrackID: "track-" + doc.ID})
 	ch := sello.DocumentChange{From: []sello.Status{sello.StatusSubmitted}, Status: sello.StatusAccepted, EventType: sello.EventECFAccepted}
-	ch.QueueDelivery(doc)
+	ch.OpenDelivery(doc)
 	return mustUpdate(t, e.s, doc, ch)
 }
 
 func testDelivery(t *testing.T, open Open) {
-	t.Run("Queued", func(t *testing.T) {
+	t.Run("Opened", func(t *testing.T) {
+		// The verdict opens the delivery and queues no job: the
+		// document's job delivers it.
 		e := newEnv(t, open)
 		doc := newAcceptedDoc(t, e, sello.TypeCreditoFiscal)
 		if got, want := doc.Delivery, (sello.Delivery{Status: sello.DeliveryPending}); got != want {
 			t.Errorf("delivery after acceptance: got %+v, want %+v", got, want)
 		}
+		if !doc.DeliveryDue() {
+			t.Errorf("delivery of %+v not due after acceptance", doc)
+		}
 		if got := doc.Resource().Delivery.Status; got != sello.DeliveryPending {
 			t.Errorf("resource delivery: got %q, want pending", got)
 		}
+		if jobs := mustJobsOf(t, newRunner(t, e.s, nil), sello.DeliveryJob{}.Kind()); len(jobs) != 0 {
+			t.Errorf("delivery jobs after acceptance: got %d, want none", len(jobs))
+		}
+	})
+
+	t.Run("Retry", func(t *testing.T) {
+		// The first try failed: QueueJobs queues the DeliveryJob for
+		// the second, scheduled, with the tries left.
+		e := newEnv(t, open)
+		doc := newAcceptedDoc(t, e, sello.TypeCreditoFiscal)
+		at := time.Now().Add(30 * time.Second).Truncate(time.Millisecond)
+		if err := e.s.QueueJobs(t.Context(), sello.RetryDelivery(doc, at)); err != nil {
+			t.Fatalf("QueueJobs: %v", err)
+		}
 		r := newRunner(t, e.s, nil)
-		jobs := mustJobsOf(t, r, sello.DeliveryJob{}.Kind())
+		jobs := mustListJobs(t, r, sello.DeliveryJob{}.Kind()).Jobs
 		if len(jobs) != 1 {
 			t.Fatalf("delivery jobs: got %d, want 1", len(jobs))
 		}
-		want := stepArgs{TenantID: doc.TenantID, Environment: doc.Environment, DocumentID: doc.ID}
-		if jobs[0].Args != want || jobs[0].MaxAttempts != sello.DeliveryJobMaxAttempts {
-			t.Errorf("delivery job: got %+v, want args %+v and %d attempts", jobs[0], want, sello.DeliveryJobMaxAttempts)
+		var got sello.DeliveryJob
+		if err := json.Unmarshal(jobs[0].EncodedArgs, &got); err != nil {
+			t.Fatal(err)
+		}
+		want := sello.DeliveryJob{TenantID: doc.TenantID, Environment: doc.Environment, DocumentID: doc.ID, Tried: 1}
+		if j := jobs[0]; got != want || j.MaxAttempts != sello.DeliveryJobMaxAttempts-1 ||
+			j.State != rivertype.JobStateScheduled || !j.ScheduledAt.Equal(at) {
+			t.Errorf("delivery job %+v (%s at %s, %d attempts): want %+v, scheduled at %s, %d attempts",
+				got, j.State, j.ScheduledAt, j.MaxAttempts, want, at, sello.DeliveryJobMaxAttempts-1)
 		}
 	})
 

@@ -18,8 +18,10 @@ import (
 )
 
 // Delivery of accepted documents to the buyers' receivers (DESIGN §6,
-// docs/lifecycle.md). The transaction that records DGII's acceptance
-// queues a sello.DeliveryJob; a run of it:
+// docs/lifecycle.md). The transaction that records DGII's acceptance opens
+// the delivery (pending); the document's job, which recorded it, then
+// makes the first try (deliverFirst), with the document and the signed XML
+// it holds, bounded by FirstDeliveryFor. A try:
 //
 //	delivery recorded already, or the document not accepted ──> nothing
 //	no buyer RNC, or the buyer not in DGII's directory ──> not_electronic
@@ -30,18 +32,37 @@ import (
 //	    duplicado: the buyer holds another document under the e-NCF, one
 //	    DGII confirmed if the buyer is a Sello) with a warning
 //	    (sello.DeliveryOutcome)
-//	  no ARECF (network, 5xx, a bad acuse) ──> the run fails; River retries
-//	    after DeliveryDelay, and the last of DeliveryJobMaxAttempts runs
-//	    records failed with the error
+//	  no ARECF (network, 5xx, a bad acuse, FirstDeliveryFor over) ──> the
+//	    first try queues a sello.DeliveryJob for DeliveryDelay(1) later;
+//	    a failed run of it is retried by River after the next delay, and
+//	    the last of DeliveryJobMaxAttempts tries records failed with the
+//	    error
 //	  the SSRF guard refused the address ──> failed at once
 //
 // An outcome is recorded only over a delivery still pending
 // (sello.DeliveryOutcome), so nothing is sent again once an ARECF was
 // recorded: a later run finds the outcome and stops.
+//
+// The verdict's transaction queues no job: should the process die between
+// the verdict's commit and the first try's end, the document's job, still
+// running, is rescued and run again, finds the delivery due
+// (sello.Document.DeliveryDue) and tries it. A kill after the DeliveryJob
+// was queued but before the document's job was marked complete makes one
+// more try (and, if it fails too, a second DeliveryJob): the buyer may get
+// the same e-CF twice, as it may today when a delivery run dies after its
+// post; whichever records an outcome first wins, the other then stops.
 
 // DefaultDirectoryTTL is how long a directory answer (an entry, or its
 // absence) is kept.
 const DefaultDirectoryTTL = 10 * time.Minute
+
+// DefaultFirstDeliveryFor bounds the first try of a delivery, made by the
+// document's job (Config.FirstDeliveryFor). A receiver known to Sello
+// answers in milliseconds, and a cold one (a DGII directory query, the
+// buyer's seed and token, then the post) in well under a second; five
+// seconds spares a slow buyer its retry 30 s later while keeping a
+// worker of the lifecycle, at worst, five seconds from the next document.
+const DefaultFirstDeliveryFor = 5 * time.Second
 
 // deliveryWorker runs sello.DeliveryJob.
 type deliveryWorker struct {
@@ -49,14 +70,14 @@ type deliveryWorker struct {
 	w *Worker
 }
 
-// NextRetry implements river.Worker: DeliveryDelay after the failed run,
-// ±20%.
+// NextRetry implements river.Worker: DeliveryDelay after the failed try,
+// ±20% (the job's run n is the delivery's try Tried+n).
 func (dw *deliveryWorker) NextRetry(job *river.Job[sello.DeliveryJob]) time.Time {
-	return dw.w.deliveryRetryAt(job.Attempt)
+	return dw.w.deliveryRetryAt(job.Args.Tried + job.Attempt)
 }
 
 // deliveryRetryAt is when to run again a delivery (or an approval) whose
-// run n failed: DeliveryDelay after now, ±20%.
+// try n failed: DeliveryDelay after now, ±20%.
 func (w *Worker) deliveryRetryAt(n int) time.Time {
 	d := w.cfg.DeliveryDelay(n)
 	return time.Now().Add(time.Duration(float64(d) * (0.8 + 0.4*rand.Float64())))
@@ -79,23 +100,72 @@ func (dw *deliveryWorker) Work(ctx context.Context, job *river.Job[sello.Deliver
 		(doc.Delivery.Status != sello.DeliveryPending && doc.Delivery.Status != sello.DeliveryNotSent) {
 		return nil
 	}
-	out, arecf, err := w.deliver(ctx, doc)
+	out, arecf, err := w.deliver(ctx, doc, nil)
 	var blocked *webhook.BlockedError
 	switch {
 	case err == nil:
 	case errors.As(err, &blocked) || job.Attempt >= job.MaxAttempts:
-		out = sello.Delivery{Status: sello.DeliveryFailed, Reason: fmt.Sprintf("Could not deliver %s to the buyer %s: %v", doc.ENCF, doc.BuyerRNC, err)}
+		out = deliveryFailed(doc, err)
 	default:
-		w.cfg.Logger.InfoContext(ctx, "delivery attempt failed", "document_id", doc.ID, "attempt", job.Attempt, "err", err)
-		w.cfg.Metrics.DeliveryRetried()
+		w.retryingDelivery(ctx, doc, a.Tried+job.Attempt, err)
 		return fmt.Errorf("deliver: %w", err)
 	}
+	return w.recordDelivery(ctx, span, doc, out, arecf)
+}
+
+// deliverFirst makes the first try of doc's delivery, from the document's
+// job right after the verdict (doc as the verdict left it, xml its signed
+// XML or nil to read it), in a span named as the DeliveryJob's runs. The
+// try gets FirstDeliveryFor; without an outcome in it, the delivery's
+// DeliveryJob is queued for the next try. An error (the store's, or the
+// job's context ended) fails the document's run: River runs it again, and
+// the delivery is still due.
+func (w *Worker) deliverFirst(ctx context.Context, doc *sello.Document, xml []byte) (err error) {
+	ctx, span := tracing.Start(ctx, sello.DeliveryJob{}.Kind(), trace.WithAttributes(
+		tracing.AttrCorrelationID.String(tracing.CorrelationID(ctx)), tracing.AttrDocumentID.String(doc.ID),
+		tracing.AttrTenantID.String(doc.TenantID), tracing.AttrEnvironment.String(string(doc.Environment))))
+	defer func() { tracing.End(span, err) }()
+	tctx, cancel := context.WithTimeout(ctx, w.cfg.FirstDeliveryFor)
+	out, arecf, err := w.deliver(tctx, doc, xml)
+	cancel()
+	var blocked *webhook.BlockedError
+	switch {
+	case err == nil:
+	case errors.As(err, &blocked):
+		out = deliveryFailed(doc, err)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	default:
+		w.retryingDelivery(ctx, doc, 1, err)
+		if err := w.cfg.Store.QueueJobs(ctx, sello.RetryDelivery(doc, w.deliveryRetryAt(1))); err != nil {
+			return fmt.Errorf("queue delivery: %w", err)
+		}
+		return nil
+	}
+	return w.recordDelivery(ctx, span, doc, out, arecf)
+}
+
+// deliveryFailed is the failed outcome of a delivery given up after err.
+func deliveryFailed(doc *sello.Document, err error) sello.Delivery {
+	return sello.Delivery{Status: sello.DeliveryFailed, Reason: fmt.Sprintf("Could not deliver %s to the buyer %s: %v", doc.ENCF, doc.BuyerRNC, err)}
+}
+
+// retryingDelivery logs and counts try n of doc's delivery, which reached
+// no outcome (err) and will be tried again.
+func (w *Worker) retryingDelivery(ctx context.Context, doc *sello.Document, n int, err error) {
+	w.cfg.Logger.InfoContext(ctx, "delivery attempt failed", "document_id", doc.ID, "attempt", n, "err", err)
+	w.cfg.Metrics.DeliveryRetried()
+}
+
+// recordDelivery records the outcome out of doc's delivery (a CONFLICT
+// means another try recorded one first).
+func (w *Worker) recordDelivery(ctx context.Context, span trace.Span, doc *sello.Document, out sello.Delivery, arecf []byte) error {
 	if span.IsRecording() {
 		span.SetAttributes(tracing.AttrENCF.String(doc.ENCF), tracing.AttrDelivery.String(out.Status))
 	}
-	after, err := w.cfg.Store.UpdateDocument(ctx, a.TenantID, a.Environment, a.DocumentID, sello.DeliveryOutcome(doc, out, arecf))
+	after, err := w.cfg.Store.UpdateDocument(ctx, doc.TenantID, doc.Environment, doc.ID, sello.DeliveryOutcome(doc, out, arecf))
 	if sello.ErrorCodeOf(err) == sello.CodeConflict {
-		return nil // another run recorded it first
+		return nil // another try recorded it first
 	} else if err != nil {
 		return err
 	}
@@ -104,8 +174,9 @@ func (dw *deliveryWorker) Work(ctx context.Context, job *river.Job[sello.Deliver
 }
 
 // deliver sends doc to its buyer and returns the outcome and the buyer's
-// signed ARECF; an error means no outcome yet.
-func (w *Worker) deliver(ctx context.Context, doc *sello.Document) (sello.Delivery, []byte, error) {
+// signed ARECF; an error means no outcome yet. signed is doc's signed XML,
+// nil to read it.
+func (w *Worker) deliver(ctx context.Context, doc *sello.Document, signed []byte) (sello.Delivery, []byte, error) {
 	if doc.BuyerRNC == "" {
 		return sello.Delivery{Status: sello.DeliveryNotElectronic}, nil, nil
 	}
@@ -115,9 +186,10 @@ func (w *Worker) deliver(ctx context.Context, doc *sello.Document) (sello.Delive
 	} else if entry == nil || entry.URLRecepcion == "" {
 		return sello.Delivery{Status: sello.DeliveryNotElectronic}, nil, nil
 	}
-	signed, err := w.cfg.Store.FindDocumentXML(ctx, doc.TenantID, doc.Environment, doc.ENCF)
-	if err != nil {
-		return sello.Delivery{}, nil, err
+	if signed == nil {
+		if signed, err = w.cfg.Store.FindDocumentXML(ctx, doc.TenantID, doc.Environment, doc.ENCF); err != nil {
+			return sello.Delivery{}, nil, err
+		}
 	}
 	from, _, err := w.sender(ctx, doc.TenantID, doc.Environment)
 	if err != nil {

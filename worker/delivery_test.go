@@ -2,7 +2,9 @@ package worker_test
 
 import (
 	"bytes"
+	"context"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/sello-do/sello"
 	"github.com/sello-do/sello/dgii"
 	"github.com/sello-do/sello/dgiisim"
@@ -46,15 +49,22 @@ type deliveryTest struct {
 // simulator's configuration (its directory's other receivers).
 func mustDeliveryTest(t *testing.T, st storetest.Store, opts webhook.Options, sim ...func(*dgiisim.Config)) *deliveryTest {
 	t.Helper()
+	return mustDeliveryTestConfig(t, st, worker.Config{Webhooks: opts, DeliveryDelay: func(int) time.Duration { return 10 * time.Millisecond }}, sim...)
+}
+
+// mustDeliveryTestConfig is mustDeliveryTest with the worker's
+// configuration cfg (its DGII is the simulator's).
+func mustDeliveryTestConfig(t *testing.T, st storetest.Store, cfg worker.Config, sim ...func(*dgiisim.Config)) *deliveryTest {
+	t.Helper()
 	key, cert, err := xmldsig.GenerateSelfSigned(pkix.Name{CommonName: "Comprador simulado"}, time.Now().Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := dgiisim.Config{Verify: xmldsig.Verify, Sign: (&xmldsig.Signer{Key: key, Cert: cert}).Sign}
+	simCfg := dgiisim.Config{Verify: xmldsig.Verify, Sign: (&xmldsig.Signer{Key: key, Cert: cert}).Sign}
 	for _, f := range sim {
-		f(&cfg)
+		f(&simCfg)
 	}
-	s := dgiisim.New(cfg)
+	s := dgiisim.New(simCfg)
 	auths := &atomic.Int64{}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(strings.ToLower(r.URL.Path), "/emisorreceptor/fe/autenticacion/api/validacioncertificado") {
@@ -63,11 +73,8 @@ func mustDeliveryTest(t *testing.T, st storetest.Store, opts webhook.Options, si
 		s.ServeHTTP(w, r)
 	}))
 	t.Cleanup(ts.Close)
-	h := mustHookTest(t, st, worker.Config{
-		DGII:          dgii.New(dgii.Config{URLs: dgii.URLs{ECF: ts.URL}}),
-		Webhooks:      opts,
-		DeliveryDelay: func(int) time.Duration { return 10 * time.Millisecond },
-	})
+	cfg.DGII = dgii.New(dgii.Config{URLs: dgii.URLs{ECF: ts.URL}})
+	h := mustHookTest(t, st, cfg)
 	signer := h.mustCertificate(t, "Emisor de prueba")
 	storetest.MustAddSequence(t, st, h.tenant.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 1000)
 	h.start(t)
@@ -82,7 +89,9 @@ var (
 
 // accepted creates an E31 to buyer, signs the golden E31 as it (the
 // tenant's RNC, the e-NCF, the buyer) and takes it to accepted with the
-// worker's verdict change, which queues its delivery.
+// worker's verdict change, which opens its delivery, as a run of the
+// document's job killed right after the verdict's commit leaves it; then
+// the document's job runs again, as River's rescue runs it, and delivers.
 func (d *deliveryTest) accepted(t *testing.T, buyer string) *sello.Document {
 	t.Helper()
 	doc := storetest.MustCreateDocument(t, d.st, sello.DocumentDraft{
@@ -102,20 +111,76 @@ func (d *deliveryTest) accepted(t *testing.T, buyer string) *sello.Document {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One change from queued to accepted: the document's own job, which
-	// cannot sign its payload and tries again later, must find it signed
-	// or submitted at no point, or it would send it to DGII and race
-	// these changes.
+	// The document's own job cannot sign its payload and would run again
+	// only after River's retry delay: it is cancelled, and the rescued
+	// run below takes its place.
+	d.cancelDocumentJob(t, doc)
+	// One change from queued to accepted: the document's job must find
+	// it signed or submitted at no point, or it would send it to DGII and
+	// race these changes.
 	ch := sello.DocumentChange{
 		From: []sello.Status{sello.StatusQueuedForSigning}, Status: sello.StatusAccepted,
 		SignedXML: signed, TrackID: "track-" + doc.ID, EventType: sello.EventECFAccepted,
 	}
-	ch.QueueDelivery(doc)
+	ch.OpenDelivery(doc)
 	doc, err = d.st.UpdateDocument(t.Context(), doc.TenantID, doc.Environment, doc.ID, ch)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := d.st.QueueJobs(t.Context(), sello.NewDocumentJob(doc)); err != nil {
+		t.Fatal(err)
+	}
 	return doc
+}
+
+// cancelDocumentJob cancels doc's DocumentJob and waits until River has
+// finalized it.
+func (d *deliveryTest) cancelDocumentJob(t *testing.T, doc *sello.Document) {
+	t.Helper()
+	c, ok := d.runner.(interface {
+		jobLister
+		JobCancel(ctx context.Context, id int64) (*rivertype.JobRow, error)
+		JobGet(ctx context.Context, id int64) (*rivertype.JobRow, error)
+	})
+	if !ok {
+		t.Fatalf("runner %T cannot cancel jobs", d.runner)
+	}
+	res, err := c.JobList(t.Context(), river.NewJobListParams().Kinds(sello.DocumentJob{}.Kind()).First(10_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range res.Jobs {
+		var a sello.DocumentJob
+		if json.Unmarshal(j.EncodedArgs, &a) != nil || a.DocumentID != doc.ID {
+			continue
+		}
+		if _, err := c.JobCancel(t.Context(), j.ID); err != nil {
+			t.Fatal(err)
+		}
+		if !testwait.Within(20*time.Second, 5*time.Millisecond, func() bool {
+			j, err := c.JobGet(t.Context(), j.ID)
+			return err == nil && j.FinalizedAt != nil
+		}) {
+			t.Fatalf("document job %d of %s not finalized after 20 s", j.ID, doc.ENCF)
+		}
+	}
+}
+
+// deliveryJobs lists doc's DeliveryJobs, finished or not.
+func (d *deliveryTest) deliveryJobs(t *testing.T, doc *sello.Document) []*rivertype.JobRow {
+	t.Helper()
+	res, err := d.runner.(jobLister).JobList(t.Context(), river.NewJobListParams().Kinds(sello.DeliveryJob{}.Kind()).First(10_000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*rivertype.JobRow
+	for _, j := range res.Jobs {
+		var a sello.DeliveryJob
+		if json.Unmarshal(j.EncodedArgs, &a) == nil && a.DocumentID == doc.ID {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // delivered waits (20 s at most) for the document's delivery outcome.
@@ -330,4 +395,90 @@ func (h *hookTest) waitKindDone(tb testing.TB, kind string) {
 	}) {
 		tb.Fatalf("jobs of kind %s still running after 20 s", kind)
 	}
+}
+
+// TestDeliveryInline: the document's job, having recorded the acceptance,
+// delivers the document itself: no DeliveryJob when the buyer answers.
+// When its first try reaches no outcome (a 503, a buyer slower than
+// FirstDeliveryFor) it queues one DeliveryJob for the second try, at the
+// first retry delay, with the tries left.
+func TestDeliveryInline(t *testing.T) {
+	forEachStore(t, func(t *testing.T, st storetest.Store) {
+		t.Run("Delivered", func(t *testing.T) {
+			d := mustDeliveryTest(t, st, webhook.Options{AllowLoopback: true})
+			doc := d.accepted(t, dgiisim.RNCDirectoryNoAuth)
+			if got := d.delivered(t, doc); got.Delivery.Status != sello.DeliveryDelivered {
+				t.Fatalf("delivery: got %+v, want delivered", got.Delivery)
+			}
+			if rc := d.receipt(doc); rc == nil || rc.Posts != 1 {
+				t.Fatalf("receipt %+v: want one post", rc)
+			}
+			if jobs := d.deliveryJobs(t, doc); len(jobs) != 0 {
+				t.Fatalf("%d delivery jobs, want none: the document's job delivered", len(jobs))
+			}
+		})
+
+		slowRNC := "999000077"
+		slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+		}))
+		t.Cleanup(slow.Close)
+		for _, tc := range []struct{ name, buyer string }{
+			{"Refused", dgiisim.RNCReceiverDown},
+			{"Slow", slowRNC},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				const delay = time.Hour
+				d := mustDeliveryTestConfig(t, st, worker.Config{
+					Webhooks:         webhook.Options{AllowLoopback: true},
+					DeliveryDelay:    func(n int) time.Duration { return time.Duration(n) * delay },
+					FirstDeliveryFor: 300 * time.Millisecond,
+				}, func(c *dgiisim.Config) {
+					c.Receivers = func(env sello.Environment, rnc string) (string, string, bool) {
+						return "COMPRADOR LENTO SRL", slow.URL, rnc == slowRNC
+					}
+				})
+				start := time.Now()
+				doc := d.accepted(t, tc.buyer)
+				var jobs []*rivertype.JobRow
+				if !testwait.Within(20*time.Second, 5*time.Millisecond, func() bool {
+					jobs = d.deliveryJobs(t, doc)
+					return len(jobs) > 0
+				}) {
+					t.Fatal("no delivery job after 20 s")
+				}
+				if took := time.Since(start); tc.name == "Slow" && took > 5*time.Second {
+					t.Errorf("the first try held the document's job %s, want about FirstDeliveryFor", took)
+				}
+				// The document's job has ended: no second job comes.
+				d.waitKindDone(t, sello.DocumentJob{}.Kind())
+				if jobs = d.deliveryJobs(t, doc); len(jobs) != 1 {
+					t.Fatalf("%d delivery jobs, want 1", len(jobs))
+				}
+				j := jobs[0]
+				var a sello.DeliveryJob
+				if err := json.Unmarshal(j.EncodedArgs, &a); err != nil {
+					t.Fatal(err)
+				}
+				want := sello.DeliveryJob{TenantID: doc.TenantID, Environment: doc.Environment, DocumentID: doc.ID, Tried: 1}
+				if a != want || j.MaxAttempts != sello.DeliveryJobMaxAttempts-1 || j.State != rivertype.JobStateScheduled {
+					t.Errorf("delivery job %+v (%s, %d attempts): want %+v, scheduled, %d attempts", a, j.State, j.MaxAttempts, want, sello.DeliveryJobMaxAttempts-1)
+				}
+				// DeliveryDelay(1) after the first try, ±20%.
+				if lo, hi := start.Add(delay*8/10), time.Now().Add(delay*12/10); j.ScheduledAt.Before(lo) || j.ScheduledAt.After(hi) {
+					t.Errorf("delivery job scheduled at %s, want between %s and %s", j.ScheduledAt, lo, hi)
+				}
+				got, err := st.FindDocumentByID(t.Context(), doc.TenantID, doc.Environment, doc.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Delivery != (sello.Delivery{Status: sello.DeliveryPending}) {
+					t.Errorf("delivery %+v, want pending", got.Delivery)
+				}
+			})
+		}
+	})
 }

@@ -19,7 +19,8 @@ const trackIDLostAfter = 24 * time.Hour
 
 // processWorker runs sello.DocumentJob: it reads the document and does the next
 // step for its status, again and again until the document is final or must
-// wait for DGII.
+// wait for DGII. An accepted document whose delivery is due is delivered
+// before the job ends (deliverFirst).
 type processWorker struct {
 	river.WorkerDefaults[sello.DocumentJob]
 	w *Worker
@@ -77,7 +78,13 @@ func (pw *processWorker) Work(ctx context.Context, job *river.Job[sello.Document
 		case sello.StatusSubmitted:
 			doc, step = w.poll(ctx, job, doc, sent)
 		default:
-			return nil // final
+			// Final. An acceptance opened the document's delivery: this
+			// job tries it once, also when a run killed after the
+			// verdict is run again.
+			if doc.DeliveryDue() {
+				return w.deliverFirst(ctx, doc, xml)
+			}
+			return nil
 		}
 		if doc == nil {
 			xml = nil // read again: another run may have signed it

@@ -129,8 +129,9 @@ func (w *Worker) submitRFCE(ctx context.Context, ref sello.DocumentJob, doc *sel
 // codigo other than 1, 2 or 4) is an error, and the run is retried; poll
 // handles En Proceso and No encontrado before it calls verdict.
 //
-// An acceptance of a document that travels to a buyer also queues its
-// delivery, in the same transaction.
+// An acceptance of a document that travels to a buyer also opens its
+// delivery, in the same transaction; the caller's job then delivers it
+// (processWorker, deliverFirst).
 func (w *Worker) verdict(ctx context.Context, ref sello.DocumentJob, doc *sello.Document, from sello.Status, res *dgii.Result) (_ *sello.Document, err error) {
 	ctx, span := tracing.Start(ctx, "verdict")
 	defer func() { tracing.End(span, err) }()
@@ -157,7 +158,7 @@ func (w *Worker) verdict(ctx context.Context, ref sello.DocumentJob, doc *sello.
 		Severity:  sev,
 		Message:   verdictMessage(res),
 	}
-	ch.QueueDelivery(doc)
+	ch.OpenDelivery(doc)
 	return w.transition(ctx, ref, ch)
 }
 

@@ -53,6 +53,12 @@ type Config struct {
 	// webhook clients (Webhooks), so the same SSRF guard and loopback
 	// allowance apply.
 	DeliveryDelay func(n int) time.Duration
+	// FirstDeliveryFor bounds the first try of a delivery, which the
+	// document's job makes right after DGII's acceptance (default
+	// DefaultFirstDeliveryFor): a buyer slower than that does not hold a
+	// worker of the document's lifecycle, its delivery is tried again by a
+	// DeliveryJob.
+	FirstDeliveryFor time.Duration
 	// DirectoryTTL is how long an answer of DGII's directory is kept
 	// (default DefaultDirectoryTTL).
 	DirectoryTTL time.Duration
@@ -118,6 +124,9 @@ func New(cfg Config) *Worker {
 	}
 	if cfg.DeliveryDelay == nil {
 		cfg.DeliveryDelay = sello.DeliveryRetryDelay
+	}
+	if cfg.FirstDeliveryFor <= 0 {
+		cfg.FirstDeliveryFor = DefaultFirstDeliveryFor
 	}
 	if cfg.DirectoryTTL == 0 {
 		cfg.DirectoryTTL = DefaultDirectoryTTL

@@ -97,18 +97,28 @@ var DiscardLogger = slog.New(slog.DiscardHandler)
 
 // InsertParams are River's insert parameters of js: a sello.Job has River's
 // JobArgs method set; job types that also implement InsertOpts()
-// river.InsertOpts get their options, and a sello.JobMaxAttempts its
-// MaxAttempts.
+// river.InsertOpts get their options, a sello.JobMaxAttempts its
+// MaxAttempts, and a sello.ScheduledJob its job, scheduled at At.
 func InsertParams(js []sello.Job) ([]river.InsertManyParams, error) {
 	params := make([]river.InsertManyParams, len(js))
 	for i, j := range js {
 		if j == nil {
 			return nil, errors.New("insert jobs: nil job")
 		}
-		params[i] = river.InsertManyParams{Args: j}
-		if m, ok := j.(sello.JobMaxAttempts); ok {
-			params[i].InsertOpts = &river.InsertOpts{MaxAttempts: m.MaxAttempts()}
+		var opts *river.InsertOpts
+		if s, ok := j.(sello.ScheduledJob); ok {
+			if s.Job == nil {
+				return nil, errors.New("insert jobs: nil job")
+			}
+			j, opts = s.Job, &river.InsertOpts{ScheduledAt: s.At}
 		}
+		if m, ok := j.(sello.JobMaxAttempts); ok {
+			if opts == nil {
+				opts = &river.InsertOpts{}
+			}
+			opts.MaxAttempts = m.MaxAttempts()
+		}
+		params[i] = river.InsertManyParams{Args: j, InsertOpts: opts}
 	}
 	return params, nil
 }
