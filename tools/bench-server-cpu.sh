@@ -115,7 +115,7 @@ done
 delivered=$(sqlite3 "file:$dir/data/sello.db?mode=ro" \
 	"SELECT delivery_status || ':' || count(*) FROM documents GROUP BY delivery_status" 2>/dev/null | tr '\n' ' ')
 
-rsa=$(awk '/^raw RSA/ {print $4}' "$dir/bench.out")
+rsa=$(awk '/^raw RSA-2048 sig\/s/ {print $4}' "$dir/bench.out")
 cores=$(sed -n 's/^raw RSA.*(\([0-9]*\) cores.*/\1/p' "$dir/bench.out")
 vps=$(awk '$1 == "verdicts/s" {print $2}' "$dir/bench.out")
 awk -v bin="$(basename "$bin")" -v docs="$docs" -v s="$((srv1 - srv0))" -v m="$((sim1 - sim0))" -v tck="$tck" \
