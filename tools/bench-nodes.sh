@@ -5,7 +5,7 @@
 # a separate `sello dgii-sim`, TENANTS tenants (1: the demo's key; more:
 # --setup-tenants), every figure from the servers' own /metrics and, on
 # PostgreSQL, --db-cpu-proc postgres. Appends the bench's output to
-# ${RUNS:-/work/runs/multinode.txt} (RUNS to change it). docs/benchmarks.md, issue 23.
+# ./bench-nodes.txt (RUNS=FILE to change it). docs/benchmarks.md, issue 23.
 # multinode.sh BIN NODES TENANTS LABEL: sello bench on one PostgreSQL with NODES fresh nodes, a separate dgii-sim.
 set -uo pipefail
 bin=$1; nodes=$2; tenants=$3; label=$4; docs=${DOCS:-3000}
@@ -41,4 +41,4 @@ tck=$(getconf CLK_TCK)
 if [ -n "${SQLITE:-}" ]; then outcomes=$(sqlite3 "file:$dir/data/sello.db?mode=ro" "select status||':'||delivery_status||'='||count(*) from documents group by status, delivery_status" | tr '\n' ' '); else outcomes=$(psql -h 127.0.0.1 -U postgres -d $db -Atc "select status||':'||delivery_status||'='||count(*) from documents group by status, delivery_status" | tr '\n' ' '); fi
 { echo "=== $label ${SQLITE:+sqlite }bin=$(basename $bin) nodes=$nodes tenants=$tenants rc=$rc load=$(cut -d' ' -f1-3 /proc/loadavg) $(date +%T)"
   cat $dir/bench.out
-  echo "simulator CPU/doc $(python3 -c "print(round(($s1-$s0)/$tck/$docs*1000,3))") ms; outcomes: $outcomes"; } | tee -a ${RUNS:-/work/runs/multinode.txt}
+  echo "simulator CPU/doc $(python3 -c "print(round(($s1-$s0)/$tck/$docs*1000,3))") ms; outcomes: $outcomes"; } | tee -a "${RUNS:-bench-nodes.txt}"
