@@ -6,7 +6,6 @@
 # --setup-tenants), every figure from the servers' own /metrics and, on
 # PostgreSQL, --db-cpu-proc postgres. Appends the bench's output to
 # ./bench-nodes.txt (RUNS=FILE to change it). docs/benchmarks.md, issue 23.
-# multinode.sh BIN NODES TENANTS LABEL: sello bench on one PostgreSQL with NODES fresh nodes, a separate dgii-sim.
 set -uo pipefail
 bin=$1; nodes=$2; tenants=$3; label=$4; docs=${DOCS:-3000}
 db=mn_$$_$RANDOM
