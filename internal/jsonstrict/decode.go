@@ -2,8 +2,6 @@ package jsonstrict
 
 import (
 	"encoding/json"
-	"unicode/utf16"
-	"unicode/utf8"
 )
 
 // Decode builds the generic value of body, what encoding/json's Decoder
@@ -199,125 +197,19 @@ func (p *treeParser) digits() bool {
 	return p.i > start
 }
 
-// string reads a string at its opening quote. Plain strings are copied as
-// they are; escapes are decoded as encoding/json does, a surrogate pair
-// into its one code point (a lone one, which jsonstrict refuses, is left
-// to encoding/json).
+// string reads a string at its opening quote with Check's own scanner
+// (scanner.str: the same rules, so nothing Check passed is read otherwise)
+// and decodes its escapes with unescape, as encoding/json does, a surrogate
+// pair into its one code point.
 func (p *treeParser) string() (string, bool) {
-	p.i++ // "
-	start := p.i
-	for p.i < len(p.b) {
-		switch c := p.b[p.i]; {
-		case c == '"':
-			s := string(p.b[start:p.i])
-			p.i++
-			return s, true
-		case c == '\\':
-			return p.escaped(start)
-		case c < 0x20:
-			return "", false
-		case c < utf8.RuneSelf:
-			p.i++
-		default:
-			r, n := utf8.DecodeRune(p.b[p.i:])
-			if r == utf8.RuneError && n == 1 {
-				return "", false
-			}
-			p.i += n
-		}
+	s := scanner{b: p.b, i: p.i}
+	raw, escaped, err := s.str()
+	if err != nil {
+		return "", false
 	}
-	return "", false
-}
-
-// escaped finishes a string that began at start and has an escape at i.
-func (p *treeParser) escaped(start int) (string, bool) {
-	out := make([]byte, 0, p.i-start+16)
-	out = append(out, p.b[start:p.i]...)
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			p.i++
-			return string(out), true
-		case c < 0x20:
-			return "", false
-		case c != '\\':
-			if c < utf8.RuneSelf {
-				out = append(out, c)
-				p.i++
-				continue
-			}
-			r, n := utf8.DecodeRune(p.b[p.i:])
-			if r == utf8.RuneError && n == 1 {
-				return "", false
-			}
-			out = append(out, p.b[p.i:p.i+n]...)
-			p.i += n
-			continue
-		}
-		if p.i+1 >= len(p.b) {
-			return "", false
-		}
-		switch e := p.b[p.i+1]; e {
-		case '"', '\\', '/':
-			out = append(out, e)
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			r, ok := p.hex4(p.i + 2)
-			if !ok {
-				return "", false
-			}
-			if utf16.IsSurrogate(r) {
-				// Only a high surrogate followed by an escaped low one.
-				if r >= 0xDC00 || p.i+11 >= len(p.b) || p.b[p.i+6] != '\\' || p.b[p.i+7] != 'u' {
-					return "", false
-				}
-				r2, ok := p.hex4(p.i + 8)
-				if !ok || r2 < 0xDC00 || r2 > 0xDFFF {
-					return "", false
-				}
-				out = utf8.AppendRune(out, utf16.DecodeRune(r, r2))
-				p.i += 12
-				continue
-			}
-			out = utf8.AppendRune(out, r)
-			p.i += 6
-			continue
-		default:
-			return "", false
-		}
-		p.i += 2
+	p.i = s.i
+	if escaped {
+		return string(unescape(raw)), true
 	}
-	return "", false
-}
-
-// hex4 reads the four hex digits of a \u escape at i.
-func (p *treeParser) hex4(i int) (rune, bool) {
-	if i+4 > len(p.b) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range p.b[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c -= 'a' - 10
-		case c >= 'A' && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
+	return string(raw), true
 }
