@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 )
 
@@ -22,29 +21,12 @@ type bucketPruner interface {
 // bucket of the receivers' limits), leaves no rows once its buckets
 // refill. A failure is logged and tried again at the next tick.
 func startPruning(p bucketPruner, logger *slog.Logger) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(rateLimitPruneInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			pctx, pcancel := context.WithTimeout(ctx, rateLimitPruneInterval/2)
-			n, err := p.Prune(pctx)
-			pcancel()
-			if err != nil && ctx.Err() == nil {
-				logger.Warn("prune rate limits", "err", err)
-			} else if n > 0 {
-				logger.Debug("rate limit buckets pruned", "buckets", n)
-			}
+	return every(rateLimitPruneInterval, rateLimitPruneInterval/2, func(ctx context.Context) {
+		n, err := p.Prune(ctx)
+		if err != nil && ctx.Err() != context.Canceled { // not when stopping; a timeout is worth a warning
+			logger.Warn("prune rate limits", "err", err)
+		} else if n > 0 {
+			logger.Debug("rate limit buckets pruned", "buckets", n)
 		}
 	})
-	return func() {
-		cancel()
-		wg.Wait()
-	}
 }

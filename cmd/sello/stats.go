@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 )
 
@@ -22,30 +21,13 @@ type statsKeeper interface {
 // startStats calls k.AnalyzeStale every statsInterval until stop is
 // called. A failure is logged and tried again at the next tick.
 func startStats(k statsKeeper, logger *slog.Logger) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(statsInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			pctx, pcancel := context.WithTimeout(ctx, time.Minute)
-			start := time.Now()
-			tables, err := k.AnalyzeStale(pctx)
-			pcancel()
-			if err != nil && ctx.Err() == nil {
-				logger.Warn("analyze tables", "err", err)
-			} else if len(tables) > 0 {
-				logger.Debug("tables analyzed", "tables", tables, "took", time.Since(start))
-			}
+	return every(statsInterval, time.Minute, func(ctx context.Context) {
+		start := time.Now()
+		tables, err := k.AnalyzeStale(ctx)
+		if err != nil && ctx.Err() != context.Canceled { // not when stopping; a timeout is worth a warning
+			logger.Warn("analyze tables", "err", err)
+		} else if len(tables) > 0 {
+			logger.Debug("tables analyzed", "tables", tables, "took", time.Since(start))
 		}
 	})
-	return func() {
-		cancel()
-		wg.Wait()
-	}
 }
