@@ -12,17 +12,7 @@ import (
 func BenchmarkDecodeCheck(b *testing.B) {
 	for _, n := range []int{1, 300} {
 		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
-			var v map[string]any
-			if err := json.Unmarshal(MustRead(b, "testdata/valid/E31.json"), &v); err != nil {
-				b.Fatal(err)
-			}
-			var items []any
-			for i := range n {
-				items = append(items, map[string]any{"NumeroLinea": i + 1, "IndicadorFacturacion": 1 + i%4, "NombreItem": "Artículo",
-					"IndicadorBienoServicio": 1, "CantidadItem": "2", "UnidadMedida": "43", "PrecioUnitarioItem": "123.4567"})
-			}
-			at(v["ECF"].(map[string]any), "DetallesItems")["Item"] = items
-			body, _ := json.Marshal(v)
+			body := benchBody(b, n)
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -104,17 +94,7 @@ func BenchmarkReadReceivedECF(b *testing.B) {
 func BenchmarkDecode(b *testing.B) {
 	for _, n := range []int{1, 300} {
 		b.Run(fmt.Sprintf("items=%d", n), func(b *testing.B) {
-			var v map[string]any
-			if err := json.Unmarshal(MustRead(b, "testdata/valid/E31.json"), &v); err != nil {
-				b.Fatal(err)
-			}
-			var items []any
-			for i := range n {
-				items = append(items, map[string]any{"NumeroLinea": i + 1, "IndicadorFacturacion": 1 + i%4, "NombreItem": "Artículo",
-					"IndicadorBienoServicio": 1, "CantidadItem": "2", "UnidadMedida": "43", "PrecioUnitarioItem": "123.4567"})
-			}
-			at(v["ECF"].(map[string]any), "DetallesItems")["Item"] = items
-			body, _ := json.Marshal(v)
+			body := benchBody(b, n)
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
@@ -124,4 +104,23 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchBody is testdata's E31 with n items, as a create's body.
+func benchBody(b *testing.B, n int) []byte {
+	var v map[string]any
+	if err := json.Unmarshal(MustRead(b, "testdata/valid/E31.json"), &v); err != nil {
+		b.Fatal(err)
+	}
+	var items []any
+	for i := range n {
+		items = append(items, map[string]any{"NumeroLinea": i + 1, "IndicadorFacturacion": 1 + i%4, "NombreItem": "Artículo",
+			"IndicadorBienoServicio": 1, "CantidadItem": "2", "UnidadMedida": "43", "PrecioUnitarioItem": "123.4567"})
+	}
+	at(v["ECF"].(map[string]any), "DetallesItems")["Item"] = items
+	body, err := json.Marshal(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return body
 }
