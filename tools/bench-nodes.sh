@@ -4,10 +4,12 @@
 # (the local server, 127.0.0.1:5432; SQLITE=1 for one node on SQLite instead),
 # a separate `sello dgii-sim`, TENANTS tenants (1: the demo's key; more:
 # --setup-tenants), every figure from the servers' own /metrics and, on
-# PostgreSQL, --db-cpu-proc postgres. Appends the bench's output to
+# PostgreSQL, --db-cpu-proc postgres. PORT (default 8580) is the base of
+# its ports: PORT+i node i, PORT+100+i its debug address, PORT+10 the
+# simulator. Appends the bench's output to
 # ./bench-nodes.txt (RUNS=FILE to change it). docs/benchmarks.md, issue 23.
 set -uo pipefail
-bin=$1; nodes=$2; tenants=$3; label=$4; docs=${DOCS:-3000}
+bin=$1; nodes=$2; tenants=$3; label=$4; docs=${DOCS:-3000}; port=${PORT:-8580}
 db=mn_$$_$RANDOM
 url="postgres://postgres@127.0.0.1:5432/$db?sslmode=disable"
 dir=$(mktemp -d /tmp/mn.XXXXXX)
@@ -17,12 +19,12 @@ if [ -n "${SQLITE:-}" ]; then dbargs=(); dbcpu=(); pool=(); else createdb -h 127
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill $p 2>/dev/null; done; for p in "${pids[@]}"; do wait $p 2>/dev/null; done; dropdb -h 127.0.0.1 -U postgres --force $db 2>/dev/null; rm -rf $dir; }
 trap cleanup EXIT
-$bin dgii-sim --addr 127.0.0.1:8590 >$dir/sim.log 2>&1 & sim=$!; pids+=($sim)
+$bin dgii-sim --addr 127.0.0.1:$((port+10)) >$dir/sim.log 2>&1 & sim=$!; pids+=($sim)
 args=()
 for i in $(seq 1 $nodes); do
-  $bin serve "${dbargs[@]}" --data $dir/data --demo --dgii-url http://127.0.0.1:8590 --addr 127.0.0.1:858$i --debug-addr 127.0.0.1:868$i "${pool[@]}" >$dir/serve$i.out 2>$dir/serve$i.err & pids+=($!)
-  for _ in $(seq 300); do curl -fsS -o /dev/null http://127.0.0.1:858$i/healthz 2>/dev/null && break; sleep 0.2; done
-  args+=(--url http://127.0.0.1:858$i --metrics-url http://127.0.0.1:868$i/metrics)
+  $bin serve "${dbargs[@]}" --data $dir/data --demo --dgii-url http://127.0.0.1:$((port+10)) --addr 127.0.0.1:$((port+i)) --debug-addr 127.0.0.1:$((port+100+i)) "${pool[@]}" >$dir/serve$i.out 2>$dir/serve$i.err & pids+=($!)
+  for _ in $(seq 300); do curl -fsS -o /dev/null http://127.0.0.1:$((port+i))/healthz 2>/dev/null && break; sleep 0.2; done
+  args+=(--url http://127.0.0.1:$((port+i)) --metrics-url http://127.0.0.1:$((port+100+i))/metrics)
 done
 key=$(awk '$1 == "demo" && $2 == "key" && $3 == "TesteCF" {print $4}' $dir/serve1.out)
 if [ "$tenants" -gt 1 ]; then
