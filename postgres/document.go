@@ -255,14 +255,17 @@ func queryDocumentsIn(ctx context.Context, q querier, op, query string, args ...
 	return out, dbError(err, op)
 }
 
-func scanDocument(r pgx.Row) (*sello.Document, error) {
+// scanDocument reads the documentColumns or summaryColumns of a row; with
+// extra, the destinations of the columns that follow them.
+func scanDocument(r pgx.Row, extra ...any) (*sello.Document, error) {
 	var d sello.Document
 	var issueDate time.Time
 	var dgii, approval []byte
 	var payload string
-	if err := r.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.Status, &d.TrackID, &d.SecurityCode,
+	dest := append([]any{&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.Status, &d.TrackID, &d.SecurityCode,
 		&d.SignedAt, &d.QRURL, &d.Total, &d.BuyerRNC, &issueDate, &dgii, &d.Delivery.Status, &d.Delivery.Code, &d.Delivery.Reason,
-		&approval, &d.FailureReason, &payload, &d.CreatedAt, &d.UpdatedAt, &d.Contingency, &d.ITBIS); err != nil {
+		&approval, &d.FailureReason, &payload, &d.CreatedAt, &d.UpdatedAt, &d.Contingency, &d.ITBIS}, extra...)
+	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
 	if payload != "" {
