@@ -149,3 +149,51 @@ func TestUpdateDocumentRoundTrips(t *testing.T) {
 		})
 	}
 }
+
+// TestUpdateDocumentBatchFails: when a statement of the batch that
+// commits fails (here the event's insert, made to fail by a trigger),
+// nothing of the transition is written, the error is returned, and the
+// connection serves the next transition.
+func TestUpdateDocumentBatchFails(t *testing.T) {
+	db, _ := mustCountedDB(t) // one connection: the next call reuses it
+	ctx := t.Context()
+	tn := storetest.MustCreateTenant(t, db)
+	storetest.MustAddSequence(t, db, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 10)
+	storetest.MustCreateWebhookEndpoint(t, db, tn.ID, sello.EnvTest)
+	doc := storetest.MustCreateDocument(t, db, sello.DocumentDraft{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
+		Prepare: func(sello.ENCF, *sello.Sequence) (*sello.PreparedDocument, error) {
+			return &sello.PreparedDocument{Payload: json.RawMessage(`{"ECF":{}}`), Total: "10.00", IssueDate: sello.Date{Year: 2026, Month: 3, Day: 1}}, nil
+		}})
+	if _, err := db.pool.Exec(ctx, `
+		CREATE FUNCTION refuse_event() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'no events today'; END $$;
+		CREATE TRIGGER refuse_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_event()`); err != nil {
+		t.Fatal(err)
+	}
+	ch := sello.DocumentChange{From: []sello.Status{sello.StatusQueuedForSigning}, Status: sello.StatusFailed, Reason: "test",
+		EventType: sello.EventECFFailed, Severity: "error", Message: "test"}
+	if _, err := db.UpdateDocument(ctx, tn.ID, sello.EnvTest, doc.ID, ch); err == nil {
+		t.Fatal("UpdateDocument with the event refused: got nil error")
+	}
+	got, err := db.FindDocumentByID(ctx, tn.ID, sello.EnvTest, doc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	history, err := db.FindDocumentHistory(ctx, tn.ID, sello.EnvTest, doc.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var deliveries int
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries`).Scan(&deliveries); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != sello.StatusQueuedForSigning || len(history) != 1 || deliveries != 1 {
+		t.Errorf("after the failed transition: status %s, %d history rows, %d webhook deliveries; want queued_for_signing, 1 and 1 (the create's)",
+			got.Status, len(history), deliveries)
+	}
+	if _, err := db.pool.Exec(ctx, `DROP TRIGGER refuse_event ON events`); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.UpdateDocument(ctx, tn.ID, sello.EnvTest, doc.ID, ch); err != nil || got.Status != sello.StatusFailed {
+		t.Fatalf("UpdateDocument after: got %v, %v; want failed", got, err)
+	}
+}
