@@ -22,16 +22,35 @@ import (
 // only transactions older than every one still running, which no later
 // commit can precede. So writers take no common lock.
 func (db *DB) insertEvent(ctx context.Context, tx pgx.Tx, ev *sello.Event) error {
+	return db.insertEventAfter(ctx, tx, ev, nil)
+}
+
+// insertEventAfter is insertEvent sending first, in the same round trip,
+// the pending writes (none when nil or empty).
+func (db *DB) insertEventAfter(ctx context.Context, tx pgx.Tx, ev *sello.Event, pending *pendingWrites) error {
 	document, data, err := eventValues(ev)
 	if err != nil {
 		return err
 	}
 	// The event and its tenant's endpoints in one round trip (fanOut).
-	rows, err := tx.Query(ctx, `
-		WITH e AS (`+insertEventSQL+`),
-		w AS MATERIALIZED (`+eventEndpointsSQL+`)
-		SELECT e.tx, e.seq, w.id, w.status, w.events FROM e LEFT JOIN w ON true ORDER BY w.id`,
-		ev.ID, ev.TenantID, ev.Environment, ev.Type, ev.CreatedAt, document, data)
+	const q = `
+		WITH e AS (` + insertEventSQL + `),
+		w AS MATERIALIZED (` + eventEndpointsSQL + `)
+		SELECT e.tx, e.seq, w.id, w.status, w.events FROM e LEFT JOIN w ON true ORDER BY w.id`
+	args := []any{ev.ID, ev.TenantID, ev.Environment, ev.Type, ev.CreatedAt, document, data}
+	var rows pgx.Rows
+	var br pgx.BatchResults // the pending writes' batch, closed once rows are read
+	if pending == nil || pending.b.Len() == 0 {
+		rows, err = tx.Query(ctx, q, args...)
+	} else {
+		var then pgx.Batch
+		then.Queue(q, args...)
+		if br, err = pending.send(ctx, tx, &then); err != nil {
+			return err
+		}
+		defer br.Close() // on an early return
+		rows, err = br.Query()
+	}
 	if err != nil {
 		return dbError(err, "insert event")
 	}
@@ -47,6 +66,11 @@ func (db *DB) insertEvent(ctx context.Context, tx pgx.Tx, ev *sello.Event) error
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return dbError(err, "insert event")
+	}
+	if br != nil {
+		if err := br.Close(); err != nil {
+			return dbError(err, "insert event")
+		}
 	}
 	return db.fanOut(ctx, tx, ev, endpoints)
 }
