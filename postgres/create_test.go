@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -355,6 +356,37 @@ func TestCreateGroupClose(t *testing.T) {
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("create %d queued before Close: %v", i, err)
+		}
+	}
+}
+
+// TestCreateDocumentRoundTrips counts a lone create's round trips: the
+// range's advance and the document's insert travel with its event, two
+// round trips fewer while the group holds its type's ranges. Its writes
+// are all there after.
+func TestCreateDocumentRoundTrips(t *testing.T) {
+	db, count := mustCountedDB(t)
+	tn := storetest.MustCreateTenant(t, db)
+	storetest.MustAddSequence(t, db, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, 10)
+	prepare := func(sello.ENCF, *sello.Sequence) (*sello.PreparedDocument, error) {
+		return &sello.PreparedDocument{Payload: json.RawMessage(`{"ECF":{}}`), Total: "10.00", IssueDate: sello.Date{Year: 2026, Month: 3, Day: 1}}, nil
+	}
+	for i := range 2 { // the first prepares the statements
+		count.take()
+		doc := storetest.MustCreateDocument(t, db, sello.DocumentDraft{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
+			IdempotencyKey: "key-" + strconv.Itoa(i), RequestHash: []byte("hash"), Prepare: prepare})
+		trips, statements := count.take()
+		if i == 1 && trips != statements-2 {
+			t.Errorf("CreateDocument: %d round trips for %d statements; want 2 fewer", trips, statements)
+		}
+		t.Logf("create %d: %d round trips, %d statements", i, trips, statements)
+		got, err := db.FindDocument(t.Context(), tn.ID, sello.EnvTest, doc.ENCF)
+		if err != nil || got.ID != doc.ID {
+			t.Fatalf("FindDocument: %v, %v", got, err)
+		}
+		seqs, err := db.FindSequences(t.Context(), tn.ID, sello.EnvTest)
+		if err != nil || len(seqs) != 1 || seqs[0].Next != int64(i+2) {
+			t.Fatalf("sequences after create %d: %+v, %v; want next %d", i, seqs, err, i+2)
 		}
 	}
 }

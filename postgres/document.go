@@ -19,7 +19,13 @@ import (
 func (db *DB) CreateDocument(ctx context.Context, d sello.DocumentDraft) (*sello.Document, bool, error) {
 	key := createKey{tenantID: d.TenantID, env: d.Environment, typ: d.Type}
 	return sello.CreateDocument(ctx, d, func(fn func(sello.DocumentTx, time.Time) error) error {
-		return db.inCreateTx(ctx, key, func(tx pgx.Tx) error { return fn(documentTx{db: db, tx: tx}, db.now()) })
+		return db.inCreateTx(ctx, key, func(tx pgx.Tx) error {
+			t := documentTx{db: db, tx: tx, pending: &pendingWrites{}}
+			if err := fn(t, db.now()); err != nil {
+				return err
+			}
+			return t.pending.flush(ctx, tx)
+		})
 	})
 }
 
@@ -27,6 +33,67 @@ func (db *DB) CreateDocument(ctx context.Context, d sello.DocumentDraft) (*sello
 type documentTx struct {
 	db *DB
 	tx pgx.Tx
+	// pending, when not nil, holds the writes whose results a create does
+	// not wait for (SetSequenceNext, InsertDocument): they travel in one
+	// round trip with the create's next statement, its event (InsertEvent),
+	// while the group holds its type's ranges. With nil (voids), every
+	// write is sent at once.
+	pending *pendingWrites
+}
+
+// pendingWrites are statements queued to be sent with the next one.
+type pendingWrites struct {
+	b pgx.Batch
+	// report turns each statement's error into the one its method returns.
+	report []func(error) error
+}
+
+// queue adds a statement; report says what its error becomes.
+func (p *pendingWrites) queue(report func(error) error, sql string, args ...any) {
+	p.b.Queue(sql, args...)
+	p.report = append(p.report, report)
+}
+
+// send sends the queued statements with then's (if not nil) in one batch
+// on tx, reads theirs and returns the batch, whose next result is then's
+// (Close it). A statement that fails makes PostgreSQL skip the rest: its
+// error, as reported, is returned.
+func (p *pendingWrites) send(ctx context.Context, tx pgx.Tx, then *pgx.Batch) (pgx.BatchResults, error) {
+	b, report := p.b, p.report
+	p.b, p.report = pgx.Batch{}, nil
+	if then != nil {
+		b.QueuedQueries = append(b.QueuedQueries, then.QueuedQueries...)
+	}
+	br := tx.SendBatch(ctx, &b)
+	for _, r := range report {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, r(err)
+		}
+	}
+	return br, nil
+}
+
+// flush sends the queued statements, if any.
+func (p *pendingWrites) flush(ctx context.Context, tx pgx.Tx) error {
+	if p == nil || p.b.Len() == 0 {
+		return nil
+	}
+	br, err := p.send(ctx, tx, nil)
+	if err != nil {
+		return err
+	}
+	return dbError(br.Close(), "write document")
+}
+
+// exec runs sql now, or queues it when t has pending writes.
+func (t documentTx) exec(ctx context.Context, report func(error) error, sql string, args ...any) error {
+	if t.pending != nil {
+		t.pending.queue(report, sql, args...)
+		return nil
+	}
+	_, err := t.tx.Exec(ctx, sql, args...)
+	return report(err)
 }
 
 // ClaimIdempotencyKey implements sello.DocumentTx. A concurrent create with
@@ -91,8 +158,8 @@ func (t documentTx) DocumentIDByENCF(ctx context.Context, tenantID string, env s
 
 // SetSequenceNext implements sello.DocumentTx.
 func (t documentTx) SetSequenceNext(ctx context.Context, seq *sello.Sequence) error {
-	_, err := t.tx.Exec(ctx, `UPDATE sequences SET next = $1 WHERE tenant_id = $2 AND id = $3`, seq.Next, seq.TenantID, seq.ID)
-	return dbError(err, "advance sequence")
+	return t.exec(ctx, func(err error) error { return dbError(err, "advance sequence") },
+		`UPDATE sequences SET next = $1 WHERE tenant_id = $2 AND id = $3`, seq.Next, seq.TenantID, seq.ID)
 }
 
 // InsertDocument implements sello.DocumentTx.
@@ -107,7 +174,7 @@ func (t documentTx) InsertDocument(ctx context.Context, doc *sello.Document) err
 	}
 	// The document and its first status in one statement: one round trip
 	// less while the ranges are locked.
-	_, err = t.tx.Exec(ctx, `
+	return t.exec(ctx, insertDocumentError(doc), `
 		WITH d AS (
 			INSERT INTO documents (id, tenant_id, environment, type, encf, status, track_id, security_code, signed_at,
 				qr_url, total, buyer_rnc, issue_date, dgii, delivery_status, delivery_code, commercial_approval,
@@ -120,18 +187,25 @@ func (t documentTx) InsertDocument(ctx context.Context, doc *sello.Document) err
 		doc.SignedAt, doc.QRURL, doc.Total, doc.BuyerRNC, dateValue(doc.IssueDate), dgii,
 		doc.Delivery.Status, doc.Delivery.Code, approval, doc.FailureReason, string(doc.Payload),
 		doc.CreatedAt, doc.UpdatedAt, cmp.Or(doc.ITBIS, "0.00"))
-	switch errorKind(err) {
-	case kindForeignKey:
-		return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", doc.TenantID).WithErr(err)
-	case kindUnique:
-		return sello.Errorf(sello.CodeConflict, "e-NCF %s is already used.", doc.ENCF).WithErr(err)
-	}
-	return dbError(err, "insert document")
 }
 
-// InsertEvent implements sello.DocumentTx.
+// insertDocumentError is the error InsertDocument returns for err.
+func insertDocumentError(doc *sello.Document) func(error) error {
+	return func(err error) error {
+		switch errorKind(err) {
+		case kindForeignKey:
+			return sello.Errorf(sello.CodeNotFound, "Tenant %q not found.", doc.TenantID).WithErr(err)
+		case kindUnique:
+			return sello.Errorf(sello.CodeConflict, "e-NCF %s is already used.", doc.ENCF).WithErr(err)
+		}
+		return dbError(err, "insert document")
+	}
+}
+
+// InsertEvent implements sello.DocumentTx: the pending writes travel with
+// it.
 func (t documentTx) InsertEvent(ctx context.Context, ev *sello.Event) error {
-	return t.db.insertEvent(ctx, t.tx, ev)
+	return t.db.insertEventAfter(ctx, t.tx, ev, t.pending)
 }
 
 // SaveIdempotencySnapshot implements sello.DocumentTx.
@@ -255,14 +329,17 @@ func queryDocumentsIn(ctx context.Context, q querier, op, query string, args ...
 	return out, dbError(err, op)
 }
 
-func scanDocument(r pgx.Row) (*sello.Document, error) {
+// scanDocument reads the documentColumns or summaryColumns of a row; with
+// extra, the destinations of the columns that follow them.
+func scanDocument(r pgx.Row, extra ...any) (*sello.Document, error) {
 	var d sello.Document
 	var issueDate time.Time
 	var dgii, approval []byte
 	var payload string
-	if err := r.Scan(&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.Status, &d.TrackID, &d.SecurityCode,
+	dest := append([]any{&d.ID, &d.TenantID, &d.Environment, &d.Type, &d.ENCF, &d.Status, &d.TrackID, &d.SecurityCode,
 		&d.SignedAt, &d.QRURL, &d.Total, &d.BuyerRNC, &issueDate, &dgii, &d.Delivery.Status, &d.Delivery.Code, &d.Delivery.Reason,
-		&approval, &d.FailureReason, &payload, &d.CreatedAt, &d.UpdatedAt, &d.Contingency, &d.ITBIS); err != nil {
+		&approval, &d.FailureReason, &payload, &d.CreatedAt, &d.UpdatedAt, &d.Contingency, &d.ITBIS}, extra...)
+	if err := r.Scan(dest...); err != nil {
 		return nil, err
 	}
 	if payload != "" {

@@ -22,56 +22,112 @@ import (
 // only transactions older than every one still running, which no later
 // commit can precede. So writers take no common lock.
 func (db *DB) insertEvent(ctx context.Context, tx pgx.Tx, ev *sello.Event) error {
-	document, err := sqlval.JSONOrNull(ev.Document)
+	return db.insertEventAfter(ctx, tx, ev, nil)
+}
+
+// insertEventAfter is insertEvent sending first, in the same round trip,
+// the pending writes (none when nil or empty).
+func (db *DB) insertEventAfter(ctx context.Context, tx pgx.Tx, ev *sello.Event, pending *pendingWrites) error {
+	document, data, err := eventValues(ev)
 	if err != nil {
 		return err
 	}
-	if ev.Data.Payload == nil {
-		ev.Data.Payload = map[string]any{}
-	}
-	data, err := json.Marshal(ev.Data)
-	if err != nil {
-		return fmt.Errorf("encode event data: %w", err)
-	}
 	// The event and its tenant's endpoints in one round trip (fanOut).
-	rows, err := tx.Query(ctx, `
-		WITH e AS (
-			INSERT INTO events (id, tenant_id, environment, type, created_at, document, data)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)
-			RETURNING tx::text::bigint AS tx, seq),
-		w AS MATERIALIZED (
-			SELECT id, status, events FROM webhook_endpoints
-			WHERE tenant_id = $2 AND environment = $3 AND status IN ('active', 'paused')
-			ORDER BY id
-			FOR KEY SHARE)
-		SELECT e.tx, e.seq, w.id, w.status, w.events FROM e LEFT JOIN w ON true ORDER BY w.id`,
-		ev.ID, ev.TenantID, ev.Environment, ev.Type, ev.CreatedAt, document, string(data))
+	const q = `
+		WITH e AS (` + insertEventSQL + `),
+		w AS MATERIALIZED (` + eventEndpointsSQL + `)
+		SELECT e.tx, e.seq, w.id, w.status, w.events FROM e LEFT JOIN w ON true ORDER BY w.id`
+	args := []any{ev.ID, ev.TenantID, ev.Environment, ev.Type, ev.CreatedAt, document, data}
+	var rows pgx.Rows
+	var br pgx.BatchResults // the pending writes' batch, closed once rows are read
+	if pending == nil || pending.b.Len() == 0 {
+		rows, err = tx.Query(ctx, q, args...)
+	} else {
+		var then pgx.Batch
+		then.Queue(q, args...)
+		if br, err = pending.send(ctx, tx, &then); err != nil {
+			return err
+		}
+		defer br.Close() // on an early return
+		rows, err = br.Query()
+	}
 	if err != nil {
 		return dbError(err, "insert event")
 	}
 	var endpoints []sello.WebhookEndpoint
 	for rows.Next() {
-		var id, status *string
-		var events []string
-		if err := rows.Scan(&ev.Pos.Tx, &ev.Pos.Seq, &id, &status, &events); err != nil {
+		var ep eventEndpoint
+		if err := rows.Scan(append([]any{&ev.Pos.Tx, &ev.Pos.Seq}, ep.dest()...)...); err != nil {
 			rows.Close()
 			return dbError(err, "insert event")
 		}
-		if id != nil {
-			endpoints = append(endpoints, sello.WebhookEndpoint{ID: *id, Status: sello.WebhookEndpointStatus(*status), Events: eventTypes(events)})
-		}
+		endpoints = ep.appendTo(endpoints)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return dbError(err, "insert event")
 	}
+	if br != nil {
+		if err := br.Close(); err != nil {
+			return dbError(err, "insert event")
+		}
+	}
 	return db.fanOut(ctx, tx, ev, endpoints)
+}
+
+// insertEventSQL inserts an event ($1–$7: id, tenant, environment, type,
+// time, document and data, as eventValues gives them) and returns its
+// position.
+const insertEventSQL = `INSERT INTO events (id, tenant_id, environment, type, created_at, document, data)
+	VALUES ($1, $2, $3, $4, $5, $6, $7)
+	RETURNING tx::text::bigint AS tx, seq`
+
+// eventEndpointsSQL reads the endpoints an event of tenant $2 in
+// environment $3 fans out to, locked FOR KEY SHARE in id order (fanOut
+// says why).
+const eventEndpointsSQL = `SELECT id, status, events FROM webhook_endpoints
+	WHERE tenant_id = $2 AND environment = $3 AND status IN ('active', 'paused')
+	ORDER BY id
+	FOR KEY SHARE`
+
+// eventValues are ev's document snapshot and data as insertEventSQL takes
+// them. An event without a payload gets an empty one.
+func eventValues(ev *sello.Event) (document any, data string, err error) {
+	if document, err = sqlval.JSONOrNull(ev.Document); err != nil {
+		return nil, "", err
+	}
+	if ev.Data.Payload == nil {
+		ev.Data.Payload = map[string]any{}
+	}
+	b, err := json.Marshal(ev.Data)
+	if err != nil {
+		return nil, "", fmt.Errorf("encode event data: %w", err)
+	}
+	return document, string(b), nil
+}
+
+// eventEndpoint is a row's endpoint columns (eventEndpointsSQL's) from a
+// LEFT JOIN: all NULL when the row has none.
+type eventEndpoint struct {
+	id, status *string
+	events     []string
+}
+
+func (e *eventEndpoint) dest() []any { return []any{&e.id, &e.status, &e.events} }
+
+// appendTo appends the endpoint to endpoints when the row has one.
+func (e *eventEndpoint) appendTo(endpoints []sello.WebhookEndpoint) []sello.WebhookEndpoint {
+	if e.id == nil {
+		return endpoints
+	}
+	return append(endpoints, sello.WebhookEndpoint{ID: *e.id, Status: sello.WebhookEndpointStatus(*e.status), Events: eventTypes(e.events)})
 }
 
 // fanOut creates ev's webhook deliveries with tx: for each active or paused
 // endpoint of its tenant and environment, what sello.NewEventDelivery
 // decides (the rule lives there). insertEvent reads the endpoints in the
-// statement that inserts the event: for a tenant without endpoints they
+// statement that inserts the event, a transition (UpdateDocument) in the
+// statement that locks its document: for a tenant without endpoints they
 // cost an indexed scan (webhook_endpoints_tenant_env_status) in that
 // statement, which pgx prepares once per connection, and lock nothing.
 //
@@ -84,20 +140,31 @@ func (db *DB) insertEvent(ctx context.Context, tx pgx.Tx, ev *sello.Event) error
 // endpoint FOR NO KEY UPDATE to set failing_since, does not hold fan-outs
 // up.
 func (db *DB) fanOut(ctx context.Context, tx pgx.Tx, ev *sello.Event, endpoints []sello.WebhookEndpoint) error {
+	ds, jobs := eventDeliveries(ev, endpoints)
+	for _, d := range ds {
+		if err := insertDelivery(ctx, tx, d, nil); err != nil {
+			return err
+		}
+	}
+	return db.insertJobs(ctx, tx, jobs)
+}
+
+// eventDeliveries are ev's webhook deliveries to endpoints and their jobs
+// (sello.NewEventDelivery decides).
+func eventDeliveries(ev *sello.Event, endpoints []sello.WebhookEndpoint) ([]*sello.WebhookDelivery, []sello.Job) {
+	var ds []*sello.WebhookDelivery
 	var jobs []sello.Job
 	for i := range endpoints {
 		d, job := sello.NewEventDelivery(ev, &endpoints[i])
 		if d == nil {
 			continue
 		}
+		ds = append(ds, d)
 		if job != nil {
 			jobs = append(jobs, job)
 		}
-		if err := insertDelivery(ctx, tx, d, nil); err != nil {
-			return err
-		}
 	}
-	return db.insertJobs(ctx, tx, jobs)
+	return ds, jobs
 }
 
 func eventTypes(s []string) []sello.EventType {

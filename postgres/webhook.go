@@ -401,21 +401,34 @@ func (db *DB) DeleteWebhookEndpoint(ctx context.Context, tenantID, id string, no
 // insertDelivery writes d; testEvent is the synthetic event of a test
 // delivery (d.EventID is then its id), nil otherwise.
 func insertDelivery(ctx context.Context, tx pgx.Tx, d *sello.WebhookDelivery, testEvent *sello.Event) error {
+	args, err := deliveryArgs(d, testEvent)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, insertDeliverySQL, args...)
+	return dbError(err, "insert webhook delivery")
+}
+
+// insertDeliverySQL inserts a webhook delivery; deliveryArgs are its
+// arguments.
+const insertDeliverySQL = `
+	INSERT INTO webhook_deliveries (id, tenant_id, environment, endpoint_id, event_id, test_event, event_type,
+		status, attempts, next_attempt_at, last_error, triggered_by, replay_of, created_at, updated_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, '', $10, NULL, $11, $12)`
+
+// deliveryArgs are insertDeliverySQL's arguments for d, of testEvent when
+// it is a test delivery (nil otherwise).
+func deliveryArgs(d *sello.WebhookDelivery, testEvent *sello.Event) ([]any, error) {
 	var eventID, test any = d.EventID, nil
 	if testEvent != nil {
 		b, err := json.Marshal(testEvent)
 		if err != nil {
-			return fmt.Errorf("encode test event: %w", err)
+			return nil, fmt.Errorf("encode test event: %w", err)
 		}
 		eventID, test = nil, string(b)
 	}
-	_, err := tx.Exec(ctx, `
-		INSERT INTO webhook_deliveries (id, tenant_id, environment, endpoint_id, event_id, test_event, event_type,
-			status, attempts, next_attempt_at, last_error, triggered_by, replay_of, created_at, updated_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, '', $10, NULL, $11, $12)`,
-		d.ID, d.TenantID, d.Environment, d.EndpointID, eventID, test, d.EventType,
-		d.Status, d.NextAttemptAt, d.Trigger, d.CreatedAt, d.UpdatedAt)
-	return dbError(err, "insert webhook delivery")
+	return []any{d.ID, d.TenantID, d.Environment, d.EndpointID, eventID, test, d.EventType,
+		d.Status, d.NextAttemptAt, d.Trigger, d.CreatedAt, d.UpdatedAt}, nil
 }
 
 const deliveryColumns = `id, tenant_id, environment, endpoint_id, coalesce(event_id, test_event->>'ID'),
