@@ -1,8 +1,13 @@
 package postgres_test
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -217,5 +222,74 @@ func BenchmarkCreates(b *testing.B) {
 	pgtest.DatabaseURL(b)
 	for _, c := range storetest.CreateBenches {
 		b.Run(c.Name(), func(b *testing.B) { storetest.BenchCreates(b, MustOpen(b), c) })
+	}
+}
+
+// BenchmarkLifecycle: documents' lives through the store, created then
+// signed, submitted, accepted and delivered (storetest.BenchLifecycle),
+// one tenant's and 100 tenants'. On a local server it also reports the
+// CPU the store's backends spent (db-cpu-ns/doc, from /proc; its
+// connections are named by application_name). Run the same in ./sqlite:
+//
+//	go test ./postgres ./sqlite -run '^$' -bench Lifecycle -benchtime 2000x
+func BenchmarkLifecycle(b *testing.B) {
+	pgtest.DatabaseURL(b)
+	for _, c := range storetest.CreateBenches {
+		b.Run(c.Name(), func(b *testing.B) {
+			u, err := url.Parse(MustSchema(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			app := "sello_bench_" + strings.ToLower(rand.Text()[:12])
+			q := u.Query()
+			q.Set("application_name", app)
+			u.RawQuery = q.Encode()
+			db, err := postgres.Open(b.Context(), u.String())
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { db.Close() })
+			conn, err := pgx.Connect(b.Context(), pgtest.DatabaseURL(b))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer conn.Close(b.Context())
+			// backends is the CPU of the store's backends by pid, in
+			// clock ticks (Linux: 100 a second); nil when /proc does not
+			// have them (a remote server).
+			backends := func() map[string]int64 {
+				rows, err := conn.Query(b.Context(), `SELECT pid::text FROM pg_stat_activity WHERE application_name = $1`, app)
+				if err != nil {
+					b.Fatal(err)
+				}
+				pids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+				if err != nil {
+					b.Fatal(err)
+				}
+				out := map[string]int64{}
+				for _, pid := range pids {
+					stat, err := os.ReadFile("/proc/" + pid + "/stat")
+					if err != nil {
+						return nil
+					}
+					f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+					utime, _ := strconv.ParseInt(f[11], 10, 64)
+					stime, _ := strconv.ParseInt(f[12], 10, 64)
+					out[pid] = utime + stime
+				}
+				return out
+			}
+			before := backends()
+			storetest.BenchLifecycle(b, db, c)
+			after := backends()
+			if before == nil || after == nil {
+				return
+			}
+			var ticks int64
+			for pid, t := range after {
+				ticks += t - before[pid]
+			}
+			b.ReportMetric(float64(ticks)*1e7/float64(b.N), "db-cpu-ns/doc")
+		})
 	}
 }

@@ -91,3 +91,12 @@ func BenchmarkCreates(b *testing.B) {
 		b.Run(c.Name(), func(b *testing.B) { storetest.BenchCreates(b, MustOpen(b), c) })
 	}
 }
+
+// BenchmarkLifecycle: documents' lives through the store, created then
+// signed, submitted, accepted and delivered (storetest.BenchLifecycle),
+// as ./postgres runs them.
+func BenchmarkLifecycle(b *testing.B) {
+	for _, c := range storetest.CreateBenches {
+		b.Run(c.Name(), func(b *testing.B) { storetest.BenchLifecycle(b, MustOpen(b), c) })
+	}
+}
