@@ -35,11 +35,17 @@ else
 fi
 sleep 2
 s0=$(awk '{print $14+$15}' /proc/$sim/stat)
+# The bench database's own backends (the bench's --db-cpu-proc counts every
+# postgres process of the machine, other work's included).
+bcpu() { [ -n "${SQLITE:-}" ] && { echo 0; return; }; local t=0; for p in $(psql -h 127.0.0.1 -U postgres -d postgres -Atc "select pid from pg_stat_activity where datname = '$db'"); do v=$(awk '{print $14+$15}' /proc/$p/stat 2>/dev/null); t=$((t+${v:-0})); done; echo $t; }
+b0=$(bcpu)
 $bin bench --docs $docs --concurrency 16 "${dbcpu[@]}" "${who[@]}" "${args[@]}" > $dir/bench.out 2>&1
 rc=$?
 s1=$(awk '{print $14+$15}' /proc/$sim/stat)
+sleep 1; b1=$(bcpu)
 tck=$(getconf CLK_TCK)
 if [ -n "${SQLITE:-}" ]; then outcomes=$(sqlite3 "file:$dir/data/sello.db?mode=ro" "select status||':'||delivery_status||'='||count(*) from documents group by status, delivery_status" | tr '\n' ' '); else outcomes=$(psql -h 127.0.0.1 -U postgres -d $db -Atc "select status||':'||delivery_status||'='||count(*) from documents group by status, delivery_status" | tr '\n' ' '); fi
 { echo "=== $label ${SQLITE:+sqlite }bin=$(basename $bin) nodes=$nodes tenants=$tenants rc=$rc load=$(cut -d' ' -f1-3 /proc/loadavg) $(date +%T)"
   cat $dir/bench.out
+  [ -z "${SQLITE:-}" ] && echo "bench db backends CPU/doc $(python3 -c "print(round(($b1-$b0)/$tck/$docs*1000,3))") ms"
   echo "simulator CPU/doc $(python3 -c "print(round(($s1-$s0)/$tck/$docs*1000,3))") ms; outcomes: $outcomes"; } | tee -a "${RUNS:-bench-nodes.txt}"
