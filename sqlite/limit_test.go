@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql/driver"
 	"testing"
 	"unsafe"
 
@@ -89,3 +90,51 @@ func mustCString(t *testing.T, s string) uintptr {
 // unsafePointer is p, an address in the C heap of modernc's libc (not
 // Go's, so the collector neither moves nor frees it).
 func unsafePointer(p uintptr) unsafe.Pointer { return unsafe.Add(nil, p) }
+
+// BenchmarkFetchLimit runs the shape of River's fetch of jobs (an UPDATE
+// of at most LIMIT ?3 jobs, RETURNING them) on an empty queue as a kept
+// statement, with its LIMIT bare (compiled again at every run) and as
+// stableLimit writes it.
+func BenchmarkFetchLimit(b *testing.B) {
+	const q = `UPDATE river_job SET attempt = river_job.attempt + 1, state = 'running'
+WHERE id IN (
+    SELECT id FROM river_job
+    WHERE priority >= 0 AND river_job.queue = ?2
+        AND scheduled_at <= coalesce(cast(?1 AS text), datetime('now', 'subsec'))
+        AND state = 'available'
+    ORDER BY priority ASC, scheduled_at ASC, id ASC
+    LIMIT ?3
+) RETURNING id, json(args), attempt, attempted_at, json(attempted_by), created_at, json(errors), finalized_at, kind, max_attempts, json(metadata), priority, queue, state, scheduled_at, json(tags), unique_key, unique_states`
+	for _, name := range []string{"bare", "stable"} {
+		b.Run(name, func(b *testing.B) {
+			db := mustOpenInternal(b)
+			ctx := b.Context()
+			conn, _ := db.db.Conn(ctx)
+			defer conn.Close()
+			conn.Raw(func(dc any) error {
+				c := dc.(*queuedConn).conn
+				text := q
+				if name == "stable" {
+					text = stableLimit(q)
+				}
+				st, err := c.(driver.ConnPrepareContext).PrepareContext(ctx, text)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer st.Close()
+				args := []driver.NamedValue{{Ordinal: 1, Value: nil}, {Ordinal: 2, Value: "default"}, {Ordinal: 3, Value: int64(10)}}
+				dest := make([]driver.Value, 18)
+				for b.Loop() {
+					rows, err := st.(driver.StmtQueryContext).QueryContext(ctx, args)
+					if err != nil {
+						b.Fatal(err)
+					}
+					for rows.Next(dest) == nil {
+					}
+					rows.Close()
+				}
+				return nil
+			})
+		})
+	}
+}
