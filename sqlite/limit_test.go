@@ -109,7 +109,10 @@ WHERE id IN (
 		b.Run(name, func(b *testing.B) {
 			db := mustOpenInternal(b)
 			ctx := b.Context()
-			conn, _ := db.db.Conn(ctx)
+			conn, err := db.db.Conn(ctx)
+			if err != nil {
+				b.Fatal(err)
+			}
 			defer conn.Close()
 			conn.Raw(func(dc any) error {
 				c := dc.(*queuedConn).conn
