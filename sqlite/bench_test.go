@@ -6,6 +6,10 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -29,6 +33,8 @@ func cpuTime() time.Duration {
 // rsa-sigs/op the same in raw RSA-2048 signatures measured right after: the
 // issue's ratio (verdicts/s ÷ signatures/s on all cores) cannot pass
 // 1 ÷ (1 + rsa-sigs/op) however cheap the rest of a document is.
+// written-B/op is what the process wrote per document, group the
+// transactions a commit carried on average.
 func BenchmarkLifecycleWrites(b *testing.B) {
 	db := MustOpen(b)
 	ctx := b.Context()
@@ -44,9 +50,11 @@ func BenchmarkLifecycleWrites(b *testing.B) {
 		{From: []sello.Status{sello.StatusSubmitted}, Status: sello.StatusAccepted, DGII: &sello.DGIIResult{Codigo: new(1), Estado: "Aceptado"},
 			EventType: sello.EventECFAccepted, Message: "accepted"},
 	}
+	var commits, pieces atomic.Int64
+	db.ObserveCommits(func(n int, _ time.Duration) { commits.Add(1); pieces.Add(int64(n)) })
 	b.SetParallelism(8) // 16 goroutines on 2 cores
 	b.ResetTimer()
-	cpu := cpuTime()
+	cpu, written := cpuTime(), writtenBytes(b)
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			doc, _, err := db.CreateDocument(ctx, newDoc(tn.ID, nil))
@@ -61,9 +69,33 @@ func BenchmarkLifecycleWrites(b *testing.B) {
 		}
 	})
 	perDoc := float64(cpuTime()-cpu) / float64(b.N)
+	written = writtenBytes(b) - written
 	b.StopTimer()
 	b.ReportMetric(perDoc, "cpu-ns/op")
 	b.ReportMetric(perDoc/rsaCPU(b), "rsa-sigs/op")
+	b.ReportMetric(float64(written)/float64(b.N), "written-B/op")
+	b.ReportMetric(float64(pieces.Load())/float64(max(commits.Load(), 1)), "group")
+}
+
+// writtenBytes is what the process has written so far (/proc/self/io's
+// wchar: SQLite's log and its checkpoints into the database), which the
+// machine's load does not blur as it does the CPU.
+func writtenBytes(b *testing.B) int64 {
+	raw, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		b.Skipf("written bytes: %v", err)
+	}
+	for line := range strings.Lines(string(raw)) {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return n
+		}
+	}
+	b.Fatal("no wchar in /proc/self/io")
+	return 0
 }
 
 // rsaCPU is the CPU time of one raw RSA-2048 PKCS #1 v1.5 signature on this

@@ -3,10 +3,13 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"github.com/sello-do/sello/internal/testwait"
+	"path/filepath"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/sello-do/sello/internal/testwait"
 )
 
 // openInternal opens a store with a scratch table.
@@ -221,4 +224,52 @@ func TestGroupCommitClose(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
+}
+
+// After a group of more than one, the next gathers for commitWindow: 16
+// writers that each write again as soon as their last write commits share
+// every commit after the first ones. In a synctest bubble the window ends
+// only when every writer waits, so the groups are exact; without the
+// window the committer takes whoever came first, alone.
+func TestGroupCommitGathers(t *testing.T) {
+	dir := t.TempDir()
+	synctest.Test(t, func(t *testing.T) {
+		db, err := Open(t.Context(), filepath.Join(dir, "sello.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var mu sync.Mutex
+		var groups []int
+		db.ObserveCommits(func(n int, _ time.Duration) {
+			mu.Lock()
+			groups = append(groups, n)
+			mu.Unlock()
+		})
+		const writers, writes = 16, 10
+		var wg sync.WaitGroup
+		for range writers {
+			wg.Go(func() {
+				for range writes {
+					if err := db.inTx(t.Context(), func(querier) error { return nil }); err != nil {
+						t.Error(err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		full := 0
+		for _, n := range groups {
+			if n == writers {
+				full++
+			}
+		}
+		// The first writes come one by one; from the first group of
+		// several on, every group is all of them.
+		if want := writes - 2; full < want {
+			t.Errorf("groups %v: %d of all %d writers, want at least %d", groups, full, writers, want)
+		}
+	})
 }

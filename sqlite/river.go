@@ -183,7 +183,9 @@ var (
 	_ driver.Validator          = (*queuedConn)(nil)
 )
 
-func (c *queuedConn) Prepare(query string) (driver.Stmt, error) { return c.conn.Prepare(query) }
+func (c *queuedConn) Prepare(query string) (driver.Stmt, error) {
+	return c.conn.Prepare(stableLimit(query))
+}
 
 // Close closes the kept statements, then the connection.
 func (c *queuedConn) Close() error {
@@ -241,7 +243,7 @@ func readOnly(query string) bool {
 }
 
 func (c *queuedConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	return c.conn.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+	return c.conn.(driver.ConnPrepareContext).PrepareContext(ctx, stableLimit(query))
 }
 
 // stmt returns query's kept statement, preparing it if needed, or nil to
@@ -279,7 +281,7 @@ func (c *queuedConn) ExecContext(ctx context.Context, query string, args []drive
 	if err != nil {
 		return nil, err
 	} else if s == nil {
-		return c.conn.(driver.ExecerContext).ExecContext(ctx, query, args)
+		return c.conn.(driver.ExecerContext).ExecContext(ctx, stableLimit(query), args)
 	}
 	return s.stmt.(driver.StmtExecContext).ExecContext(ctx, args)
 }
@@ -309,7 +311,7 @@ func (c *queuedConn) query(ctx context.Context, query string, args []driver.Name
 	if err != nil {
 		return nil, err
 	} else if s == nil {
-		return c.conn.(driver.QueryerContext).QueryContext(ctx, query, args)
+		return c.conn.(driver.QueryerContext).QueryContext(ctx, stableLimit(query), args)
 	}
 	rows, err := s.stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 	if err != nil {
