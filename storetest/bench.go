@@ -30,23 +30,41 @@ var CreateBenches = []CreateBench{{1, 16}, {100, 16}, {100, 100}}
 // new tenants (create i goes to tenant i mod c.Tenants), each with a range
 // that b.N fits in. It reports creates/s.
 func BenchCreates(b *testing.B, s sello.Store, c CreateBench) {
-	tenants := make([]string, c.Tenants)
+	tenants := benchTenants(b, s, c.Tenants)
+	benchClients(b, c.Clients, func(i int64) error {
+		_, _, err := s.CreateDocument(b.Context(), newDoc(tenants[i%int64(len(tenants))], sello.EnvTest, sello.TypeCreditoFiscal))
+		return err
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "creates/s")
+}
+
+// benchTenants creates n tenants, each with a type 31 range in TesteCF
+// that b.N documents fit in.
+func benchTenants(b *testing.B, s sello.Store, n int) []string {
+	tenants := make([]string, n)
 	for i := range tenants {
 		tn := MustCreateTenant(b, s)
 		MustAddSequence(b, s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, int64(b.N+1))
 		tenants[i] = tn.ID
 	}
+	return tenants
+}
+
+// benchClients runs one(i) for i in [0, b.N) from clients goroutines at
+// once, with the benchmark's timer running; a client stops at its first
+// error, which fails the benchmark.
+func benchClients(b *testing.B, clients int, one func(i int64) error) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	b.ResetTimer()
-	for range c.Clients {
+	for range clients {
 		wg.Go(func() {
 			for {
 				i := next.Add(1) - 1
 				if i >= int64(b.N) {
 					return
 				}
-				if _, _, err := s.CreateDocument(b.Context(), newDoc(tenants[i%int64(len(tenants))], sello.EnvTest, sello.TypeCreditoFiscal)); err != nil {
+				if err := one(i); err != nil {
 					b.Error(err)
 					return
 				}
@@ -55,7 +73,6 @@ func BenchCreates(b *testing.B, s sello.Store, c CreateBench) {
 	}
 	wg.Wait()
 	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "creates/s")
 }
 
 // benchSignedXML is a signed e-CF's size and shape (3.5 KB: a few items,
@@ -82,12 +99,7 @@ var benchSignedXML = func() []byte {
 // verdict) and delivered. It reports documents/s and the changes' mean
 // time (ns/change).
 func BenchLifecycle(b *testing.B, s sello.Store, c CreateBench) {
-	tenants := make([]string, c.Tenants)
-	for i := range tenants {
-		tn := MustCreateTenant(b, s)
-		MustAddSequence(b, s, tn.ID, sello.EnvTest, sello.TypeCreditoFiscal, 1, int64(b.N+1))
-		tenants[i] = tn.ID
-	}
+	tenants := benchTenants(b, s, c.Tenants)
 	at := time.Date(2026, time.November, 27, 10, 0, 0, 0, sello.DRZone)
 	changes := []sello.DocumentChange{
 		{From: []sello.Status{sello.StatusQueuedForSigning}, Status: sello.StatusSigned, SignedXML: benchSignedXML,
@@ -100,35 +112,22 @@ func BenchLifecycle(b *testing.B, s sello.Store, c CreateBench) {
 		{DeliveryFrom: []string{sello.DeliveryPending}, Delivery: &sello.Delivery{Status: sello.DeliveryDelivered},
 			EventType: sello.EventECFDelivered, Message: "e-CF delivered."},
 	}
-	var next, inChanges atomic.Int64
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for range c.Clients {
-		wg.Go(func() {
-			for {
-				i := next.Add(1) - 1
-				if i >= int64(b.N) {
-					return
-				}
-				tenant := tenants[i%int64(len(tenants))]
-				doc, _, err := s.CreateDocument(b.Context(), newDoc(tenant, sello.EnvTest, sello.TypeCreditoFiscal))
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				start := time.Now()
-				for _, ch := range changes {
-					if _, err := s.UpdateDocument(b.Context(), tenant, sello.EnvTest, doc.ID, ch); err != nil {
-						b.Errorf("%s to %q: %v", doc.ENCF, ch.Status, err)
-						return
-					}
-				}
-				inChanges.Add(int64(time.Since(start)))
+	var inChanges atomic.Int64
+	benchClients(b, c.Clients, func(i int64) error {
+		tenant := tenants[i%int64(len(tenants))]
+		doc, _, err := s.CreateDocument(b.Context(), newDoc(tenant, sello.EnvTest, sello.TypeCreditoFiscal))
+		if err != nil {
+			return err
+		}
+		start := time.Now()
+		for _, ch := range changes {
+			if _, err := s.UpdateDocument(b.Context(), tenant, sello.EnvTest, doc.ID, ch); err != nil {
+				return fmt.Errorf("%s to %q: %w", doc.ENCF, ch.Status, err)
 			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
+		}
+		inChanges.Add(int64(time.Since(start)))
+		return nil
+	})
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
 	b.ReportMetric(float64(inChanges.Load())/float64(b.N*len(changes)), "ns/change")
 }
