@@ -198,16 +198,7 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 	if limit <= 0 {
 		limit = sello.DefaultPageSize
 	}
-	limit = min(limit, sello.MaxPageSize)
-	q := `SELECT ` + eventColumns + `, tx < pg_snapshot_xmin(pg_current_snapshot()) FROM events
-		WHERE tenant_id = $1 AND environment = $2 AND (tx, seq) > ($3::text::xid8, $4)`
-	args := []any{tenantID, env, strconv.FormatInt(f.After.Tx, 10), f.After.Seq}
-	if f.Type != "" {
-		args = append(args, f.Type)
-		q += ` AND type = $` + strconv.Itoa(len(args))
-	}
-	args = append(args, limit)
-	q += ` ORDER BY tx, seq LIMIT $` + strconv.Itoa(len(args))
+	q, args := listEventsSQL(tenantID, env, f, min(limit, sello.MaxPageSize))
 	deadline := time.Now().Add(settleWait)
 	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
 		events, settled, err := db.listEvents(ctx, q, args)
@@ -222,6 +213,28 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 		case <-t.C:
 		}
 	}
+}
+
+// listEventsSQL is ListEvents' query of limit events after f.After, with
+// the settled flag last (listEvents). It orders by the table's columns,
+// events.tx and events.seq, a range of events_tenant_env_tx_seq (or
+// events_tenant_env_type_tx_seq with a type) that stops after limit rows.
+// A bare "ORDER BY tx" names the output column tx, the cast
+// tx::text::bigint, which no index has: PostgreSQL then read every event
+// after the cursor and sorted them for each page (for the probe of one
+// event after a full page too), a cost that grew with how far behind the
+// reader was (docs/benchmarks.md, issue 23). TestListQueriesUseIndexes.
+func listEventsSQL(tenantID string, env sello.Environment, f sello.EventFilter, limit int) (string, []any) {
+	q := `SELECT ` + eventColumns + `, tx < pg_snapshot_xmin(pg_current_snapshot()) FROM events
+		WHERE tenant_id = $1 AND environment = $2 AND (tx, seq) > ($3::text::xid8, $4)`
+	args := []any{tenantID, env, strconv.FormatInt(f.After.Tx, 10), f.After.Seq}
+	if f.Type != "" {
+		args = append(args, f.Type)
+		q += ` AND type = $` + strconv.Itoa(len(args))
+	}
+	args = append(args, limit)
+	q += ` ORDER BY events.tx, events.seq LIMIT $` + strconv.Itoa(len(args))
+	return q, args
 }
 
 // FindDocumentEvents implements sello.EventStore: the tenant's events in
@@ -241,7 +254,7 @@ func (db *DB) FindDocumentEvents(ctx context.Context, tenantID string, env sello
 // snapshot's id as written here (TestListQueriesUseIndexes).
 const documentEventsSQL = `SELECT ` + eventColumns + ` FROM events
 	WHERE tenant_id = $1 AND environment = $2 AND document->>'id' = $3
-	ORDER BY tx, seq`
+	ORDER BY events.tx, events.seq`
 
 // listEvents runs the query of ListEvents and returns its events and how
 // many of them, from the first, are settled: written by a transaction
