@@ -188,11 +188,15 @@ const settleWait = time.Second
 // sello.DefaultPageSize; it is capped at sello.MaxPageSize.
 //
 // Events come in (tx, seq) order, and only those of transactions older
-// than every transaction still running, in the whole cluster: a later
-// commit can then never take a position before one listed. The feed thus
-// lags by the longest running transaction. When committed events after
-// the cursor are held back so, ListEvents retries for up to settleWait,
-// then returns those before them.
+// than every transaction still running, in the whole cluster (settled): a
+// later commit can then never take a position before one listed. The feed
+// thus lags by the longest running transaction. ListEvents answers the
+// settled events after the cursor at once, up to the first that is not
+// (the caller comes back for the rest from its cursor). Only when the
+// first event after the cursor is held back does it wait, for up to
+// settleWait: it asks the server's snapshot (awaitSettled), not the
+// events, until that event is settled, then reads the page again, since
+// older transactions may have committed events before it meanwhile.
 func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environment, f sello.EventFilter) ([]*sello.Event, error) {
 	limit := f.Limit
 	if limit <= 0 {
@@ -200,17 +204,39 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 	}
 	q, args := listEventsSQL(tenantID, env, f, min(limit, sello.MaxPageSize))
 	deadline := time.Now().Add(settleWait)
-	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+	for {
 		events, settled, err := db.listEvents(ctx, q, args)
-		if err != nil || settled == len(events) || time.Now().Add(delay).After(deadline) {
+		if err != nil || settled > 0 || len(events) == 0 {
 			return events[:settled], err
+		}
+		if ok, err := db.awaitSettled(ctx, events[0].Pos.Tx, deadline); !ok || err != nil {
+			return nil, err
+		}
+	}
+}
+
+// awaitSettled waits until the transaction tx is older than every one
+// running, asking the server's snapshot after delays of 1, 2, 4 … 50 ms,
+// and reports whether it is before deadline (false too when ctx ends).
+// Each ask reads no table.
+func (db *DB) awaitSettled(ctx context.Context, tx int64, deadline time.Time) (bool, error) {
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		if time.Now().Add(delay).After(deadline) {
+			return false, nil
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return events[:settled], nil
+			return false, nil
 		case <-t.C:
+		}
+		var xmin int64
+		if err := db.pool.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Scan(&xmin); err != nil {
+			return false, dbError(err, "list events")
+		}
+		if tx < xmin {
+			return true, nil
 		}
 	}
 }
