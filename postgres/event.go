@@ -188,17 +188,69 @@ const settleWait = time.Second
 // sello.DefaultPageSize; it is capped at sello.MaxPageSize.
 //
 // Events come in (tx, seq) order, and only those of transactions older
-// than every transaction still running, in the whole cluster: a later
-// commit can then never take a position before one listed. The feed thus
-// lags by the longest running transaction. When committed events after
-// the cursor are held back so, ListEvents retries for up to settleWait,
-// then returns those before them.
+// than every transaction still running, in the whole cluster (settled): a
+// later commit can then never take a position before one listed. The feed
+// thus lags by the longest running transaction. ListEvents answers the
+// settled events after the cursor at once, up to the first that is not
+// (the caller comes back for the rest from its cursor). Only when the
+// first event after the cursor is held back does it wait, for up to
+// settleWait: it asks the server's snapshot (awaitSettled), not the
+// events, until that event is settled, then reads the page again, since
+// older transactions may have committed events before it meanwhile.
 func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environment, f sello.EventFilter) ([]*sello.Event, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = sello.DefaultPageSize
 	}
-	limit = min(limit, sello.MaxPageSize)
+	q, args := listEventsSQL(tenantID, env, f, min(limit, sello.MaxPageSize))
+	deadline := time.Now().Add(settleWait)
+	for {
+		events, settled, err := db.listEvents(ctx, q, args)
+		if err != nil || settled > 0 || len(events) == 0 {
+			return events[:settled], err
+		}
+		if ok, err := db.awaitSettled(ctx, events[0].Pos.Tx, deadline); !ok || err != nil {
+			return nil, err
+		}
+	}
+}
+
+// awaitSettled waits until the transaction tx is older than every one
+// running, asking the server's snapshot after delays of 1, 2, 4 … 50 ms,
+// and reports whether it is before deadline (false too when ctx ends).
+// Each ask reads no table.
+func (db *DB) awaitSettled(ctx context.Context, tx int64, deadline time.Time) (bool, error) {
+	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
+		if time.Now().Add(delay).After(deadline) {
+			return false, nil
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false, nil
+		case <-t.C:
+		}
+		var xmin int64
+		if err := db.pool.QueryRow(ctx, `SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint`).Scan(&xmin); err != nil {
+			return false, dbError(err, "list events")
+		}
+		if tx < xmin {
+			return true, nil
+		}
+	}
+}
+
+// listEventsSQL is ListEvents' query of limit events after f.After, with
+// the settled flag last (listEvents). It orders by the table's columns,
+// events.tx and events.seq, a range of events_tenant_env_tx_seq (or
+// events_tenant_env_type_tx_seq with a type) that stops after limit rows.
+// A bare "ORDER BY tx" names the output column tx, the cast
+// tx::text::bigint, which no index has: PostgreSQL then read every event
+// after the cursor and sorted them for each page (for the probe of one
+// event after a full page too), a cost that grew with how far behind the
+// reader was (docs/benchmarks.md, issue 23). TestListQueriesUseIndexes.
+func listEventsSQL(tenantID string, env sello.Environment, f sello.EventFilter, limit int) (string, []any) {
 	q := `SELECT ` + eventColumns + `, tx < pg_snapshot_xmin(pg_current_snapshot()) FROM events
 		WHERE tenant_id = $1 AND environment = $2 AND (tx, seq) > ($3::text::xid8, $4)`
 	args := []any{tenantID, env, strconv.FormatInt(f.After.Tx, 10), f.After.Seq}
@@ -207,21 +259,8 @@ func (db *DB) ListEvents(ctx context.Context, tenantID string, env sello.Environ
 		q += ` AND type = $` + strconv.Itoa(len(args))
 	}
 	args = append(args, limit)
-	q += ` ORDER BY tx, seq LIMIT $` + strconv.Itoa(len(args))
-	deadline := time.Now().Add(settleWait)
-	for delay := time.Millisecond; ; delay = min(2*delay, 50*time.Millisecond) {
-		events, settled, err := db.listEvents(ctx, q, args)
-		if err != nil || settled == len(events) || time.Now().Add(delay).After(deadline) {
-			return events[:settled], err
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return events[:settled], nil
-		case <-t.C:
-		}
-	}
+	q += ` ORDER BY events.tx, events.seq LIMIT $` + strconv.Itoa(len(args))
+	return q, args
 }
 
 // FindDocumentEvents implements sello.EventStore: the tenant's events in
@@ -241,7 +280,7 @@ func (db *DB) FindDocumentEvents(ctx context.Context, tenantID string, env sello
 // snapshot's id as written here (TestListQueriesUseIndexes).
 const documentEventsSQL = `SELECT ` + eventColumns + ` FROM events
 	WHERE tenant_id = $1 AND environment = $2 AND document->>'id' = $3
-	ORDER BY tx, seq`
+	ORDER BY events.tx, events.seq`
 
 // listEvents runs the query of ListEvents and returns its events and how
 // many of them, from the first, are settled: written by a transaction

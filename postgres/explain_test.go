@@ -52,8 +52,9 @@ func TestReceiverQueriesUseIndexes(t *testing.T) {
 }
 
 // TestListQueriesUseIndexes: the received documents' list (first page and
-// a later one), the documents' list filtered by buyer (likewise) and a
-// document's events, as the store builds them, are scans of their
+// a later one), the documents' list filtered by buyer (likewise), the
+// events feed (likewise, of a type, and its probe) and a document's
+// events, as the store builds them, are scans of their
 // indexes (migration 24), the lists' with no sort (but a buyer's few
 // documents'): a page reads its rows, not every document of the tenant's
 // environment.
@@ -65,6 +66,12 @@ func TestListQueriesUseIndexes(t *testing.T) {
 	}
 	documents := func(f sello.DocumentFilter) func() (string, []any, error) {
 		return func() (string, []any, error) { return listDocumentsSQL("t", sello.EnvTest, f, 51) }
+	}
+	events := func(f sello.EventFilter, limit int) func() (string, []any, error) {
+		return func() (string, []any, error) {
+			q, args := listEventsSQL("t", sello.EnvTest, f, limit)
+			return q, args, nil
+		}
 	}
 	for _, c := range []struct {
 		name  string
@@ -79,6 +86,16 @@ func TestListQueriesUseIndexes(t *testing.T) {
 		// A buyer with fewer documents than a few pages: the planner
 		// reads them all from the index and sorts them.
 		{"BuyerFew", documents(sello.DocumentFilter{BuyerRNC: "130000008"}), "documents_tenant_env_buyer_created", true},
+		// The events feed's pages, the first, a later one, one type's and
+		// the probe of one event after a full page: a walk of the index
+		// that stops after the page, never every event after the cursor
+		// sorted (listEventsSQL).
+		{"Events", events(sello.EventFilter{}, 201), "events_tenant_env_tx_seq", false},
+		{"EventsLater", events(sello.EventFilter{After: sello.EventPosition{Tx: 1, Seq: 100}}, 201), "events_tenant_env_tx_seq", false},
+		// Every event here has the type: the planner filters the walk of
+		// the index of all types.
+		{"EventsType", events(sello.EventFilter{Type: "ecf.status_changed"}, 51), "events_tenant_env_tx_seq", false},
+		{"EventsProbe", events(sello.EventFilter{After: sello.EventPosition{Tx: 1, Seq: 100}}, 1), "events_tenant_env_tx_seq", false},
 		// A document's few events are sorted.
 		{"DocumentEvents", func() (string, []any, error) { return documentEventsSQL, []any{"t", "TesteCF", "doc1"}, nil }, "events_tenant_document", true},
 	} {
