@@ -209,9 +209,7 @@ func (db *DB) runCreates(key createKey, group []*createReq) error {
 	if err := tx.Commit(ctx); err != nil {
 		return dbError(err, "commit")
 	}
-	if db.onCommit != nil {
-		db.onCommit(len(group), time.Since(start))
-	}
+	db.observeCommit(len(group), start)
 	return nil
 }
 

@@ -150,10 +150,16 @@ func (db *DB) inTx(ctx context.Context, fn func(tx pgx.Tx) error) error {
 	if err := tx.Commit(ctx); err != nil {
 		return dbError(err, "commit")
 	}
-	if db.onCommit != nil {
-		db.onCommit(1, time.Since(start))
-	}
+	db.observeCommit(1, start)
 	return nil
+}
+
+// observeCommit tells ObserveCommits' f of a COMMIT of group writes sent
+// at start.
+func (db *DB) observeCommit(group int, start time.Time) {
+	if db.onCommit != nil {
+		db.onCommit(group, time.Since(start))
+	}
 }
 
 // ObserveCommits has f told of every COMMIT of the store's write

@@ -12,15 +12,9 @@ import (
 
 // FindDocumentByID implements sello.LifecycleStore. Returns NOT_FOUND.
 func (db *DB) FindDocumentByID(ctx context.Context, tenantID string, env sello.Environment, id string) (*sello.Document, error) {
-	return findDocumentByID(ctx, db.pool.QueryRow, documentColumns, tenantID, env, id, "")
-}
-
-// findDocumentByID reads a document's columns (documentColumns or
-// summaryColumns) with queryRow; lock is "" or a locking clause.
-func findDocumentByID(ctx context.Context, queryRow func(context.Context, string, ...any) pgx.Row, columns, tenantID string, env sello.Environment, id, lock string) (*sello.Document, error) {
-	doc, err := scanDocument(queryRow(ctx, `
-		SELECT `+columns+` FROM documents
-		WHERE tenant_id = $1 AND environment = $2 AND id = $3 `+lock, tenantID, env, id))
+	doc, err := scanDocument(db.pool.QueryRow(ctx, `
+		SELECT `+documentColumns+` FROM documents
+		WHERE tenant_id = $1 AND environment = $2 AND id = $3`, tenantID, env, id))
 	if isNoRows(err) {
 		return nil, sello.DocumentIDNotFound(id, env)
 	}
@@ -142,9 +136,7 @@ func (db *DB) UpdateDocument(ctx context.Context, tenantID string, env sello.Env
 	if err != nil {
 		return nil, err
 	}
-	if db.onCommit != nil {
-		db.onCommit(1, time.Since(start))
-	}
+	db.observeCommit(1, start)
 	return doc, nil
 }
 
