@@ -31,7 +31,9 @@
 # Set PROFILE=FILE to save a CPU profile of the server from the bench's
 # start, PROFILE_SECONDS long (default 40: the whole of a 3,000-document
 # run here); HEAP=FILE to save a heap profile HEAP_AT seconds (default 10)
-# after it.
+# after it; METRICS=FILE to save the server's /metrics once it is idle
+# again (jobs by kind, DGII calls by service, store commits: counts per
+# document).
 set -euo pipefail
 
 bin=${1:?usage: bench-server-cpu.sh BIN [DOCS] [CONCURRENCY] [PORT]}
@@ -109,6 +111,9 @@ done
 srv1=$(cpu "$srv")
 sim1=$(cpu "$sim")
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$srv/status")
+if [ -n "${METRICS:-}" ]; then
+	curl -fsS -o "$METRICS" "http://127.0.0.1:$dbgport/metrics" || echo "no metrics" >&2
+fi
 for p in ${prof:-} ${heap:-}; do
 	wait "$p" || echo "no profile" >&2
 done

@@ -76,7 +76,7 @@ func (cw *certificationWorker) Work(ctx context.Context, job *river.Job[sello.Ce
 		var wait errWait
 		switch {
 		case errors.As(step, &wait):
-			if !wait.verdict || held+wait.d > w.cfg.HoldFor || !w.hold(ctx, wait.d) {
+			if !wait.verdict || held+wait.d > w.cfg.HoldFor || !w.hold(ctx, wait) {
 				return river.JobSnooze(wait.d)
 			}
 			held += wait.d

@@ -36,6 +36,12 @@ func (pw *processWorker) NextRetry(job *river.Job[sello.DocumentJob]) time.Time 
 type errWait struct {
 	d       time.Duration
 	verdict bool // waiting for DGII to judge a document it has
+	// learned, when not nil, ends the wait early: the verdict clock has
+	// learned env's delay, and the query goes at the first poll it gives
+	// after since, the document's send (verdictClock.firstPoll).
+	learned <-chan struct{}
+	env     sello.Environment
+	since   time.Time
 }
 
 func (e errWait) Error() string { return fmt.Sprintf("wait %s for dgii", e.d) }
@@ -96,30 +102,44 @@ func (pw *processWorker) Work(ctx context.Context, job *river.Job[sello.Document
 			}
 			continue
 		}
-		if !wait.verdict || held+wait.d > w.cfg.HoldFor || !w.hold(ctx, wait.d) {
+		if !wait.verdict || held+wait.d > w.cfg.HoldFor || !w.hold(ctx, wait) {
 			return river.JobSnooze(wait.d)
 		}
 		held += wait.d
 	}
 }
 
-// hold waits d in the run, and reports false, at once, when the job's
-// deadline leaves less than d and HoldFor after it (the query that follows
-// must fit), or when ctx ends or the worker drains meanwhile: the job
-// snoozes instead.
-func (w *Worker) hold(ctx context.Context, d time.Duration) bool {
+// hold waits wait.d in the run, or less when wait.learned closes first
+// (then until the learned first poll after wait.since, if that is sooner),
+// and reports false, at once, when the job's deadline leaves less than
+// wait.d and HoldFor after it (the query that follows must fit), or when
+// ctx ends or the worker drains meanwhile: the job snoozes instead.
+func (w *Worker) hold(ctx context.Context, wait errWait) bool {
+	d := wait.d
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d+w.cfg.HoldFor {
 		return false
 	}
+	end := time.Now().Add(d)
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	case <-w.draining:
-		return false
+	learned := wait.learned
+	for {
+		select {
+		case <-t.C:
+			return true
+		case <-learned:
+			learned = nil
+			due := wait.since.Add(w.verdicts.due(wait.env, w.cfg.FirstPoll, w.cfg.MaxWait))
+			left := min(due.Sub(w.cfg.Now()), time.Until(end))
+			if left <= 0 {
+				return true
+			}
+			t.Reset(left)
+		case <-ctx.Done():
+			return false
+		case <-w.draining:
+			return false
+		}
 	}
 }
 

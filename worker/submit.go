@@ -92,7 +92,8 @@ func sendFailure(err error) (wait bool, refusal string, retry error) {
 }
 
 // submitted records DGII's trackId; the verdict is asked for when the
-// verdict clock expects it (at least FirstPoll later).
+// verdict clock expects it (at least FirstPoll later; on a node that has
+// seen no verdict yet, when the scout has learned it).
 func (w *Worker) submitted(ctx context.Context, ref sello.DocumentJob, trackID string) (*sello.Document, error) {
 	doc, err := w.transition(ctx, ref, sello.DocumentChange{
 		From:      []sello.Status{sello.StatusSigned},
@@ -104,7 +105,8 @@ func (w *Worker) submitted(ctx context.Context, ref sello.DocumentJob, trackID s
 	if err != nil || doc == nil {
 		return nil, err
 	}
-	return doc, errWait{d: w.verdicts.firstPoll(ref.Environment, w.cfg.FirstPoll, w.cfg.MaxWait), verdict: true}
+	d, learned := w.verdicts.firstPoll(ref.Environment, w.cfg.FirstPoll, w.cfg.MaxWait, min(scoutFor, w.cfg.HoldFor), w.cfg.Now())
+	return doc, errWait{d: d, verdict: true, learned: learned, env: ref.Environment, since: doc.UpdatedAt}
 }
 
 // submitRFCE sends the RFCE summary and applies DGII's synchronous verdict.

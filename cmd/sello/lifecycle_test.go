@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -465,6 +466,58 @@ func TestLifecycleVerdictHeld(t *testing.T) {
 	}
 	if len(jobs) != 6 {
 		t.Fatalf("%d document jobs, want 6", len(jobs))
+	}
+}
+
+// TestLifecycleColdStartScout: documents sent together before the node has
+// seen any verdict do not each ask DGII on the short step. The first one,
+// the scout, does; the others wait for the delay it learns and then ask
+// once, when their verdict is ready.
+func TestLifecycleColdStartScout(t *testing.T) {
+	const (
+		delay = 600 * time.Millisecond // 3 queries a document on the fixed 250 ms step
+		docs  = 12
+	)
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, ProcessingDelay: delay})
+	var mu sync.Mutex
+	polls := map[string]int{} // by trackId
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(strings.ToLower(r.URL.Path), "consultaresultado") {
+			mu.Lock()
+			polls[r.URL.Query().Get("trackid")]++
+			mu.Unlock()
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	s := MustRunServer(t, "--dgii-url", ts.URL, "--dgii-timeout", "2s")
+	key := s.Keys[sello.EnvTest]
+	encfs := make([]string, docs)
+	var wg sync.WaitGroup
+	for i := range encfs {
+		wg.Go(func() {
+			encfs[i] = document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice()}))["encf"].(string)
+		})
+	}
+	wg.Wait()
+	var counts []int
+	total := 0
+	for _, encf := range encfs {
+		d := s.final(t, key, encf)
+		if d["status"] != "accepted" {
+			t.Fatalf("%s: status %v", encf, d["status"])
+		}
+		mu.Lock()
+		n := polls[d["trackId"].(string)]
+		mu.Unlock()
+		counts = append(counts, n)
+		total += n
+	}
+	slices.Sort(counts)
+	// The scout asks 3 times (0.25, 0.5, 0.75 s); a document woken by what
+	// it learned asks once, twice if its verdict came a little late.
+	if counts[len(counts)-2] > 2 || total > 3+2*(docs-1) {
+		t.Errorf("queries a document %v (%d in all); want one document (the scout) above 2", counts, total)
 	}
 }
 
