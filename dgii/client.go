@@ -83,13 +83,20 @@ func DefaultBackoff(attempt int) time.Duration {
 // does (the figures are in docs/benchmarks.md).
 const MaxIdleConns = 128
 
+// WriteBufferSize is the transport's buffer for a request's header and
+// body: a signed e-CF (10 KB for a few items) goes out in one write instead
+// of one per 4 KiB, Go's default (three system calls a send before).
+const WriteBufferSize = 64 << 10
+
 // NewTransport returns the transport for DGII's services: Go's default
 // (proxy from the environment, dial and TLS handshake timeouts, HTTP/2)
-// with TLS 1.2 or later and MaxIdleConns idle connections per host.
+// with TLS 1.2 or later, MaxIdleConns idle connections per host and a
+// WriteBufferSize buffer for requests.
 func NewTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 2 * MaxIdleConns
 	t.MaxIdleConnsPerHost = MaxIdleConns
+	t.WriteBufferSize = WriteBufferSize
 	if t.TLSClientConfig == nil {
 		t.TLSClientConfig = &tls.Config{}
 	}

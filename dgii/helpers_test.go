@@ -183,6 +183,7 @@ func newFixture(t *testing.T, opt options) *fixture {
 // doc is a minimal e-CF or RFCE for the simulator.
 type doc struct {
 	root, tipo, encf, rnc, buyer, total string
+	pad                                 int // bytes of an XML comment after the header, for a long e-CF
 }
 
 func (d doc) xml() []byte {
@@ -205,9 +206,13 @@ func (d doc) xml() []byte {
 	if d.root == "RFCE" {
 		code = "<CodigoSeguridadeCF>Ab12Cd</CodigoSeguridadeCF>"
 	}
+	pad := ""
+	if d.pad > 0 {
+		pad = "<!--" + strings.Repeat("x", d.pad) + "-->"
+	}
 	return fmt.Appendf(nil, `<?xml version="1.0" encoding="utf-8"?>
-<%s><Encabezado><Version>1.0</Version><IdDoc><TipoeCF>%s</TipoeCF><eNCF>%s</eNCF></IdDoc><Emisor><RNCEmisor>%s</RNCEmisor><RazonSocialEmisor>Emisor</RazonSocialEmisor><FechaEmision>01-04-2026</FechaEmision></Emisor>%s<Totales><MontoTotal>%s</MontoTotal><TotalITBIS>180.00</TotalITBIS></Totales>%s</Encabezado><FechaHoraFirma>01-04-2026 08:00:00</FechaHoraFirma></%s>`,
-		d.root, d.tipo, d.encf, d.rnc, buyer, d.total, code, d.root)
+<%s>%s<Encabezado><Version>1.0</Version><IdDoc><TipoeCF>%s</TipoeCF><eNCF>%s</eNCF></IdDoc><Emisor><RNCEmisor>%s</RNCEmisor><RazonSocialEmisor>Emisor</RazonSocialEmisor><FechaEmision>01-04-2026</FechaEmision></Emisor>%s<Totales><MontoTotal>%s</MontoTotal><TotalITBIS>180.00</TotalITBIS></Totales>%s</Encabezado><FechaHoraFirma>01-04-2026 08:00:00</FechaHoraFirma></%s>`,
+		d.root, pad, d.tipo, d.encf, d.rnc, buyer, d.total, code, d.root)
 }
 
 func (d doc) signed(t *testing.T) []byte {

@@ -19,7 +19,11 @@
 #
 #   result bin=… docs=… server_ms_per_doc=… sim_ms_per_doc=… rsa_per_s=…
 #     sigs_per_doc=… rsa_cpu_ms=… sigs_per_doc_cpu=… verdicts_per_s=…
-#     peak_rss_mb=… delivered=… load=…
+#     peak_rss_mb=… reads_per_doc=… writes_per_doc=… delivered=… load=…
+#
+# reads_per_doc and writes_per_doc are the server's read and write system
+# calls (/proc/PID/io: sockets and SQLite's files) over the same span, per
+# document: a figure the machine's load does not blur.
 #
 # sigs_per_doc is the server's CPU per document over the CPU of one raw
 # RSA-2048 signature as the bench's baseline measured it in the same run
@@ -56,6 +60,8 @@ trap cleanup EXIT
 
 # cpu PID prints the process's user+system time in clock ticks.
 cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# sys PID prints the process's read and write system calls so far.
+sys() { awk '/^syscr/ {r = $2} /^syscw/ {w = $2} END {print r, w}' "/proc/$1/io"; }
 
 "$bin" dgii-sim --addr "127.0.0.1:$simport" >"$dir/sim.log" 2>&1 &
 sim=$!
@@ -80,6 +86,7 @@ fi
 sleep 1 # let the start's own work (jobs run at start) settle
 
 srv0=$(cpu "$srv")
+read -r r0 w0 < <(sys "$srv")
 sim0=$(cpu "$sim")
 if [ -n "${PROFILE:-}" ]; then
 	curl -fsS -o "$PROFILE" "http://127.0.0.1:$dbgport/debug/pprof/profile?seconds=${PROFILE_SECONDS:-40}" &
@@ -109,6 +116,7 @@ for _ in $(seq 120); do
 	prev=$now
 done
 srv1=$(cpu "$srv")
+read -r r1 w1 < <(sys "$srv")
 sim1=$(cpu "$sim")
 hwm=$(awk '/VmHWM/ {print $2}' "/proc/$srv/status")
 if [ -n "${METRICS:-}" ]; then
@@ -124,9 +132,9 @@ rsa=$(awk '/^raw RSA-2048 sig\/s/ {print $4}' "$dir/bench.out")
 cores=$(sed -n 's/^raw RSA.*(\([0-9]*\) cores.*/\1/p' "$dir/bench.out")
 vps=$(awk '$1 == "verdicts/s" {print $2}' "$dir/bench.out")
 awk -v bin="$(basename "$bin")" -v docs="$docs" -v s="$((srv1 - srv0))" -v m="$((sim1 - sim0))" -v tck="$tck" \
-	-v rsa="${rsa:-0}" -v cores="${cores:-1}" -v vps="${vps:-?}" -v hwm="$hwm" -v del="$delivered" -v loadavg="$load" -v rsacpu="$rsacpu" 'BEGIN {
+	-v rsa="${rsa:-0}" -v cores="${cores:-1}" -v vps="${vps:-?}" -v hwm="$hwm" -v del="$delivered" -v loadavg="$load" -v rsacpu="$rsacpu" -v rd="$((r1 - r0))" -v wr="$((w1 - w0))" 'BEGIN {
 	ms = s * 1000 / tck / docs
 	sigs = rsa > 0 ? ms / (cores * 1000 / rsa) : 0
-	printf "result bin=%s docs=%d server_ms_per_doc=%.2f sim_ms_per_doc=%.2f rsa_per_s=%s sigs_per_doc=%.2f rsa_cpu_ms=%.3f sigs_per_doc_cpu=%.2f verdicts_per_s=%s peak_rss_mb=%.0f delivered=[%s] load=%s\n",
-		bin, docs, ms, m * 1000 / tck / docs, rsa, sigs, rsacpu, ms / rsacpu, vps, hwm / 1024, del, loadavg
+	printf "result bin=%s docs=%d server_ms_per_doc=%.2f sim_ms_per_doc=%.2f rsa_per_s=%s sigs_per_doc=%.2f rsa_cpu_ms=%.3f sigs_per_doc_cpu=%.2f verdicts_per_s=%s peak_rss_mb=%.0f reads_per_doc=%.1f writes_per_doc=%.1f delivered=[%s] load=%s\n",
+		bin, docs, ms, m * 1000 / tck / docs, rsa, sigs, rsacpu, ms / rsacpu, vps, hwm / 1024, rd / docs, wr / docs, del, loadavg
 }'
