@@ -167,8 +167,11 @@ func (db *DB) closeCreates() {
 // Round trips are what a group's pieces wait for, one after the other, so
 // it spends few: the transaction begins, takes the key's lock and sets the
 // first savepoint in one; a piece that succeeded is released and the next
-// one's savepoint set in one; the commit releases the last. A group of one
-// create sets no savepoint: its failure rolls the transaction back.
+// one's savepoint set with that piece's first statement (createGroup); the
+// commit releases the last. A group of one create sets no savepoint: its
+// failure rolls the transaction back. The pieces after the first number
+// from the ranges as the pieces before them left them, without reading
+// them again (createGroup.seqs).
 func (db *DB) runCreates(key createKey, group []*createReq) error {
 	ctx, cancel := groupContext(group)
 	defer cancel()
@@ -182,23 +185,27 @@ func (db *DB) runCreates(key createKey, group []*createReq) error {
 		return dbError(err, "begin and lock creates")
 	}
 	defer tx.Rollback(context.Background())
+	g := &createGroup{key: key}
 	clean := true // whether savepoint c holds no piece's changes yet
 	for _, r := range group {
 		if err := r.ctx.Err(); err != nil {
 			r.err = fmt.Errorf("wait to create: %w", err)
 			continue
 		}
-		if !clean {
-			if _, err := tx.Exec(ctx, "RELEASE c; SAVEPOINT c"); err != nil {
-				return dbError(err, "savepoint")
-			}
-		}
-		if r.run(ctx, tx) {
+		g.savepoint = !clean
+		if r.run(ctx, groupTx{Tx: tx, g: g}) {
+			g.kept()
 			clean = false
 			continue
 		}
+		g.dropped()
 		if !shared {
 			return nil // r carries why
+		}
+		if g.savepoint {
+			// The piece sent nothing: the savepoint still holds the
+			// pieces before it, and there is nothing to undo.
+			continue
 		}
 		if _, err := tx.Exec(ctx, "ROLLBACK TO c"); err != nil {
 			return dbError(err, "rollback to savepoint")
@@ -211,6 +218,75 @@ func (db *DB) runCreates(key createKey, group []*createReq) error {
 	}
 	db.observeCommit(len(group), start)
 	return nil
+}
+
+// createGroup is what a group's pieces share besides the transaction.
+type createGroup struct {
+	key createKey
+	// savepoint is set while the next statement must first release
+	// savepoint c and set it again (a piece after one that succeeded):
+	// groupTx sends the two with that statement, in its round trip.
+	savepoint bool
+	// seqs are key's ranges as the pieces kept so far left them: read,
+	// locked, by the first piece that asked, then advanced by each kept
+	// piece's SetSequenceNext. Nil until read. The ranges stay locked
+	// (FOR UPDATE) until the group commits, so nothing else changes them
+	// meanwhile; a range added meanwhile is seen by the next group.
+	seqs []*sello.Sequence
+	// read and next are the running piece's: the ranges it read (when
+	// seqs was nil) and the nexts it wrote, by range id.
+	read []*sello.Sequence
+	next map[string]int64
+}
+
+// sequences returns copies of the ranges the group knows, or nil.
+func (g *createGroup) sequences(tenantID string, env sello.Environment, typ sello.DocumentType) []*sello.Sequence {
+	if g.seqs == nil || (createKey{tenantID: tenantID, env: env, typ: typ}) != g.key {
+		return nil
+	}
+	return cloneSequences(g.seqs)
+}
+
+// readSequences records the ranges the running piece read.
+func (g *createGroup) readSequences(tenantID string, env sello.Environment, typ sello.DocumentType, seqs []*sello.Sequence) {
+	if (createKey{tenantID: tenantID, env: env, typ: typ}) == g.key && seqs != nil {
+		g.read = cloneSequences(seqs)
+	}
+}
+
+// wroteNext records a range's next as the running piece wrote it.
+func (g *createGroup) wroteNext(seq *sello.Sequence) {
+	if g.next == nil {
+		g.next = map[string]int64{}
+	}
+	g.next[seq.ID] = seq.Next
+}
+
+// kept takes in what the running piece, committed with the group, read
+// and wrote.
+func (g *createGroup) kept() {
+	if g.seqs == nil {
+		g.seqs = g.read
+	}
+	for _, s := range g.seqs {
+		if n, ok := g.next[s.ID]; ok {
+			s.Next = n
+		}
+	}
+	g.read, g.next = nil, nil
+}
+
+// dropped forgets what the running piece, rolled back, read and wrote.
+func (g *createGroup) dropped() { g.read, g.next = nil, nil }
+
+// cloneSequences copies seqs, each range too.
+func cloneSequences(seqs []*sello.Sequence) []*sello.Sequence {
+	out := make([]*sello.Sequence, len(seqs))
+	for i, s := range seqs {
+		c := *s
+		out[i] = &c
+	}
+	return out
 }
 
 // lockID is the advisory lock a group of creates of k takes first: a
@@ -247,7 +323,7 @@ func groupContext(group []*createReq) (context.Context, context.CancelFunc) {
 // run runs r's work with tx, catching a panic, and reports whether it
 // succeeded. r's statements run under a context with the values of r's
 // own and the end of the group's, ctx.
-func (r *createReq) run(ctx context.Context, tx pgx.Tx) (ok bool) {
+func (r *createReq) run(ctx context.Context, tx groupTx) (ok bool) {
 	r.err = nil
 	pctx, cancel := context.WithCancel(context.WithoutCancel(r.ctx))
 	defer cancel()
@@ -259,39 +335,86 @@ func (r *createReq) run(ctx context.Context, tx pgx.Tx) (ok bool) {
 			ok = false
 		}
 	}()
-	r.err = r.fn(groupTx{Tx: tx, ctx: pctx})
+	tx.ctx = pctx
+	r.err = r.fn(tx)
 	return r.err == nil
 }
 
 // groupTx is a group's transaction as a piece uses it: every statement
-// runs under ctx (see createReq.run), whatever context the piece passes.
+// runs under ctx (see createReq.run), whatever context the piece passes,
+// and the first one carries the savepoint the piece needs (g.savepoint).
 type groupTx struct {
 	pgx.Tx
 	ctx context.Context
+	g   *createGroup
+}
+
+// savepointSQL releases savepoint c, which holds the pieces before, and
+// sets it again for the running piece.
+var savepointSQL = []string{"RELEASE c", "SAVEPOINT c"}
+
+// setSavepoint sends the savepoint, if due, in a round trip of its own:
+// for the statements that cannot carry it (SendBatch does).
+func (t groupTx) setSavepoint() error {
+	if t.g == nil || !t.g.savepoint {
+		return nil
+	}
+	t.g.savepoint = false
+	_, err := t.Tx.Exec(t.ctx, savepointSQL[0]+"; "+savepointSQL[1])
+	return dbError(err, "savepoint")
 }
 
 // Exec implements pgx.Tx under the group's context.
 func (t groupTx) Exec(_ context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
+	if err := t.setSavepoint(); err != nil {
+		return pgconn.CommandTag{}, err
+	}
 	return t.Tx.Exec(t.ctx, sql, args...)
 }
 
 // Query implements pgx.Tx under the group's context.
 func (t groupTx) Query(_ context.Context, sql string, args ...any) (pgx.Rows, error) {
+	if err := t.setSavepoint(); err != nil {
+		return nil, err
+	}
 	return t.Tx.Query(t.ctx, sql, args...)
 }
 
 // QueryRow implements pgx.Tx under the group's context.
 func (t groupTx) QueryRow(_ context.Context, sql string, args ...any) pgx.Row {
+	if err := t.setSavepoint(); err != nil {
+		return errRow{err}
+	}
 	return t.Tx.QueryRow(t.ctx, sql, args...)
 }
 
-// SendBatch implements pgx.Tx under the group's context.
+// SendBatch implements pgx.Tx under the group's context; a savepoint due
+// goes first in the batch, and its results are read before b's.
 func (t groupTx) SendBatch(_ context.Context, b *pgx.Batch) pgx.BatchResults {
-	return t.Tx.SendBatch(t.ctx, b)
+	if t.g == nil || !t.g.savepoint {
+		return t.Tx.SendBatch(t.ctx, b)
+	}
+	t.g.savepoint = false
+	var sb pgx.Batch
+	for _, q := range savepointSQL {
+		sb.Queue(q)
+	}
+	sb.QueuedQueries = append(sb.QueuedQueries, b.QueuedQueries...)
+	br := t.Tx.SendBatch(t.ctx, &sb)
+	for range savepointSQL {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return errResults{dbError(err, "savepoint")}
+		}
+	}
+	return br
 }
 
 // CopyFrom implements pgx.Tx under the group's context.
 func (t groupTx) CopyFrom(_ context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error) {
+	if err := t.setSavepoint(); err != nil {
+		return 0, err
+	}
 	return t.Tx.CopyFrom(t.ctx, table, columns, src)
 }
 
@@ -302,5 +425,30 @@ func (t groupTx) Prepare(_ context.Context, name, sql string) (*pgconn.Statement
 
 // Begin implements pgx.Tx under the group's context: a savepoint.
 func (t groupTx) Begin(_ context.Context) (pgx.Tx, error) {
+	if err := t.setSavepoint(); err != nil {
+		return nil, err
+	}
 	return t.Tx.Begin(t.ctx)
 }
+
+// groupOf is the group tx belongs to, or nil.
+func groupOf(tx pgx.Tx) *createGroup {
+	if g, ok := tx.(groupTx); ok {
+		return g.g
+	}
+	return nil
+}
+
+// errRow is a row whose Scan fails with err.
+type errRow struct{ err error }
+
+func (r errRow) Scan(...any) error { return r.err }
+
+// errResults are a batch's results that all fail with err.
+type errResults struct{ err error }
+
+func (r errResults) Exec() (pgconn.CommandTag, error) { return pgconn.CommandTag{}, r.err }
+func (r errResults) Query() (pgx.Rows, error)         { return nil, r.err }
+func (r errResults) QueryRow() pgx.Row                { return errRow(r) }
+func (r errResults) Close() error                     { return r.err }
+func (r errResults) Tx() pgx.Tx                       { return nil }

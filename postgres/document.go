@@ -20,7 +20,7 @@ func (db *DB) CreateDocument(ctx context.Context, d sello.DocumentDraft) (*sello
 	key := createKey{tenantID: d.TenantID, env: d.Environment, typ: d.Type}
 	return sello.CreateDocument(ctx, d, func(fn func(sello.DocumentTx, time.Time) error) error {
 		return db.inCreateTx(ctx, key, func(tx pgx.Tx) error {
-			t := documentTx{db: db, tx: tx, pending: &pendingWrites{}}
+			t := documentTx{db: db, tx: tx, pending: &pendingWrites{}, group: groupOf(tx), found: &foundENCF{}}
 			if err := fn(t, db.now()); err != nil {
 				return err
 			}
@@ -39,6 +39,30 @@ type documentTx struct {
 	// while the group holds its type's ranges. With nil (voids), every
 	// write is sent at once.
 	pending *pendingWrites
+	// group, when not nil, is the group of creates t's transaction runs:
+	// its ranges are read once for the group (createGroup.seqs).
+	group *createGroup
+	// found, when not nil, keeps what VoidOf learnt of the number it was
+	// asked about: a create asks DocumentIDByENCF next, and both questions
+	// go in one round trip.
+	found *foundENCF
+}
+
+// foundENCF is the answer of DocumentIDByENCF for encf, read ahead.
+type foundENCF struct {
+	tenantID, encf string
+	env            sello.Environment
+	id             string
+	ok             bool
+}
+
+// take returns the answer read ahead for encf, once.
+func (f *foundENCF) take(tenantID string, env sello.Environment, encf string) (string, bool) {
+	if f == nil || !f.ok || f.tenantID != tenantID || f.env != env || f.encf != encf {
+		return "", false
+	}
+	f.ok = false
+	return f.id, true
 }
 
 // pendingWrites are statements queued to be sent with the next one.
@@ -133,6 +157,11 @@ func (t documentTx) ClaimIdempotencyKey(ctx context.Context, d sello.DocumentDra
 // so every create of the type waits here for the one before it and numbers
 // are never shared or skipped.
 func (t documentTx) Sequences(ctx context.Context, tenantID string, env sello.Environment, typ sello.DocumentType) ([]*sello.Sequence, error) {
+	if t.group != nil {
+		if seqs := t.group.sequences(tenantID, env, typ); seqs != nil {
+			return seqs, nil
+		}
+	}
 	rows, err := t.tx.Query(ctx, `
 		SELECT `+sequenceColumns+` FROM sequences
 		WHERE tenant_id = $1 AND environment = $2 AND type = $3
@@ -142,22 +171,36 @@ func (t documentTx) Sequences(ctx context.Context, tenantID string, env sello.En
 		return nil, dbError(err, "lock sequences")
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (*sello.Sequence, error) { return scanSequence(r) })
-	return out, dbError(err, "lock sequences")
+	if err != nil {
+		return nil, dbError(err, "lock sequences")
+	}
+	if t.group != nil {
+		t.group.readSequences(tenantID, env, typ, out)
+	}
+	return out, nil
 }
 
 // DocumentIDByENCF implements sello.DocumentTx.
 func (t documentTx) DocumentIDByENCF(ctx context.Context, tenantID string, env sello.Environment, encf string) (string, error) {
+	if id, ok := t.found.take(tenantID, env, encf); ok {
+		return id, nil
+	}
 	var id string
-	err := t.tx.QueryRow(ctx, `SELECT id FROM documents WHERE tenant_id = $1 AND environment = $2 AND encf = $3`,
-		tenantID, env, encf).Scan(&id)
+	err := t.tx.QueryRow(ctx, documentIDByENCFSQL, tenantID, env, encf).Scan(&id)
 	if isNoRows(err) {
 		return "", nil
 	}
 	return id, dbError(err, "find document by e-ncf")
 }
 
+// documentIDByENCFSQL finds a document's id by e-NCF.
+const documentIDByENCFSQL = `SELECT id FROM documents WHERE tenant_id = $1 AND environment = $2 AND encf = $3`
+
 // SetSequenceNext implements sello.DocumentTx.
 func (t documentTx) SetSequenceNext(ctx context.Context, seq *sello.Sequence) error {
+	if t.group != nil {
+		t.group.wroteNext(seq)
+	}
 	return t.exec(ctx, func(err error) error { return dbError(err, "advance sequence") },
 		`UPDATE sequences SET next = $1 WHERE tenant_id = $2 AND id = $3`, seq.Next, seq.TenantID, seq.ID)
 }

@@ -22,13 +22,26 @@ import (
 type statementCounter struct {
 	mu                sync.Mutex
 	trips, statements int
+	sqls              []string // every statement's SQL, since the last take
 }
 
-func (c *statementCounter) add(trips, statements int) {
+func (c *statementCounter) add(trips, statements int, sql string) {
 	c.mu.Lock()
 	c.trips += trips
 	c.statements += statements
+	if statements > 0 {
+		c.sqls = append(c.sqls, sql)
+	}
 	c.mu.Unlock()
+}
+
+// taken returns the statements' SQL since the last take, and resets it.
+func (c *statementCounter) taken() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sqls := c.sqls
+	c.sqls = nil
+	return sqls
 }
 
 // take returns the counts and resets them.
@@ -36,21 +49,21 @@ func (c *statementCounter) take() (trips, statements int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	trips, statements = c.trips, c.statements
-	c.trips, c.statements = 0, 0
+	c.trips, c.statements, c.sqls = 0, 0, nil
 	return trips, statements
 }
 
-func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	c.add(1, 1)
+func (c *statementCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	c.add(1, 1, d.SQL)
 	return ctx
 }
 func (c *statementCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 func (c *statementCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
-	c.add(1, 0)
+	c.add(1, 0, "")
 	return ctx
 }
-func (c *statementCounter) TraceBatchQuery(context.Context, *pgx.Conn, pgx.TraceBatchQueryData) {
-	c.add(0, 1)
+func (c *statementCounter) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	c.add(0, 1, d.SQL)
 }
 func (c *statementCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
 

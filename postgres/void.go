@@ -21,18 +21,49 @@ func (db *DB) InVoidTx(ctx context.Context, fn func(sello.VoidTx, time.Time) err
 // statements (Sequences, SetSequenceNext, VoidOf) and the void's own.
 type voidTx struct{ documentTx }
 
-// VoidOf implements sello.VoidLookup.
+// VoidOf implements sello.VoidLookup. In a create (t.found not nil) it
+// also asks whether a document has the number, which the create asks
+// next, in the same round trip.
 func (t documentTx) VoidOf(ctx context.Context, tenantID string, env sello.Environment, typ sello.DocumentType, n int64) (string, int64, error) {
-	var id string
-	var through int64
-	err := t.tx.QueryRow(ctx, `
+	const voidSQL = `
 		SELECT void_id, range_to FROM void_ranges
 		WHERE tenant_id = $1 AND environment = $2 AND type = $3 AND range_from <= $4 AND range_to >= $4
-		ORDER BY range_to DESC LIMIT 1`, tenantID, env, typ, n).Scan(&id, &through)
-	if isNoRows(err) {
-		return "", 0, nil
+		ORDER BY range_to DESC LIMIT 1`
+	var id string
+	var through int64
+	if t.found == nil {
+		err := t.tx.QueryRow(ctx, voidSQL, tenantID, env, typ, n).Scan(&id, &through)
+		if isNoRows(err) {
+			return "", 0, nil
+		}
+		return id, through, dbError(err, "find void of number")
 	}
-	return id, through, dbError(err, "find void of number")
+	encf := sello.ENCF{Type: typ, Number: n}.String()
+	var b pgx.Batch
+	b.Queue(voidSQL, tenantID, env, typ, n)
+	b.Queue(documentIDByENCFSQL, tenantID, env, encf)
+	br := t.tx.SendBatch(ctx, &b)
+	err := br.QueryRow().Scan(&id, &through)
+	if isNoRows(err) {
+		err = nil
+	}
+	if err != nil {
+		br.Close()
+		return "", 0, dbError(err, "find void of number")
+	}
+	var doc string
+	err = br.QueryRow().Scan(&doc)
+	if isNoRows(err) {
+		err = nil
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", 0, dbError(err, "find document by e-ncf")
+	}
+	*t.found = foundENCF{tenantID: tenantID, env: env, encf: encf, id: doc, ok: true}
+	return id, through, nil
 }
 
 // FindVoidByKey implements sello.VoidTx.
