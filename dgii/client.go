@@ -84,9 +84,10 @@ func DefaultBackoff(attempt int) time.Duration {
 const MaxIdleConns = 128
 
 // WriteBufferSize is the transport's buffer for a request's header and
-// body: a signed e-CF (10 KB for a few items) goes out in one write instead
-// of one per 4 KiB, Go's default (three system calls a send before).
-const WriteBufferSize = 64 << 10
+// body: a signed e-CF of a few items (10 KB) goes out in one write instead
+// of one per 4 KiB, Go's default (three system calls a send before). Each
+// open connection holds one, so it is not larger.
+const WriteBufferSize = 16 << 10
 
 // NewTransport returns the transport for DGII's services: Go's default
 // (proxy from the environment, dial and TLS handshake timeouts, HTTP/2)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -130,11 +131,14 @@ func (w *Worker) hold(ctx context.Context, wait errWait) bool {
 		case <-learned:
 			learned = nil
 			due := wait.since.Add(w.verdicts.due(wait.env, w.cfg.FirstPoll, w.cfg.MaxWait))
-			left := min(due.Sub(w.cfg.Now()), time.Until(end))
+			left := due.Sub(w.cfg.Now())
 			if left <= 0 {
-				return true
+				// Overdue, as every document sent before the scout's
+				// verdict may be: spread over FirstPoll rather than
+				// all asking DGII in the same instant.
+				left = time.Duration(rand.Int64N(int64(w.cfg.FirstPoll) + 1))
 			}
-			t.Reset(left)
+			t.Reset(min(left, time.Until(end)))
 		case <-ctx.Done():
 			return false
 		case <-w.draining:
