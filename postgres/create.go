@@ -167,8 +167,9 @@ func (db *DB) closeCreates() {
 // Round trips are what a group's pieces wait for, one after the other, so
 // it spends few: the transaction begins, takes the key's lock and sets the
 // first savepoint in one; a piece that succeeded is released and the next
-// one's savepoint set with that piece's first statement (createGroup); the
-// commit releases the last. A group of one create sets no savepoint: its
+// one's savepoint set with that piece's first statement, and a piece's
+// writes travel with its next statement (createGroup.prefix); the commit
+// releases the last. A group of one create sets no savepoint: its
 // failure rolls the transaction back. The pieces after the first number
 // from the ranges as the pieces before them left them, without reading
 // them again (createGroup.seqs).
@@ -192,7 +193,7 @@ func (db *DB) runCreates(key createKey, group []*createReq) error {
 			r.err = fmt.Errorf("wait to create: %w", err)
 			continue
 		}
-		g.savepoint = !clean
+		g.start(!clean)
 		if r.run(ctx, groupTx{Tx: tx, g: g}) {
 			g.kept()
 			clean = false
@@ -203,8 +204,9 @@ func (db *DB) runCreates(key createKey, group []*createReq) error {
 			return nil // r carries why
 		}
 		if g.savepoint {
-			// The piece sent nothing: the savepoint still holds the
-			// pieces before it, and there is nothing to undo.
+			// The piece sent nothing (its writes wait in g.prefix,
+			// dropped): the savepoint still holds the pieces before
+			// it, and there is nothing to undo.
 			continue
 		}
 		if _, err := tx.Exec(ctx, "ROLLBACK TO c"); err != nil {
@@ -223,9 +225,14 @@ func (db *DB) runCreates(key createKey, group []*createReq) error {
 // createGroup is what a group's pieces share besides the transaction.
 type createGroup struct {
 	key createKey
-	// savepoint is set while the next statement must first release
-	// savepoint c and set it again (a piece after one that succeeded):
-	// groupTx sends the two with that statement, in its round trip.
+	// prefix holds the running piece's statements whose results it does
+	// not wait for: the savepoint it needs, its range's advance, its
+	// document's insert and, for a tenant without webhook endpoints, its
+	// event. groupTx sends them with the piece's next statement, in its
+	// round trip, and reports their errors as that statement's.
+	prefix pendingWrites
+	// savepoint is set while prefix holds the savepoint (RELEASE c,
+	// SAVEPOINT c): the running piece has sent nothing yet.
 	savepoint bool
 	// seqs are key's ranges as the pieces kept so far left them: read,
 	// locked, by the first piece that asked, then advanced by each kept
@@ -237,6 +244,18 @@ type createGroup struct {
 	// seqs was nil) and the nexts it wrote, by range id.
 	read []*sello.Sequence
 	next map[string]int64
+}
+
+// start readies the group for its next piece, whose statements must first
+// release savepoint c and set it again when savepoint is true (a piece
+// after one that succeeded).
+func (g *createGroup) start(savepoint bool) {
+	g.prefix, g.savepoint = pendingWrites{}, savepoint
+	if savepoint {
+		report := func(err error) error { return dbError(err, "savepoint") }
+		g.prefix.queue(report, "RELEASE c")
+		g.prefix.queue(report, "SAVEPOINT c")
+	}
 }
 
 // sequences returns copies of the ranges the group knows, or nil.
@@ -342,77 +361,106 @@ func (r *createReq) run(ctx context.Context, tx groupTx) (ok bool) {
 
 // groupTx is a group's transaction as a piece uses it: every statement
 // runs under ctx (see createReq.run), whatever context the piece passes,
-// and the first one carries the savepoint the piece needs (g.savepoint).
+// and carries the piece's statements waiting in g.prefix, in one batch.
 type groupTx struct {
 	pgx.Tx
 	ctx context.Context
 	g   *createGroup
 }
 
-// savepointSQL releases savepoint c, which holds the pieces before, and
-// sets it again for the running piece.
-var savepointSQL = []string{"RELEASE c", "SAVEPOINT c"}
-
-// setSavepoint sends the savepoint, if due, in a round trip of its own:
-// for the statements that cannot carry it (SendBatch does).
-func (t groupTx) setSavepoint() error {
-	if t.g == nil || !t.g.savepoint {
-		return nil
+// send sends then (nil: nothing more) after the statements waiting in
+// t.g.prefix, in one batch, reads theirs, and returns the batch, whose
+// next result is then's first. A waiting statement's failure is returned
+// as its report says.
+func (t groupTx) send(then *pgx.Batch) (pgx.BatchResults, error) {
+	if then == nil {
+		then = &pgx.Batch{}
+	}
+	if t.g == nil || t.g.prefix.b.Len() == 0 {
+		return t.Tx.SendBatch(t.ctx, then), nil
 	}
 	t.g.savepoint = false
-	_, err := t.Tx.Exec(t.ctx, savepointSQL[0]+"; "+savepointSQL[1])
-	return dbError(err, "savepoint")
+	return t.g.prefix.send(t.ctx, t.Tx, then)
+}
+
+// waiting reports whether statements wait in t.g.prefix.
+func (t groupTx) waiting() bool { return t.g != nil && t.g.prefix.b.Len() > 0 }
+
+// flush sends the statements waiting in t.g.prefix, if any, alone.
+func (t groupTx) flush() error {
+	if !t.waiting() {
+		return nil
+	}
+	br, err := t.send(nil)
+	if err != nil {
+		return err
+	}
+	return dbError(br.Close(), "write document")
 }
 
 // Exec implements pgx.Tx under the group's context.
 func (t groupTx) Exec(_ context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	if err := t.setSavepoint(); err != nil {
+	if !t.waiting() {
+		return t.Tx.Exec(t.ctx, sql, args...)
+	}
+	var b pgx.Batch
+	b.Queue(sql, args...)
+	br, err := t.send(&b)
+	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
-	return t.Tx.Exec(t.ctx, sql, args...)
+	tag, err := br.Exec()
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	return tag, err
 }
 
 // Query implements pgx.Tx under the group's context.
 func (t groupTx) Query(_ context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if err := t.setSavepoint(); err != nil {
+	if !t.waiting() {
+		return t.Tx.Query(t.ctx, sql, args...)
+	}
+	var b pgx.Batch
+	b.Queue(sql, args...)
+	br, err := t.send(&b)
+	if err != nil {
 		return nil, err
 	}
-	return t.Tx.Query(t.ctx, sql, args...)
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return nil, err
+	}
+	return &batchRows{Rows: rows, br: br}, nil
 }
 
 // QueryRow implements pgx.Tx under the group's context.
 func (t groupTx) QueryRow(_ context.Context, sql string, args ...any) pgx.Row {
-	if err := t.setSavepoint(); err != nil {
+	if !t.waiting() {
+		return t.Tx.QueryRow(t.ctx, sql, args...)
+	}
+	var b pgx.Batch
+	b.Queue(sql, args...)
+	br, err := t.send(&b)
+	if err != nil {
 		return errRow{err}
 	}
-	return t.Tx.QueryRow(t.ctx, sql, args...)
+	return batchRow{br}
 }
 
-// SendBatch implements pgx.Tx under the group's context; a savepoint due
-// goes first in the batch, and its results are read before b's.
+// SendBatch implements pgx.Tx under the group's context.
 func (t groupTx) SendBatch(_ context.Context, b *pgx.Batch) pgx.BatchResults {
-	if t.g == nil || !t.g.savepoint {
-		return t.Tx.SendBatch(t.ctx, b)
-	}
-	t.g.savepoint = false
-	var sb pgx.Batch
-	for _, q := range savepointSQL {
-		sb.Queue(q)
-	}
-	sb.QueuedQueries = append(sb.QueuedQueries, b.QueuedQueries...)
-	br := t.Tx.SendBatch(t.ctx, &sb)
-	for range savepointSQL {
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return errResults{dbError(err, "savepoint")}
-		}
+	br, err := t.send(b)
+	if err != nil {
+		return errResults{err}
 	}
 	return br
 }
 
 // CopyFrom implements pgx.Tx under the group's context.
 func (t groupTx) CopyFrom(_ context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error) {
-	if err := t.setSavepoint(); err != nil {
+	if err := t.flush(); err != nil {
 		return 0, err
 	}
 	return t.Tx.CopyFrom(t.ctx, table, columns, src)
@@ -425,10 +473,45 @@ func (t groupTx) Prepare(_ context.Context, name, sql string) (*pgconn.Statement
 
 // Begin implements pgx.Tx under the group's context: a savepoint.
 func (t groupTx) Begin(_ context.Context) (pgx.Tx, error) {
-	if err := t.setSavepoint(); err != nil {
+	if err := t.flush(); err != nil {
 		return nil, err
 	}
 	return t.Tx.Begin(t.ctx)
+}
+
+// batchRows are the rows of a batch's last statement: closing them closes
+// the batch.
+type batchRows struct {
+	pgx.Rows
+	br  pgx.BatchResults
+	err error
+}
+
+func (r *batchRows) Close() {
+	r.Rows.Close()
+	if r.br != nil {
+		r.err = r.br.Close()
+		r.br = nil
+	}
+}
+
+func (r *batchRows) Err() error {
+	if err := r.Rows.Err(); err != nil {
+		return err
+	}
+	return r.err
+}
+
+// batchRow is the row of a batch's last statement: scanning it closes the
+// batch.
+type batchRow struct{ br pgx.BatchResults }
+
+func (r batchRow) Scan(dest ...any) error {
+	err := r.br.QueryRow().Scan(dest...)
+	if cerr := r.br.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // groupOf is the group tx belongs to, or nil.

@@ -362,10 +362,10 @@ func TestCreateGroupClose(t *testing.T) {
 	}
 }
 
-// TestCreateDocumentRoundTrips counts a lone create's round trips: the
-// range's advance and the document's insert travel with its event, two
-// round trips fewer while the group holds its type's ranges. Its writes
-// are all there after.
+// TestCreateDocumentRoundTrips counts a lone create's round trips: its
+// writes travel with its job's insert, and its number's checks in one
+// batch, while the group holds its type's ranges. Its writes are all there
+// after.
 func TestCreateDocumentRoundTrips(t *testing.T) {
 	db, count := mustCountedDB(t)
 	tn := storetest.MustCreateTenant(t, db)
@@ -378,8 +378,12 @@ func TestCreateDocumentRoundTrips(t *testing.T) {
 		doc := storetest.MustCreateDocument(t, db, sello.DocumentDraft{TenantID: tn.ID, Environment: sello.EnvTest, Type: sello.TypeCreditoFiscal,
 			IdempotencyKey: "key-" + strconv.Itoa(i), RequestHash: []byte("hash"), Prepare: prepare})
 		trips, statements := count.take()
-		if i == 1 && trips != statements-3 {
-			t.Errorf("CreateDocument: %d round trips for %d statements; want 3 fewer", trips, statements)
+		// Six statements ride with others: the number's document and
+		// endpoint checks with its void's, and the range's advance, the
+		// document's insert, its event and the key's snapshot with the
+		// job's insert.
+		if i == 1 && trips != statements-6 {
+			t.Errorf("CreateDocument: %d round trips for %d statements; want 6 fewer", trips, statements)
 		}
 		t.Logf("create %d: %d round trips, %d statements", i, trips, statements)
 		got, err := db.FindDocument(t.Context(), tn.ID, sello.EnvTest, doc.ENCF)
@@ -394,10 +398,10 @@ func TestCreateDocumentRoundTrips(t *testing.T) {
 }
 
 // TestCreateGroupRoundTrips counts what the creates of a group wait for
-// after its first: three round trips each (the savepoint with the number's
-// checks, its writes with its event, River's insert of its job). The
-// ranges are read and locked once a group, and the numbers still follow
-// one another.
+// after its first: two round trips each (the savepoint with the number's
+// checks; its writes and its event with River's insert of its job, for a
+// tenant without webhook endpoints). The ranges are read and locked once a
+// group, and the numbers still follow one another.
 func TestCreateGroupRoundTrips(t *testing.T) {
 	e := newCreatesEnv(t)
 	count := &statementCounter{}
@@ -432,10 +436,10 @@ func TestCreateGroupRoundTrips(t *testing.T) {
 	sqls := count.taken()
 	trips, statements := count.take()
 	// The first create is taken at once and runs alone (begin, ranges,
-	// checks, event, job, commit); the others pile up behind it and share
-	// the next group: its begin and commit, its first create's four and
-	// three for each after it. River's notify may add one.
-	want := 6 + 2 + 4 + 3*(n-2)
+	// checks, job with the writes, commit); the others pile up behind it
+	// and share the next group: its begin and commit, its first create's
+	// three and two for each after it. River's notify may add one.
+	want := 5 + 2 + 3 + 2*(n-2)
 	if trips > want+1 {
 		t.Errorf("%d creates, %d of them in one group: %d round trips (%d statements); want at most %d", n, n-1, trips, statements, want+1)
 	}
@@ -492,5 +496,54 @@ func TestCreateGroupExhausted(t *testing.T) {
 	var next int64
 	if err := e.db.pool.QueryRow(t.Context(), `SELECT next FROM sequences WHERE tenant_id = $1`, tn.ID).Scan(&next); err != nil || next != 5 {
 		t.Errorf("sequence next: got %d (%v), want 5", next, err)
+	}
+}
+
+// TestCreateWritesFail: a create's writes wait to travel with its job's
+// insert; when one fails there (the e-NCF taken by a transaction the
+// create's check could not see yet), the create fails with that write's
+// error, takes no number, and the next create numbers past it.
+func TestCreateWritesFail(t *testing.T) {
+	e := newCreatesEnv(t)
+	ctx := t.Context()
+	first := storetest.MustCreateDocument(t, e.db, e.draft(nil))
+	conn, err := pgx.Connect(ctx, e.url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	other, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taken := sello.ENCF{Type: sello.TypeCreditoFiscal, Number: 2}.String()
+	if _, err := other.Exec(ctx, `CREATE TEMP TABLE d ON COMMIT DROP AS SELECT * FROM documents WHERE id = $1`, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec(ctx, `UPDATE d SET id = 'doc_taken', encf = $1`, taken); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Exec(ctx, `INSERT INTO documents SELECT * FROM d`); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := e.db.CreateDocument(ctx, e.draft(nil))
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("create did not wait for the other transaction's e-NCF: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := other.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; sello.ErrorCodeOf(err) != sello.CodeConflict {
+		t.Fatalf("create: %v; want CONFLICT for e-NCF %s", err, taken)
+	}
+	doc := storetest.MustCreateDocument(t, e.db, e.draft(nil))
+	if want := (sello.ENCF{Type: sello.TypeCreditoFiscal, Number: 3}).String(); doc.ENCF != want {
+		t.Fatalf("next create: %s, want %s", doc.ENCF, want)
 	}
 }

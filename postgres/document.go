@@ -20,11 +20,12 @@ func (db *DB) CreateDocument(ctx context.Context, d sello.DocumentDraft) (*sello
 	key := createKey{tenantID: d.TenantID, env: d.Environment, typ: d.Type}
 	return sello.CreateDocument(ctx, d, func(fn func(sello.DocumentTx, time.Time) error) error {
 		return db.inCreateTx(ctx, key, func(tx pgx.Tx) error {
-			t := documentTx{db: db, tx: tx, pending: &pendingWrites{}, group: groupOf(tx), found: &foundENCF{}}
+			gtx := tx.(groupTx)
+			t := documentTx{db: db, tx: tx, pending: &gtx.g.prefix, group: gtx.g, found: &foundENCF{}}
 			if err := fn(t, db.now()); err != nil {
 				return err
 			}
-			return t.pending.flush(ctx, tx)
+			return gtx.flush()
 		})
 	})
 }
@@ -34,10 +35,11 @@ type documentTx struct {
 	db *DB
 	tx pgx.Tx
 	// pending, when not nil, holds the writes whose results a create does
-	// not wait for (SetSequenceNext, InsertDocument): they travel in one
-	// round trip with the create's next statement, its event (InsertEvent),
-	// while the group holds its type's ranges. With nil (voids), every
-	// write is sent at once.
+	// not wait for (SetSequenceNext, InsertDocument, and InsertEvent when
+	// the tenant has no webhook endpoint): they are the group's prefix
+	// (createGroup.prefix) and travel in one round trip with the create's
+	// next statement, its event's insert or its job's. With nil (voids),
+	// every write is sent at once.
 	pending *pendingWrites
 	// group, when not nil, is the group of creates t's transaction runs:
 	// its ranges are read once for the group (createGroup.seqs).
@@ -48,12 +50,21 @@ type documentTx struct {
 	found *foundENCF
 }
 
-// foundENCF is the answer of DocumentIDByENCF for encf, read ahead.
+// foundENCF is the answer of DocumentIDByENCF for encf, read ahead, and
+// whether the tenant had webhook endpoints in env then.
 type foundENCF struct {
 	tenantID, encf string
 	env            sello.Environment
 	id             string
 	ok             bool
+	endpoints      bool
+	read           bool // endpoints was read
+}
+
+// noEndpoints reports whether the tenant had no webhook endpoint (active or
+// paused) in env when the number was checked.
+func (f *foundENCF) noEndpoints(tenantID string, env sello.Environment) bool {
+	return f != nil && f.read && !f.endpoints && f.tenantID == tenantID && f.env == env
 }
 
 // take returns the answer read ahead for encf, once.
@@ -247,12 +258,39 @@ func insertDocumentError(doc *sello.Document) func(error) error {
 
 // InsertEvent implements sello.DocumentTx: the pending writes travel with
 // it.
+//
+// In a create for a tenant that had no webhook endpoint when its number was
+// checked (VoidOf), the event's insert waits with the other writes, to
+// travel with the job's: no delivery to fan out, and no position to read
+// (a create does not use it). An endpoint created meanwhile is as one
+// created just after the event: PostgreSQL's statements see what had
+// committed when they began, so the window was there before, a few
+// milliseconds shorter.
 func (t documentTx) InsertEvent(ctx context.Context, ev *sello.Event) error {
-	return t.db.insertEventAfter(ctx, t.tx, ev, t.pending)
+	if t.group == nil {
+		return t.db.insertEventAfter(ctx, t.tx, ev, t.pending)
+	}
+	if t.found.noEndpoints(ev.TenantID, ev.Environment) {
+		document, data, err := eventValues(ev)
+		if err != nil {
+			return err
+		}
+		t.pending.queue(func(err error) error { return dbError(err, "insert event") }, insertEventSQL,
+			ev.ID, ev.TenantID, ev.Environment, ev.Type, ev.CreatedAt, document, data)
+		return nil
+	}
+	return t.db.insertEventAfter(ctx, t.tx, ev, nil) // the group's tx sends the writes waiting with it
 }
 
 // SaveIdempotencySnapshot implements sello.DocumentTx.
 func (t documentTx) SaveIdempotencySnapshot(ctx context.Context, d sello.DocumentDraft, doc *sello.Document, snapshot []byte) error {
+	if t.pending != nil {
+		t.pending.queue(func(err error) error { return dbError(err, "store idempotency snapshot") }, `
+		UPDATE idempotency_keys SET document_id = $1, snapshot = $2
+		WHERE tenant_id = $3 AND environment = $4 AND key = $5`,
+			doc.ID, string(snapshot), d.TenantID, d.Environment, d.IdempotencyKey)
+		return nil
+	}
 	_, err := t.tx.Exec(ctx, `
 		UPDATE idempotency_keys SET document_id = $1, snapshot = $2
 		WHERE tenant_id = $3 AND environment = $4 AND key = $5`,

@@ -42,6 +42,7 @@ func (t documentTx) VoidOf(ctx context.Context, tenantID string, env sello.Envir
 	var b pgx.Batch
 	b.Queue(voidSQL, tenantID, env, typ, n)
 	b.Queue(documentIDByENCFSQL, tenantID, env, encf)
+	b.Queue(hasEndpointsSQL, tenantID, env)
 	br := t.tx.SendBatch(ctx, &b)
 	err := br.QueryRow().Scan(&id, &through)
 	if isNoRows(err) {
@@ -56,15 +57,24 @@ func (t documentTx) VoidOf(ctx context.Context, tenantID string, env sello.Envir
 	if isNoRows(err) {
 		err = nil
 	}
+	var endpoints bool
+	if err == nil {
+		err = br.QueryRow().Scan(&endpoints)
+	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return "", 0, dbError(err, "find document by e-ncf")
 	}
-	*t.found = foundENCF{tenantID: tenantID, env: env, encf: encf, id: doc, ok: true}
+	*t.found = foundENCF{tenantID: tenantID, env: env, encf: encf, id: doc, ok: true, endpoints: endpoints, read: true}
 	return id, through, nil
 }
+
+// hasEndpointsSQL tells whether tenant $1 has a webhook endpoint an event
+// in environment $2 would fan out to (eventEndpointsSQL's).
+const hasEndpointsSQL = `SELECT EXISTS (SELECT 1 FROM webhook_endpoints
+	WHERE tenant_id = $1 AND environment = $2 AND status IN ('active', 'paused'))`
 
 // FindVoidByKey implements sello.VoidTx.
 func (t voidTx) FindVoidByKey(ctx context.Context, tenantID string, env sello.Environment, key string) (*sello.Void, error) {
