@@ -7,7 +7,8 @@
 # PostgreSQL, --db-cpu-proc postgres. PORT (default 8580) is the base of
 # its ports: PORT+i node i, PORT+100+i its debug address, PORT+10 the
 # simulator. Appends the bench's output to
-# ./bench-nodes.txt (RUNS=FILE to change it). docs/benchmarks.md, issue 23.
+# ./bench-nodes.txt (RUNS=FILE to change it); METRICS=FILE keeps node 1's
+# /metrics at the bench's end. docs/benchmarks.md, issue 23.
 set -uo pipefail
 bin=$1; nodes=$2; tenants=$3; label=$4; docs=${DOCS:-3000}; port=${PORT:-8580}
 db=mn_$$_$RANDOM
@@ -41,6 +42,8 @@ bcpu() { [ -n "${SQLITE:-}" ] && { echo 0; return; }; local t=0; for p in $(psql
 b0=$(bcpu)
 $bin bench --docs $docs --concurrency 16 "${dbcpu[@]}" "${who[@]}" "${args[@]}" > $dir/bench.out 2>&1
 rc=$?
+# METRICS=FILE keeps node 1's /metrics as the bench left it.
+[ -n "${METRICS:-}" ] && curl -fsS -o "$METRICS" "http://127.0.0.1:$((port+101))/metrics"
 s1=$(awk '{print $14+$15}' /proc/$sim/stat)
 sleep 1; b1=$(bcpu)
 tck=$(getconf CLK_TCK)
