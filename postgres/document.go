@@ -109,18 +109,6 @@ func (p *pendingWrites) send(ctx context.Context, tx pgx.Tx, then *pgx.Batch) (p
 	return br, nil
 }
 
-// flush sends the queued statements, if any.
-func (p *pendingWrites) flush(ctx context.Context, tx pgx.Tx) error {
-	if p == nil || p.b.Len() == 0 {
-		return nil
-	}
-	br, err := p.send(ctx, tx, nil)
-	if err != nil {
-		return err
-	}
-	return dbError(br.Close(), "write document")
-}
-
 // exec runs sql now, or queues it when t has pending writes.
 func (t documentTx) exec(ctx context.Context, report func(error) error, sql string, args ...any) error {
 	if t.pending != nil {
@@ -284,18 +272,10 @@ func (t documentTx) InsertEvent(ctx context.Context, ev *sello.Event) error {
 
 // SaveIdempotencySnapshot implements sello.DocumentTx.
 func (t documentTx) SaveIdempotencySnapshot(ctx context.Context, d sello.DocumentDraft, doc *sello.Document, snapshot []byte) error {
-	if t.pending != nil {
-		t.pending.queue(func(err error) error { return dbError(err, "store idempotency snapshot") }, `
-		UPDATE idempotency_keys SET document_id = $1, snapshot = $2
-		WHERE tenant_id = $3 AND environment = $4 AND key = $5`,
-			doc.ID, string(snapshot), d.TenantID, d.Environment, d.IdempotencyKey)
-		return nil
-	}
-	_, err := t.tx.Exec(ctx, `
+	return t.exec(ctx, func(err error) error { return dbError(err, "store idempotency snapshot") }, `
 		UPDATE idempotency_keys SET document_id = $1, snapshot = $2
 		WHERE tenant_id = $3 AND environment = $4 AND key = $5`,
 		doc.ID, string(snapshot), d.TenantID, d.Environment, d.IdempotencyKey)
-	return dbError(err, "store idempotency snapshot")
 }
 
 // InsertJobs implements sello.DocumentTx.
