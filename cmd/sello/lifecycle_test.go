@@ -413,50 +413,59 @@ func TestLifecycleNoCertificate(t *testing.T) {
 	}
 }
 
+// mustCountedQueries serves a DGII simulator that keeps documents En
+// Proceso for delay, and counts its verdict queries (consultaresultado):
+// polls returns how many a trackId got.
+func mustCountedQueries(t *testing.T, delay time.Duration) (url string, polls func(trackID string) int) {
+	t.Helper()
+	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, ProcessingDelay: delay})
+	var mu sync.Mutex
+	counts := map[string]int{}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(strings.ToLower(r.URL.Path), "consultaresultado") {
+			mu.Lock()
+			counts[r.URL.Query().Get("trackid")]++
+			mu.Unlock()
+		}
+		sim.ServeHTTP(w, r)
+	}))
+	t.Cleanup(ts.Close)
+	return ts.URL, func(trackID string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return counts[trackID]
+	}
+}
+
 // TestLifecycleVerdictHeld: while DGII validates, a document's job waits
 // in process rather than snoozing (each document's job runs once), and once
 // the worker has seen how long DGII takes it asks for the verdict when it
 // is ready instead of on a short fixed step.
 func TestLifecycleVerdictHeld(t *testing.T) {
 	const delay = 600 * time.Millisecond // 3 queries a document on the fixed 250 ms step
-	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, ProcessingDelay: delay})
-	var mu sync.Mutex
-	polls := map[string]int{} // by trackId
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(strings.ToLower(r.URL.Path), "consultaresultado") {
-			mu.Lock()
-			polls[r.URL.Query().Get("trackid")]++
-			mu.Unlock()
-		}
-		sim.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	s := MustRunServer(t, "--dgii-url", ts.URL, "--dgii-timeout", "2s")
+	dgiiURL, polls := mustCountedQueries(t, delay)
+	s := MustRunServer(t, "--dgii-url", dgiiURL, "--dgii-timeout", "2s")
 	key := s.Keys[sello.EnvTest]
 	post := func() string {
 		return document(t, s.Do(t, request{Method: "POST", Path: docsPath, Key: key, Body: invoice()}))["encf"].(string)
 	}
 
 	first := s.final(t, key, post()) // teaches the worker DGII's delay
-	mu.Lock()
-	if n := polls[first["trackId"].(string)]; n < 2 {
+	if n := polls(first["trackId"].(string)); n < 2 {
 		t.Errorf("first document: %d queries; before any verdict is seen the first one should come too early", n)
 	}
-	mu.Unlock()
 	var later []map[string]any
 	for range 5 {
 		later = append(later, s.final(t, key, post()))
 	}
-	mu.Lock()
 	for _, d := range later {
 		if d["status"] != "accepted" {
 			t.Fatalf("%s: status %v", d["encf"], d["status"])
 		}
-		if n := polls[d["trackId"].(string)]; n > 2 {
+		if n := polls(d["trackId"].(string)); n > 2 {
 			t.Errorf("%s: %d queries for its verdict, want at most 2 once DGII's delay is known", d["encf"], n)
 		}
 	}
-	mu.Unlock()
 
 	jobs := documentJobs(t, s)
 	for _, j := range jobs {
@@ -478,19 +487,8 @@ func TestLifecycleColdStartScout(t *testing.T) {
 		delay = 600 * time.Millisecond // 3 queries a document on the fixed 250 ms step
 		docs  = 12
 	)
-	sim := dgiisim.New(dgiisim.Config{Verify: xmldsig.Verify, ProcessingDelay: delay})
-	var mu sync.Mutex
-	polls := map[string]int{} // by trackId
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(strings.ToLower(r.URL.Path), "consultaresultado") {
-			mu.Lock()
-			polls[r.URL.Query().Get("trackid")]++
-			mu.Unlock()
-		}
-		sim.ServeHTTP(w, r)
-	}))
-	t.Cleanup(ts.Close)
-	s := MustRunServer(t, "--dgii-url", ts.URL, "--dgii-timeout", "2s")
+	dgiiURL, polls := mustCountedQueries(t, delay)
+	s := MustRunServer(t, "--dgii-url", dgiiURL, "--dgii-timeout", "2s")
 	key := s.Keys[sello.EnvTest]
 	encfs := make([]string, docs)
 	var wg sync.WaitGroup
@@ -507,9 +505,7 @@ func TestLifecycleColdStartScout(t *testing.T) {
 		if d["status"] != "accepted" {
 			t.Fatalf("%s: status %v", encf, d["status"])
 		}
-		mu.Lock()
-		n := polls[d["trackId"].(string)]
-		mu.Unlock()
+		n := polls(d["trackId"].(string))
 		counts = append(counts, n)
 		total += n
 	}
