@@ -514,14 +514,6 @@ func (r batchRow) Scan(dest ...any) error {
 	return err
 }
 
-// groupOf is the group tx belongs to, or nil.
-func groupOf(tx pgx.Tx) *createGroup {
-	if g, ok := tx.(groupTx); ok {
-		return g.g
-	}
-	return nil
-}
-
 // errRow is a row whose Scan fails with err.
 type errRow struct{ err error }
 
