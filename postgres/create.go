@@ -373,18 +373,24 @@ type groupTx struct {
 // next result is then's first. A waiting statement's failure is returned
 // as its report says.
 func (t groupTx) send(then *pgx.Batch) (pgx.BatchResults, error) {
-	if then == nil {
-		then = &pgx.Batch{}
-	}
-	if t.g == nil || t.g.prefix.b.Len() == 0 {
+	if !t.waiting() {
 		return t.Tx.SendBatch(t.ctx, then), nil
 	}
 	t.g.savepoint = false
 	return t.g.prefix.send(t.ctx, t.Tx, then)
 }
 
+// sendWith sends the one statement sql after the statements waiting in
+// t.g.prefix (there are some), in one batch: the batch's next result is
+// sql's.
+func (t groupTx) sendWith(sql string, args ...any) (pgx.BatchResults, error) {
+	var b pgx.Batch
+	b.Queue(sql, args...)
+	return t.send(&b)
+}
+
 // waiting reports whether statements wait in t.g.prefix.
-func (t groupTx) waiting() bool { return t.g != nil && t.g.prefix.b.Len() > 0 }
+func (t groupTx) waiting() bool { return t.g.prefix.b.Len() > 0 }
 
 // flush sends the statements waiting in t.g.prefix, if any, alone.
 func (t groupTx) flush() error {
@@ -403,9 +409,7 @@ func (t groupTx) Exec(_ context.Context, sql string, args ...any) (pgconn.Comman
 	if !t.waiting() {
 		return t.Tx.Exec(t.ctx, sql, args...)
 	}
-	var b pgx.Batch
-	b.Queue(sql, args...)
-	br, err := t.send(&b)
+	br, err := t.sendWith(sql, args...)
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
@@ -421,9 +425,7 @@ func (t groupTx) Query(_ context.Context, sql string, args ...any) (pgx.Rows, er
 	if !t.waiting() {
 		return t.Tx.Query(t.ctx, sql, args...)
 	}
-	var b pgx.Batch
-	b.Queue(sql, args...)
-	br, err := t.send(&b)
+	br, err := t.sendWith(sql, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -440,9 +442,7 @@ func (t groupTx) QueryRow(_ context.Context, sql string, args ...any) pgx.Row {
 	if !t.waiting() {
 		return t.Tx.QueryRow(t.ctx, sql, args...)
 	}
-	var b pgx.Batch
-	b.Queue(sql, args...)
-	br, err := t.send(&b)
+	br, err := t.sendWith(sql, args...)
 	if err != nil {
 		return errRow{err}
 	}
